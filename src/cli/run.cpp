@@ -1,0 +1,56 @@
+#include "cli/run.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <unistd.h>
+
+#include "registry/registry.hpp"
+#include "sim/simulator.hpp"
+
+namespace ds {
+
+RunOutcome run_simulation(const Workload& workload, const RunRequest& req,
+                          const std::string& trace_label) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  PolicyContext ctx{workload.cluster, workload.tenants, workload.jobs, req.options};
+  auto policy = make_policy(req.policy, ctx);
+
+  SimConfig cfg;
+  auto last_print = t0;
+  bool printed = false;
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  if (req.progress) {
+    cfg.progress = [&](Time now, std::size_t settled, std::size_t total) {
+      const auto wall = Clock::now();
+      const bool done = settled == total;
+      if (wall - t0 < std::chrono::seconds(1)) return;
+      if (!done && wall - last_print < std::chrono::milliseconds(tty ? 250 : 5000)) return;
+      last_print = wall;
+      printed = true;
+      std::fprintf(stderr, "%s[%s] simulated %.1f days, %zu/%zu jobs settled (%.0f%%)%s",
+                   tty ? "\r" : "", req.label.c_str(),
+                   to_seconds(now - (workload.jobs.empty() ? 0 : workload.jobs.front().submit)) / 86400.0,
+                   settled, total, total ? 100.0 * static_cast<double>(settled) / total : 100.0,
+                   tty ? "   " : "\n");
+    };
+  }
+  SimResult result = simulate(workload, *policy, cfg);
+  if (printed && tty) std::fprintf(stderr, "\n");
+  RunOutcome out;
+  out.metrics = compute_metrics(workload, result);
+  out.wall_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  RunInfo info;
+  info.policy = req.policy;
+  info.trace = trace_label;
+  info.format = workload.format;
+  info.load_factor = req.load_factor;
+  info.seed = req.seed;
+  info.options = req.options.values();
+  info.wall_seconds = out.wall_seconds;
+  info.version = DEEPSHARE_VERSION;
+  if (!req.out_dir.empty()) write_outputs(req.out_dir, workload, result, out.metrics, info);
+  return out;
+}
+
+}  // namespace ds

@@ -1,0 +1,31 @@
+// The shared "load, simulate, measure, write" pipeline behind `simulate` and `demo`.
+#pragma once
+
+#include <string>
+
+#include "policy/policy.hpp"
+#include "report/metrics.hpp"
+#include "report/outputs.hpp"
+
+namespace ds {
+
+struct RunRequest {
+  std::string policy;
+  PolicyOptions options;
+  double load_factor = 1.0;
+  std::uint64_t seed = 1;
+  std::string out_dir;
+  bool progress = true;  // print progress to stderr on runs longer than a second
+  std::string label;     // progress prefix
+};
+
+struct RunOutcome {
+  Metrics metrics;
+  double wall_seconds = 0;
+};
+
+// Simulates `workload` (already load-scaled) under the request and writes outputs.
+RunOutcome run_simulation(const Workload& workload, const RunRequest& request,
+                          const std::string& trace_label);
+
+}  // namespace ds

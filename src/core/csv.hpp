@@ -1,0 +1,72 @@
+// A small, fast CSV reader that always knows where it is.
+//
+// Reads the whole file into memory (traces are megabytes, not gigabytes), splits
+// RFC 4180 records (quoted fields may hold commas, quotes and newlines) and keeps
+// the line and column of every field, so that importers report bad input as
+// file:line:column plus the field's name.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace ds {
+
+class CsvReader {
+ public:
+  // Throws InputError when the file cannot be read.
+  static CsvReader open(const std::string& path);
+  CsvReader(std::string name, std::string content);
+
+  // Reads the header row; throws InputError when the input is empty.
+  void read_header();
+  [[nodiscard]] const std::vector<std::string>& header() const { return header_; }
+  [[nodiscard]] std::optional<std::size_t> find_column(std::string_view name) const;
+  // Throws InputError naming the file and the missing column.
+  [[nodiscard]] std::size_t require_column(std::string_view name) const;
+
+  // Advances to the next non-blank record; false at the end of the input.
+  bool next();
+  [[nodiscard]] std::size_t size() const { return fields_.size(); }
+  [[nodiscard]] std::string_view field(std::size_t i) const { return fields_[i].text; }
+  [[nodiscard]] long line() const { return record_line_; }
+  [[nodiscard]] SourceLocation where(std::size_t i) const;
+  [[nodiscard]] const std::string& name() const { return name_; }
+
+  // Typed access: throws InputError "file:line:col: field 'x': expected ..., got '...'".
+  [[nodiscard]] std::int64_t get_int(std::size_t i) const;
+  [[nodiscard]] double get_double(std::size_t i) const;
+  // Accepts integers written as decimals ("13229141.0") when the fraction is zero.
+  [[nodiscard]] std::int64_t get_int_lenient(std::size_t i) const;
+  [[nodiscard]] bool empty_field(std::size_t i) const { return fields_[i].text.empty(); }
+  [[noreturn]] void fail(std::size_t i, const std::string& expected) const;
+
+ private:
+  struct Field {
+    std::string_view text;
+    long line;
+    long column;
+    int quoted = -1;  // index into unquoted_ when the field was quoted
+  };
+  bool parse_record();
+
+  std::string name_;
+  std::string content_;
+  std::vector<std::string> header_;
+  std::vector<Field> fields_;
+  std::vector<std::string> unquoted_;  // storage for fields that contained "" escapes
+  std::size_t pos_ = 0;
+  long line_ = 1;
+  std::size_t line_start_ = 0;
+  long record_line_ = 0;
+};
+
+// Parses a whole string as a number; nullopt when it is not one.
+std::optional<std::int64_t> parse_int(std::string_view s);
+std::optional<double> parse_double(std::string_view s);
+
+}  // namespace ds

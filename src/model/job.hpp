@@ -1,0 +1,49 @@
+// A job as the scheduler sees it at submission. What only the simulator may know
+// (the true run time, the trace's final state) lives in JobTruth, never here, so a
+// policy cannot peek at the future.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/types.hpp"
+
+namespace ds {
+
+// Workload profile of a DL training job (Lucid's profiled job types), when known.
+struct Profile {
+  std::string model;
+  std::string dataset;
+  int batch_size = 0;
+  bool amp = false;
+  bool operator==(const Profile&) const = default;
+};
+
+enum class Qos : std::uint8_t { Unspecified, LatencySensitive, BestEffort, Burstable, Guaranteed };
+
+struct JobSpec {
+  JobId id;
+  std::string name;  // the trace's job id
+  TenantId tenant;
+  UserId user;
+  int gpus = 1;
+  int gpu_milli = 1000;  // per-GPU share requested; < 1000 only for 1-GPU sharing requests
+  Time submit = 0;
+  int profile = -1;           // index into Workload::profiles, -1 when unknown
+  double gpu_util = -1;       // percent of SMs busy when running alone; -1 when unknown
+  double gpu_memory_mib = 0;  // memory per GPU when known, 0 when unknown
+  Qos qos = Qos::Unspecified;
+};
+
+enum class FinalState : std::uint8_t { Completed, Cancelled, Failed, Other };
+
+// Ground truth for the simulator only.
+struct JobTruth {
+  Time work = 0;  // run time when running alone at full speed
+  FinalState state = FinalState::Completed;
+};
+
+const char* to_string(Qos q);
+const char* to_string(FinalState s);
+
+}  // namespace ds

@@ -1,0 +1,118 @@
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "core/error.hpp"
+#include "model/workload.hpp"
+
+namespace ds {
+
+void Cluster::add_nodes(int count, int gpus, std::int64_t gpu_memory_mib,
+                        const std::string& gpu_type, TenantId owner,
+                        const std::string& name_prefix) {
+  if (gpus < 0 || gpus > kMaxGpusPerNode)
+    throw InputError("a node must have 0.." + std::to_string(kMaxGpusPerNode) +
+                     " GPUs, got " + std::to_string(gpus));
+  for (int i = 0; i < count; ++i) {
+    Node n;
+    n.id = NodeId(static_cast<std::uint32_t>(nodes.size()));
+    n.name = name_prefix + std::to_string(nodes.size());
+    n.gpus = gpus;
+    n.first_gpu = total_gpus();
+    n.gpu_memory_mib = gpu_memory_mib;
+    n.gpu_type = gpu_type;
+    n.owner = owner;
+    nodes.push_back(std::move(n));
+  }
+}
+
+const char* to_string(TenantClass c) {
+  return c == TenantClass::Guaranteed ? "guaranteed" : "best-effort";
+}
+
+const char* to_string(Qos q) {
+  switch (q) {
+    case Qos::LatencySensitive: return "LS";
+    case Qos::BestEffort: return "BE";
+    case Qos::Burstable: return "Burstable";
+    case Qos::Guaranteed: return "Guaranteed";
+    case Qos::Unspecified: break;
+  }
+  return "";
+}
+
+const char* to_string(FinalState s) {
+  switch (s) {
+    case FinalState::Completed: return "COMPLETED";
+    case FinalState::Cancelled: return "CANCELLED";
+    case FinalState::Failed: return "FAILED";
+    case FinalState::Other: break;
+  }
+  return "OTHER";
+}
+
+TenantId Workload::tenant_by_name(const std::string& n) const {
+  for (const auto& t : tenants)
+    if (t.name == n) return t.id;
+  return TenantId();
+}
+
+UserId Workload::intern_user(const std::string& n) {
+  auto [it, inserted] = user_index.try_emplace(n, static_cast<std::uint32_t>(users.size()));
+  if (inserted) users.push_back(n);
+  return UserId(it->second);
+}
+
+int Workload::intern_profile(const Profile& p) {
+  for (std::size_t i = 0; i < profiles.size(); ++i)
+    if (profiles[i] == p) return static_cast<int>(i);
+  profiles.push_back(p);
+  return static_cast<int>(profiles.size() - 1);
+}
+
+void Workload::finalize() {
+  if (jobs.size() != truth.size())
+    throw InputError("internal: jobs and truth differ in length");
+  for (std::size_t i = 0; i < tenants.size(); ++i)
+    tenants[i].id = TenantId(static_cast<std::uint32_t>(i));
+  std::vector<std::size_t> order(jobs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return jobs[a].submit < jobs[b].submit; });
+  std::vector<JobSpec> sorted_jobs;
+  std::vector<JobTruth> sorted_truth;
+  sorted_jobs.reserve(jobs.size());
+  sorted_truth.reserve(jobs.size());
+  for (std::size_t i : order) {
+    sorted_jobs.push_back(std::move(jobs[i]));
+    sorted_truth.push_back(truth[i]);
+  }
+  jobs = std::move(sorted_jobs);
+  truth = std::move(sorted_truth);
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    auto& j = jobs[i];
+    j.id = JobId(static_cast<std::uint32_t>(i));
+    const std::string who = "job '" + j.name + "'";
+    if (!j.tenant.valid() || j.tenant.index() >= tenants.size())
+      throw InputError(who + ": unknown tenant");
+    if (j.gpus <= 0) throw InputError(who + ": needs at least one GPU");
+    if (j.gpu_milli <= 0 || j.gpu_milli > kMilliPerGpu)
+      throw InputError(who + ": gpu_milli must be in 1..1000");
+    if (j.gpu_milli < kMilliPerGpu && j.gpus != 1)
+      throw InputError(who + ": a fractional GPU request must ask for exactly one GPU");
+    if (truth[i].work < 0) throw InputError(who + ": negative duration");
+  }
+}
+
+void Workload::scale_load(double factor) {
+  if (!(factor > 0) || !std::isfinite(factor))
+    throw InputError("--load-factor must be a positive number");
+  if (jobs.empty() || factor == 1.0) return;
+  const Time first = jobs.front().submit;
+  for (auto& j : jobs) {
+    const double scaled = static_cast<double>(j.submit - first) / factor;
+    j.submit = first + static_cast<Time>(std::llround(scaled));
+  }
+}
+
+}  // namespace ds

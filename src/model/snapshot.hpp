@@ -1,0 +1,100 @@
+// What a policy sees in one scheduling cycle, and what it may decide.
+//
+// The snapshot is a read-only view: static facts (cluster, tenants, job specs)
+// plus the observable state of every job and GPU. It carries the changes since
+// the previous cycle (arrivals, completions, requeues) so that a policy keeps its
+// own queues in O(changes) instead of rescanning every pending job.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "model/cluster.hpp"
+#include "model/job.hpp"
+#include "model/tenant.hpp"
+
+namespace ds {
+
+// GPUs of one node used by a job, as a bit mask over the node's GPUs.
+struct NodeAlloc {
+  NodeId node;
+  std::uint64_t gpu_mask = 0;
+  [[nodiscard]] int gpus() const { return __builtin_popcountll(gpu_mask); }
+  bool operator==(const NodeAlloc&) const = default;
+};
+using Placement = std::vector<NodeAlloc>;
+
+enum class JobStatus : std::uint8_t { Future, Pending, Running, Done, Rejected };
+
+// Observable state of one job (indexed by JobId).
+struct JobRuntime {
+  JobStatus status = JobStatus::Future;
+  bool borrowed = false;        // running on capacity lent by other tenants (preemptible)
+  bool shared = false;          // placed on GPUs already in use (MPS colocation)
+  std::uint16_t preemptions = 0;
+  Time first_start = kNever;
+  Time last_start = kNever;     // start of the current (or last) run
+  Time queued_since = 0;        // when it last entered the pending queue
+  Time end = kNever;
+  Time attained = 0;            // wall time spent running so far, over all runs
+  double speed = 1.0;           // current progress rate (1 = exclusive speed)
+  Placement placement;          // current placement while running
+};
+
+// Per-GPU usage.
+struct GpuState {
+  std::uint16_t jobs = 0;       // jobs placed on this GPU
+  std::int16_t milli_used = 0;  // sum of gpu_milli of those jobs (may exceed 1000 when shared)
+  std::int32_t memory_used_mib = 0;
+};
+
+struct FinishedJob {
+  JobId job;
+  Time runtime = 0;  // wall time of the completed run(s): observable once the job has ended
+};
+
+struct ClusterSnapshot {
+  Time now = 0;
+  const Cluster* cluster = nullptr;
+  std::span<const Tenant> tenants;
+  std::span<const JobSpec> jobs;
+  std::span<const JobRuntime> runtime;  // indexed by JobId
+  std::span<const GpuState> gpus;       // flat GPU index (Node::first_gpu + k)
+  std::span<const std::int16_t> gpu_free_milli;  // per flat GPU: 1000 - shares in use (>= 0)
+  std::span<const std::int32_t> node_free_gpus;  // per node: GPUs with no job
+  std::span<const JobId> pending;       // every pending job, unordered
+  std::span<const JobId> running;       // every running job, unordered
+  // Changes since the previous cycle.
+  std::span<const JobId> arrived;           // newly submitted, in arrival order
+  std::span<const JobId> requeued;          // preempted and pending again
+  std::span<const FinishedJob> finished;    // completed
+};
+
+struct StartJob {
+  JobId job;
+  Placement placement;
+  bool borrowed = false;
+  bool shared = false;               // may land on GPUs already in use (memory must fit)
+  int mps_thread_percent = 100;      // CUDA_MPS_ACTIVE_THREAD_PERCENTAGE for this client
+  std::int64_t mps_memory_limit_mib = 0;  // 0: no limit
+};
+
+struct PreemptJob {
+  JobId job;
+};
+
+struct RejectJob {
+  JobId job;
+  std::string reason;  // e.g. "needs 32 GPUs; the tenant's virtual cluster has 16"
+};
+
+struct Decisions {
+  std::vector<PreemptJob> preempt;  // applied first
+  std::vector<StartJob> start;      // then these, in order
+  std::vector<RejectJob> reject;    // jobs that can never run under this policy
+  Time wake_at = kNever;            // ask for another cycle at this time even if nothing happens
+};
+
+}  // namespace ds

@@ -1,0 +1,39 @@
+// Everything one simulation needs: the cluster, tenants, jobs and their hidden truth.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/cluster.hpp"
+#include "model/job.hpp"
+#include "model/tenant.hpp"
+
+namespace ds {
+
+struct Workload {
+  std::string name;    // where it came from (file or generator), for reports
+  std::string format;  // importer that produced it
+  Cluster cluster;
+  std::vector<Tenant> tenants;
+  std::vector<JobSpec> jobs;    // ordered by (submit, importer's tie order); id == index
+  std::vector<JobTruth> truth;  // parallel to jobs
+  std::vector<std::string> users;
+  std::unordered_map<std::string, std::uint32_t> user_index;  // name -> UserId
+  std::vector<Profile> profiles;
+
+  TenantId tenant_by_name(const std::string& name) const;  // invalid when absent
+  // Interns a user or profile name; returns its dense id.
+  UserId intern_user(const std::string& name);
+  int intern_profile(const Profile& p);
+
+  // Stable-sorts jobs by submit time (keeping the importer's order among equal
+  // times), assigns dense ids and checks invariants; throws InputError on
+  // inconsistent input (unknown tenant, non-positive GPUs, negative work, ...).
+  void finalize();
+  // Compresses inter-arrival times by `factor` (> 1 means more load), keeping
+  // the first submit time and the order.
+  void scale_load(double factor);
+};
+
+}  // namespace ds

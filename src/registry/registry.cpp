@@ -1,0 +1,39 @@
+#include "registry/registry.hpp"
+
+#include "baselines/fifo.hpp"
+#include "core/error.hpp"
+
+namespace ds {
+
+const std::vector<PolicyInfo>& policy_registry() {
+  static const std::vector<PolicyInfo> table = {
+      {"fifo-isolated",
+       "Lucid's FIFO: each tenant on its own virtual cluster, head-of-line blocking, "
+       "consolidate placement",
+       "", &make_fifo_isolated},
+      {"fifo-pooled", "One shared pool, FIFO order with greedy backfill", "backfill=on|off",
+       &make_fifo_pooled},
+  };
+  return table;
+}
+
+std::unique_ptr<Policy> make_policy(const std::string& name, const PolicyContext& ctx) {
+  for (const auto& info : policy_registry()) {
+    if (info.name != name) continue;
+    auto policy = info.make(ctx);
+    auto unused = ctx.options.unused();
+    if (!unused.empty()) {
+      std::string keys;
+      for (const auto& k : unused) keys += (keys.empty() ? "" : ", ") + k;
+      throw InputError("policy '" + name + "' has no option " + keys +
+                       (info.options.empty() ? " (it takes none)"
+                                             : " (it reads: " + info.options + ")"));
+    }
+    return policy;
+  }
+  std::string known;
+  for (const auto& info : policy_registry()) known += (known.empty() ? "" : ", ") + info.name;
+  throw InputError("unknown policy '" + name + "' (known: " + known + ")");
+}
+
+}  // namespace ds

@@ -1,0 +1,168 @@
+#include "report/metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace ds {
+
+double quantile(std::vector<double>& v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const auto hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+namespace {
+
+double mean(const std::vector<double>& v) {
+  return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+// Integral of a step series field over [a, b) (the value at step i holds until step i+1).
+template <class F>
+double integrate(const std::vector<StepPoint>& steps, Time a, Time b, F value) {
+  if (b <= a) return 0;
+  double sum = 0;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const Time s = std::max(a, steps[i].t);
+    const Time e = std::min(b, i + 1 < steps.size() ? steps[i + 1].t : b);
+    if (e > s) sum += value(steps[i]) * static_cast<double>(e - s);
+  }
+  return sum;
+}
+
+double lucid_occupancy(const Workload& w, const SimResult& r, int total_gpus) {
+  // Cut: the earliest "last job end" over tenants that have jobs.
+  std::vector<Time> tenant_end(w.tenants.size(), -1);
+  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+    const auto& o = r.jobs[i];
+    const Time end = o.end != kNever ? o.end : r.end;
+    auto& e = tenant_end[w.jobs[i].tenant.index()];
+    e = std::max(e, end);
+  }
+  Time cut = kNever;
+  for (Time e : tenant_end)
+    if (e >= 0) cut = std::min(cut, e);
+  if (cut == kNever || total_gpus == 0 || r.steps.empty()) return 0;
+  const Time start = r.origin - ((r.origin % kMinute) + kMinute) % kMinute;
+  double sum = 0;
+  std::size_t samples = 0;
+  std::size_t i = 0;
+  for (Time t = start; t <= cut; t += kMinute) {
+    while (i + 1 < r.steps.size() && r.steps[i + 1].t <= t) ++i;
+    const int busy = r.steps[i].t <= t ? r.steps[i].busy_gpus : 0;
+    sum += static_cast<double>(busy) / total_gpus;
+    ++samples;
+  }
+  return samples ? sum / static_cast<double>(samples) : 0;
+}
+
+}  // namespace
+
+Metrics compute_metrics(const Workload& w, const SimResult& r) {
+  Metrics m;
+  m.jobs = w.jobs.size();
+  const int total_gpus = w.cluster.total_gpus();
+  std::vector<double> queues, jcts;
+  std::vector<std::vector<double>> t_queue(w.tenants.size()), t_jct(w.tenants.size());
+  m.tenants.resize(w.tenants.size());
+  std::size_t compliant = 0;
+  std::vector<std::size_t> t_compliant(w.tenants.size(), 0);
+  Time last_submit = 0, last_end = r.origin;
+  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+    const JobSpec& j = w.jobs[i];
+    const JobOutcome& o = r.jobs[i];
+    const Tenant& tenant = w.tenants[j.tenant.index()];
+    auto& tm = m.tenants[j.tenant.index()];
+    ++tm.jobs;
+    last_submit = std::max(last_submit, j.submit);
+    if (o.status == JobStatus::Rejected) ++m.jobs_rejected;
+    if (o.first_start != kNever) {
+      ++m.jobs_started;
+      queues.push_back(to_seconds(o.queue));
+      t_queue[j.tenant.index()].push_back(to_seconds(o.queue));
+    } else if (o.status != JobStatus::Rejected) {
+      ++m.jobs_never_started;
+    }
+    if (o.end != kNever) {
+      ++m.jobs_completed;
+      ++tm.completed;
+      jcts.push_back(to_seconds(o.end - j.submit));
+      t_jct[j.tenant.index()].push_back(to_seconds(o.end - j.submit));
+      last_end = std::max(last_end, o.end);
+    }
+    m.preemptions += o.preemptions;
+    tm.preemptions += o.preemptions;
+    m.lost_gpu_hours += to_seconds(o.lost_work) * j.gpus / 3600.0;
+    m.restart_overhead_gpu_hours += to_seconds(o.overhead) * j.gpus / 3600.0;
+    if (o.entitled) {
+      ++m.entitled_jobs;
+      ++tm.entitled;
+      const bool ok = o.first_start != kNever && o.first_start - j.submit <= tenant.slo_queue &&
+                      o.max_slowdown <= tenant.max_slowdown + 1e-9;
+      if (ok) {
+        ++compliant;
+        ++t_compliant[j.tenant.index()];
+      }
+    }
+  }
+  m.avg_queue_s = mean(queues);
+  m.p50_queue_s = quantile(queues, 0.5);
+  m.p99_queue_s = quantile(queues, 0.99);
+  m.p999_queue_s = quantile(queues, 0.999);
+  m.avg_jct_s = mean(jcts);
+  m.p99_jct_s = quantile(jcts, 0.99);
+  m.qos_compliance = m.entitled_jobs ? static_cast<double>(compliant) / m.entitled_jobs : 1.0;
+  m.first_submit_s = to_seconds(r.origin);
+  m.last_submit_s = to_seconds(last_submit);
+  m.last_end_s = to_seconds(last_end);
+
+  if (total_gpus > 0) {
+    auto busy = [](const StepPoint& p) { return static_cast<double>(p.busy_gpus); };
+    auto sm = [](const StepPoint& p) { return p.sm_sum; };
+    auto alloc = [](const StepPoint& p) { return static_cast<double>(p.allocated_gpus); };
+    const double g = total_gpus;
+    if (last_submit > r.origin)
+      m.gpu_occupancy_submit_window =
+          integrate(r.steps, r.origin, last_submit, busy) / (g * static_cast<double>(last_submit - r.origin));
+    if (last_end > r.origin) {
+      const double span = static_cast<double>(last_end - r.origin);
+      m.gpu_occupancy_full = integrate(r.steps, r.origin, last_end, busy) / (g * span);
+      m.sm_utilization = integrate(r.steps, r.origin, last_end, sm) / (100.0 * g * span);
+    }
+    m.delivered_gpu_hours = integrate(r.steps, r.origin, r.end + 1, alloc) / 3.6e6;
+    m.gpu_occupancy_lucid = lucid_occupancy(w, r, total_gpus);
+  }
+
+  double sum = 0, sum_sq = 0;
+  std::size_t counted = 0;
+  m.worst_tenant_share = 0;
+  for (std::size_t t = 0; t < w.tenants.size(); ++t) {
+    auto& tm = m.tenants[t];
+    tm.name = w.tenants[t].name;
+    tm.quota_gpus = w.tenants[t].quota_gpus;
+    tm.avg_queue_s = mean(t_queue[t]);
+    tm.p99_queue_s = quantile(t_queue[t], 0.99);
+    tm.avg_jct_s = mean(t_jct[t]);
+    tm.qos_compliance = tm.entitled ? static_cast<double>(t_compliant[t]) / tm.entitled : 1.0;
+    tm.received_gpu_hours = r.tenants[t].received_gpu_ms / 3.6e6;
+    tm.entitled_gpu_hours = r.tenants[t].entitled_gpu_ms / 3.6e6;
+    if (r.tenants[t].entitled_gpu_ms > 0) {
+      tm.share_ratio = r.tenants[t].received_gpu_ms / r.tenants[t].entitled_gpu_ms;
+      sum += tm.share_ratio;
+      sum_sq += tm.share_ratio * tm.share_ratio;
+      if (counted == 0 || tm.share_ratio < m.worst_tenant_share) {
+        m.worst_tenant_share = tm.share_ratio;
+        m.worst_tenant = tm.name;
+      }
+      ++counted;
+    }
+  }
+  m.jain_fairness = counted && sum_sq > 0 ? sum * sum / (static_cast<double>(counted) * sum_sq) : 1.0;
+  return m;
+}
+
+}  // namespace ds

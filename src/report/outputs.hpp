@@ -1,0 +1,31 @@
+// Writes a run's outputs: summary.json, jobs.csv, tenants.csv, timeseries.csv
+// (formats in docs/outputs.md). Everything but summary.json's wall_seconds is
+// a pure function of the inputs, so two runs give byte-identical files.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "report/metrics.hpp"
+
+namespace ds {
+
+struct RunInfo {
+  std::string policy;
+  std::string trace;
+  std::string format;
+  double load_factor = 1.0;
+  std::uint64_t seed = 0;
+  std::map<std::string, std::string> options;
+  double wall_seconds = 0;
+  std::string version;
+};
+
+// Creates `dir` if needed; throws InputError when it cannot be written.
+void write_outputs(const std::string& dir, const Workload& w, const SimResult& r,
+                   const Metrics& m, const RunInfo& info);
+
+// "12" for whole seconds, "12.345" otherwise.
+std::string format_seconds(Time t);
+
+}  // namespace ds
