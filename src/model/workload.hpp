@@ -21,6 +21,9 @@ struct Workload {
   std::vector<std::string> users;
   std::unordered_map<std::string, std::uint32_t> user_index;  // name -> UserId
   std::vector<Profile> profiles;
+  // What the importer skipped or assumed (e.g. "skipped 12 CPU-only jobs"), one line
+  // each; the CLI prints them so that nothing is dropped silently.
+  std::vector<std::string> notes;
 
   TenantId tenant_by_name(const std::string& name) const;  // invalid when absent
   // Interns a user or profile name; returns its dense id.
