@@ -99,18 +99,24 @@ class Engine {
       if (t == kNever) break;
       emit_samples_before(t);
       now_ = t;
+      bool happened = false;  // stale completions (of preempted or re-timed runs) are no events
       while (!events_.empty() && events_.top().t == now_) {
         Event e = events_.top();
         events_.pop();
         if (e.kind == EventKind::Wake) {
           if (wake_at_ == now_) wake_at_ = kNever;
+          happened = true;
         } else if (e.version == version_[e.job.index()] &&
                    rt_[e.job.index()].status == JobStatus::Running) {
           complete(e.job);
+          happened = true;
         }
       }
-      while (next_arrival < n_ && w_.jobs[next_arrival].submit == now_) arrive(JobId(
-          static_cast<std::uint32_t>(next_arrival++)));
+      while (next_arrival < n_ && w_.jobs[next_arrival].submit == now_) {
+        arrive(JobId(static_cast<std::uint32_t>(next_arrival++)));
+        happened = true;
+      }
+      if (!happened) continue;
       cycle();
       record_step();
       if (cfg_.progress && (++iterations & 4095) == 0) cfg_.progress(now_, settled_, n_);
