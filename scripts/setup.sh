@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build g++ clang clang-format clang-tidy
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
+  time
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev
 )
 
