@@ -13,7 +13,14 @@ RunOutcome run_simulation(const Workload& workload, const RunRequest& req,
                           const std::string& trace_label) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
-  PolicyContext ctx{workload.cluster, workload.tenants, workload.jobs, req.options};
+  std::vector<Time> oracle;
+  const PolicyInfo* info_entry = find_policy(req.policy);
+  if (info_entry && info_entry->oracle) {
+    oracle.reserve(workload.truth.size());
+    for (const auto& t : workload.truth) oracle.push_back(t.work);
+  }
+  PolicyContext ctx{workload.cluster, workload.tenants, workload.jobs, req.options,
+                    workload.profiles, oracle, workload.aux_dir};
   auto policy = make_policy(req.policy, ctx);
 
   SimConfig cfg;
@@ -49,6 +56,7 @@ RunOutcome run_simulation(const Workload& workload, const RunRequest& req,
   info.options = req.options.values();
   info.wall_seconds = out.wall_seconds;
   info.version = DEEPSHARE_VERSION;
+  info.oracle = !oracle.empty();
   if (!req.out_dir.empty()) write_outputs(req.out_dir, workload, result, out.metrics, info);
   return out;
 }

@@ -60,6 +60,7 @@ struct ClusterSnapshot {
   const Cluster* cluster = nullptr;
   std::span<const Tenant> tenants;
   std::span<const JobSpec> jobs;
+  std::span<const Profile> profiles;    // JobSpec::profile indexes this
   std::span<const JobRuntime> runtime;  // indexed by JobId
   std::span<const GpuState> gpus;       // flat GPU index (Node::first_gpu + k)
   std::span<const std::int16_t> gpu_free_milli;  // per flat GPU: 1000 - shares in use (>= 0)

@@ -14,6 +14,7 @@ namespace ds {
 struct Workload {
   std::string name;    // where it came from (file or generator), for reports
   std::string format;  // importer that produced it
+  std::string aux_dir;  // folder of auxiliary inputs found beside the trace (Venus aux/), if any
   Cluster cluster;
   std::vector<Tenant> tenants;
   std::vector<JobSpec> jobs;    // ordered by (submit, importer's tie order); id == index

@@ -19,10 +19,21 @@
 
 namespace ds {
 
+// Per-tenant signals a policy exposes for timeseries.csv (sampled by the driver).
+struct TenantTelemetry {
+  double assurance = -1;  // A_t in [0, 1]; -1 when the policy has no such signal
+  int lent_gpus = 0;      // idle quota currently lent to other tenants
+  int reserve_gpus = 0;   // idle quota held back from lending
+};
+
 class Policy {
  public:
   virtual ~Policy() = default;
   virtual Decisions decide(const ClusterSnapshot& snapshot) = 0;
+  // Fills one entry per tenant (already sized); the default leaves them unset.
+  virtual void telemetry(std::span<TenantTelemetry> /*tenants*/) const {}
+  // End-of-run figures for summary.json (e.g. predictor accuracy), as key -> value.
+  virtual void summarize(std::map<std::string, double>& /*out*/) const {}
 };
 
 // Policy options from `--set key=value`. Getters record which keys were read so
@@ -53,6 +64,12 @@ struct PolicyContext {
   std::span<const Tenant> tenants;
   std::span<const JobSpec> jobs;
   const PolicyOptions& options;
+  std::span<const Profile> profiles = {};
+  // True run times, indexed by JobId: given ONLY to policies registered as oracles
+  // (e.g. Lucid's SJF, which sorts by the real duration); empty for all others.
+  std::span<const Time> oracle_work = {};
+  // Folder of auxiliary inputs (e.g. the Venus aux/ files), when known; empty otherwise.
+  std::string aux_dir = {};
 };
 
 }  // namespace ds

@@ -17,9 +17,17 @@ const std::vector<PolicyInfo>& policy_registry() {
   return table;
 }
 
-std::unique_ptr<Policy> make_policy(const std::string& name, const PolicyContext& ctx) {
+const PolicyInfo* find_policy(const std::string& name) {
+  for (const auto& info : policy_registry())
+    if (info.name == name) return &info;
+  return nullptr;
+}
+
+std::unique_ptr<Policy> make_policy(const std::string& name, const PolicyContext& given) {
   for (const auto& info : policy_registry()) {
     if (info.name != name) continue;
+    PolicyContext ctx = given;
+    if (!info.oracle) ctx.oracle_work = {};
     auto policy = info.make(ctx);
     auto unused = ctx.options.unused();
     if (!unused.empty()) {

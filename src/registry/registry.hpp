@@ -15,11 +15,14 @@ struct PolicyInfo {
   std::string summary;  // one line for `deepshare policies`
   std::string options;  // `--set` keys it reads, e.g. "backfill=on|off"
   std::unique_ptr<Policy> (*make)(const PolicyContext&);
+  bool oracle = false;  // sees true run times (PolicyContext::oracle_work); say so in summary
 };
 
 const std::vector<PolicyInfo>& policy_registry();
+const PolicyInfo* find_policy(const std::string& name);
 // Throws InputError naming the known policies when `name` is unknown, or when an
-// option in ctx.options was not read by the policy.
+// option in ctx.options was not read by the policy. Strips ctx.oracle_work unless
+// the policy is registered as an oracle.
 std::unique_ptr<Policy> make_policy(const std::string& name, const PolicyContext& ctx);
 
 }  // namespace ds

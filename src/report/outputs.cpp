@@ -42,7 +42,8 @@ double r6(double v) {
   return std::strtod(buf, nullptr);
 }
 
-void write_summary(const fs::path& p, const Metrics& m, const RunInfo& info) {
+void write_summary(const fs::path& p, const Metrics& m, const RunInfo& info,
+                   const std::map<std::string, double>& policy_metrics) {
   nlohmann::ordered_json j;
   j["policy"] = info.policy;
   j["trace"] = info.trace;
@@ -77,6 +78,9 @@ void write_summary(const fs::path& p, const Metrics& m, const RunInfo& info) {
   j["first_submit_s"] = m.first_submit_s;
   j["last_submit_s"] = m.last_submit_s;
   j["last_end_s"] = m.last_end_s;
+  j["oracle"] = info.oracle;
+  auto& pm = j["policy_metrics"] = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : policy_metrics) pm[k] = r6(v);
   j["version"] = info.version;
   j["wall_seconds"] = r6(info.wall_seconds);
   auto& tenants = j["tenants"] = nlohmann::ordered_json::array();
@@ -135,7 +139,7 @@ void write_tenants(const fs::path& p, const Metrics& m) {
 void write_timeseries(const fs::path& p, const Workload& w, const SimResult& r) {
   auto out = open_out(p);
   out << "time_s,scope,gpus,busy_gpus,allocated_gpus,occupancy,sm_util,running_jobs,"
-         "pending_jobs,pending_gpus,borrowed_gpus\n";
+         "pending_jobs,pending_gpus,borrowed_gpus,lent_gpus,reserve_gpus,assurance\n";
   const int total = w.cluster.total_gpus();
   const std::size_t nt = w.tenants.size();
   for (std::size_t i = 0; i < r.samples.size(); ++i) {
@@ -144,14 +148,15 @@ void write_timeseries(const fs::path& p, const Workload& w, const SimResult& r) 
     out << t << ",cluster," << total << ',' << s.busy_gpus << ',' << s.allocated_gpus << ','
         << num(total ? static_cast<double>(s.busy_gpus) / total : 0) << ','
         << num(total ? s.sm_sum / (100.0 * total) : 0) << ',' << s.running_jobs << ','
-        << s.pending_jobs << ',' << s.pending_gpus << ",\n";
+        << s.pending_jobs << ',' << s.pending_gpus << ",,,,\n";
     for (std::size_t k = 0; k < nt; ++k) {
       const auto& ts = r.tenant_samples[i * nt + k];
       const int quota = w.tenants[k].quota_gpus;
       out << t << ',' << w.tenants[k].name << ',' << quota << ',' << ts.held_gpus << ','
           << ts.held_gpus << ',' << num(quota ? static_cast<double>(ts.held_gpus) / quota : 0)
           << ",," << ts.running_jobs << ',' << ts.pending_jobs << ',' << ts.pending_gpus << ','
-          << ts.borrowed_gpus << '\n';
+          << ts.borrowed_gpus << ',' << ts.lent_gpus << ',' << ts.reserve_gpus << ','
+          << (ts.assurance >= 0 ? num(ts.assurance) : "") << '\n';
     }
   }
 }
@@ -164,7 +169,7 @@ void write_outputs(const std::string& dir, const Workload& w, const SimResult& r
   fs::create_directories(dir, ec);
   if (ec) throw InputError(SourceLocation{dir}, "cannot create output folder: " + ec.message());
   const fs::path d(dir);
-  write_summary(d / "summary.json", m, info);
+  write_summary(d / "summary.json", m, info, r.policy_summary);
   write_jobs(d / "jobs.csv", w, r);
   write_tenants(d / "tenants.csv", m);
   write_timeseries(d / "timeseries.csv", w, r);

@@ -19,6 +19,7 @@ struct RunInfo {
   std::map<std::string, std::string> options;
   double wall_seconds = 0;
   std::string version;
+  bool oracle = false;  // the policy saw true run times
 };
 
 // Creates `dir` if needed; throws InputError when it cannot be written.

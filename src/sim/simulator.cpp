@@ -77,7 +77,8 @@ class Engine {
         gpu_jobs_(gpus_.size()),
         gpu_sm_(gpus_.size(), 0.0),
         node_free_(w.cluster.nodes.size()),
-        tenants_(w.tenants.size()) {
+        tenants_(w.tenants.size()),
+        telemetry_(w.tenants.size()) {
     for (const auto& node : w.cluster.nodes) node_free_[node.id.index()] = node.gpus;
     res_.jobs.resize(n_);
     res_.tenants.resize(w.tenants.size());
@@ -125,6 +126,7 @@ class Engine {
     for (std::size_t i = 0; i < tenants_.size(); ++i) touch(TenantId(static_cast<std::uint32_t>(i)));
     res_.end = now_;
     for (std::size_t i = 0; i < n_; ++i) res_.jobs[i].status = rt_[i].status;
+    policy_.summarize(res_.policy_summary);
     if (cfg_.progress) cfg_.progress(now_, settled_, n_);
     return std::move(res_);
   }
@@ -148,9 +150,15 @@ class Engine {
                       static_cast<int>(running_.size()), static_cast<int>(pending_.size()),
                       pending_gpus_};
       res_.samples.push_back(s);
-      for (const auto& ts : tenants_)
-        res_.tenant_samples.push_back(
-            {ts.held, ts.borrowed, ts.running_jobs, ts.pending_jobs, ts.pending_gpus});
+      std::fill(telemetry_.begin(), telemetry_.end(), TenantTelemetry{});
+      policy_.telemetry(telemetry_);
+      for (std::size_t k = 0; k < tenants_.size(); ++k) {
+        const auto& ts = tenants_[k];
+        const auto& tel = telemetry_[k];
+        res_.tenant_samples.push_back({tel.assurance, tel.lent_gpus, tel.reserve_gpus, ts.held,
+                                       ts.borrowed, ts.running_jobs, ts.pending_jobs,
+                                       ts.pending_gpus});
+      }
       next_sample_ += cfg_.sample_interval;
     }
   }
@@ -451,6 +459,7 @@ class Engine {
     s.cluster = &w_.cluster;
     s.tenants = w_.tenants;
     s.jobs = w_.jobs;
+    s.profiles = w_.profiles;
     s.runtime = rt_;
     s.gpus = gpus_;
     s.gpu_free_milli = gpu_free_;
@@ -501,6 +510,7 @@ class Engine {
   std::vector<double> gpu_sm_;
   std::vector<std::int32_t> node_free_;
   std::vector<TenantState> tenants_;
+  std::vector<TenantTelemetry> telemetry_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::vector<JobId> arrived_;
   std::vector<JobId> requeued_;

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -64,6 +65,9 @@ struct StepPoint {
 };
 
 struct TenantSample {
+  double assurance = -1;  // from the policy's telemetry; -1 when it has none
+  int lent_gpus = 0;
+  int reserve_gpus = 0;
   int held_gpus = 0;
   int borrowed_gpus = 0;
   int running_jobs = 0;
@@ -92,6 +96,7 @@ struct SimResult {
   std::vector<ClusterSample> samples;
   std::vector<TenantSample> tenant_samples;  // samples.size() x tenants, row-major
   std::vector<TenantTotals> tenants;
+  std::map<std::string, double> policy_summary;  // Policy::summarize at the end
   Time origin = 0;  // first submit time
   Time end = 0;     // last event time
   std::size_t cycles = 0;

@@ -54,7 +54,7 @@ void read_vc_config(const std::string& path, Workload& w, const VenusOptions& o)
 }
 
 void read_jobs(const std::string& path, Workload& w, std::vector<Row>& rows,
-               std::unordered_map<std::string, std::size_t>& seen_ids) {
+               std::unordered_map<std::string, std::size_t>& seen_ids, bool add_vcs) {
   CsvReader csv = CsvReader::open(path);
   csv.read_header();
   const auto c_id = csv.require_column("job_id");
@@ -75,6 +75,7 @@ void read_jobs(const std::string& path, Workload& w, std::vector<Row>& rows,
       throw InputError(csv.where(c_id), "duplicate job_id '" + r.job.name + "'");
     const std::string vc(csv.field(c_vc));
     r.job.tenant = w.tenant_by_name(vc);
+    if (!r.job.tenant.valid() && add_vcs && !vc.empty()) r.job.tenant = add_tenant(w, vc);
     if (!r.job.tenant.valid())
       throw InputError(csv.where(c_vc), "field 'vc': '" + vc + "' is not in vc_config.csv");
     r.job.user = w.intern_user(std::string(csv.field(c_user)));
@@ -104,12 +105,16 @@ Workload load_venus(const std::string& path, const VenusOptions& options) {
   Workload w;
   w.name = path;
   w.format = "venus";
-  std::string vc_config = options.vc_config.empty() ? find_vc_config(path) : options.vc_config;
-  if (vc_config.empty())
-    throw InputError(SourceLocation{path},
-                     "cannot find aux/vc_config.csv beside the trace (VC sizes); "
-                     "pass --cluster FILE with the tenants and nodes");
-  read_vc_config(vc_config, w, options);
+  const bool add_vcs = options.cluster_from_caller;
+  if (!add_vcs) {
+    std::string vc_config = options.vc_config.empty() ? find_vc_config(path) : options.vc_config;
+    if (vc_config.empty())
+      throw InputError(SourceLocation{path},
+                       "cannot find aux/vc_config.csv beside the trace (VC sizes); "
+                       "pass --cluster FILE with the tenants and nodes");
+    read_vc_config(vc_config, w, options);
+  }
+  w.aux_dir = fs::path(vc_config).parent_path().string();
 
   std::vector<Row> rows;
   std::unordered_map<std::string, std::size_t> seen_ids;
@@ -119,9 +124,9 @@ Workload load_venus(const std::string& path, const VenusOptions& options) {
       if (e.is_regular_file() && e.path().extension() == ".csv") files.push_back(e.path());
     std::sort(files.begin(), files.end());
     if (files.empty()) throw InputError(SourceLocation{path}, "folder holds no .csv log files");
-    for (const auto& f : files) read_jobs(f.string(), w, rows, seen_ids);
+    for (const auto& f : files) read_jobs(f.string(), w, rows, seen_ids, add_vcs);
   } else {
-    read_jobs(path, w, rows, seen_ids);
+    read_jobs(path, w, rows, seen_ids, add_vcs);
   }
   std::vector<std::size_t> idx(rows.size());
   std::iota(idx.begin(), idx.end(), 0);
