@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <filesystem>
 #include <string>
 
 namespace ds {
@@ -13,6 +15,107 @@ FinalState parse_final_state(std::string_view s) {
   if (u.starts_with("CANCELLED")) return FinalState::Cancelled;
   if (u == "FAILED") return FinalState::Failed;
   return FinalState::Other;
+}
+
+namespace {
+
+// Reads exactly `n` digits at s[pos..]; nullopt when any is not a digit.
+std::optional<int> digits(std::string_view s, std::size_t pos, std::size_t n) {
+  if (pos + n > s.size()) return std::nullopt;
+  int v = 0;
+  for (std::size_t i = pos; i < pos + n; ++i) {
+    if (s[i] < '0' || s[i] > '9') return std::nullopt;
+    v = v * 10 + (s[i] - '0');
+  }
+  return v;
+}
+
+bool leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+// Howard Hinnant's days_from_civil: days since 1970-01-01 of a proleptic Gregorian date.
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> parse_date(std::string_view s) {
+  s = trim(s);
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return std::nullopt;
+  const auto y = digits(s, 0, 4), m = digits(s, 5, 2), d = digits(s, 8, 2);
+  if (!y || !m || !d || *m < 1 || *m > 12 || *d < 1) return std::nullopt;
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const int month_days = kDays[*m - 1] + (*m == 2 && leap(*y) ? 1 : 0);
+  if (*d > month_days) return std::nullopt;
+  return days_from_civil(*y, static_cast<unsigned>(*m), static_cast<unsigned>(*d));
+}
+
+std::optional<std::int64_t> parse_datetime(std::string_view s) {
+  s = trim(s);
+  if (s.size() != 19 || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':')
+    return std::nullopt;
+  const auto day = parse_date(s.substr(0, 10));
+  const auto h = digits(s, 11, 2), mi = digits(s, 14, 2), sec = digits(s, 17, 2);
+  if (!day || !h || !mi || !sec || *h > 23 || *mi > 59 || *sec > 59) return std::nullopt;
+  return *day * 86400 + *h * 3600 + *mi * 60 + *sec;
+}
+
+std::string format_date(std::int64_t days) {
+  // civil_from_days (Howard Hinnant).
+  days += 719468;
+  const std::int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(days - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
+  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  const std::int64_t y = static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u", static_cast<long long>(y), m, d);
+  return buf;
+}
+
+std::optional<Qos> parse_qos(std::string_view s) {
+  std::string u(trim(s));
+  std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (u == "ls") return Qos::LatencySensitive;
+  if (u == "be") return Qos::BestEffort;
+  if (u == "burstable") return Qos::Burstable;
+  if (u == "guaranteed") return Qos::Guaranteed;
+  return std::nullopt;
+}
+
+TenantId add_tenant(Workload& w, const std::string& name, int quota_gpus, TenantClass cls) {
+  Tenant t;
+  t.id = TenantId(static_cast<std::uint32_t>(w.tenants.size()));
+  t.name = name;
+  t.quota_gpus = quota_gpus;
+  t.cls = cls;
+  w.tenants.push_back(t);
+  return t.id;
+}
+
+std::string find_beside(const std::string& trace_path, std::initializer_list<const char*> names) {
+  namespace fs = std::filesystem;
+  fs::path p(trace_path);
+  fs::path dir = fs::is_directory(p) ? p : p.parent_path();
+  if (dir.empty()) dir = ".";
+  for (const char* n : names)
+    for (const fs::path& c : {dir / n, dir / "aux" / n})
+      if (fs::is_regular_file(c)) return c.string();
+  return {};
 }
 
 ProfileColumns::ProfileColumns(const CsvReader& csv)

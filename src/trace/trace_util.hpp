@@ -1,7 +1,10 @@
 // Helpers shared by the trace importers.
 #pragma once
 
+#include <cstdint>
+#include <initializer_list>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "core/csv.hpp"
@@ -11,6 +14,25 @@ namespace ds {
 
 // "COMPLETED", "CANCELLED", "FAILED" (any case); everything else is Other.
 FinalState parse_final_state(std::string_view s);
+
+// "YYYY-MM-DD" -> days since 1970-01-01 (proleptic Gregorian); nullopt when malformed.
+std::optional<std::int64_t> parse_date(std::string_view s);
+// "YYYY-MM-DD HH:MM:SS" (or with 'T' between) -> seconds since the Unix epoch, read as UTC
+// (no time zone: only differences between times matter to a simulation); nullopt when malformed.
+std::optional<std::int64_t> parse_datetime(std::string_view s);
+// The inverse of parse_date, for messages.
+std::string format_date(std::int64_t days);
+
+// "LS", "BE", "Burstable", "Guaranteed" (any case); nullopt otherwise.
+std::optional<Qos> parse_qos(std::string_view s);
+
+// Appends a tenant with default settings and returns its id.
+TenantId add_tenant(Workload& w, const std::string& name, int quota_gpus = 0,
+                    TenantClass cls = TenantClass::Guaranteed);
+
+// The first of `names` that exists beside `trace_path` (in its folder, or in that
+// folder's aux/); empty when none does.
+std::string find_beside(const std::string& trace_path, std::initializer_list<const char*> names);
 
 // The optional workload-profile columns of a trace (model, dataset, batchsize, amp,
 // gpu_util, gmem), found by name; absent columns are left unknown.

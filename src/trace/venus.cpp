@@ -106,15 +106,16 @@ Workload load_venus(const std::string& path, const VenusOptions& options) {
   w.name = path;
   w.format = "venus";
   const bool add_vcs = options.cluster_from_caller;
+  const std::string vc_config =
+      options.vc_config.empty() ? find_vc_config(path) : options.vc_config;
   if (!add_vcs) {
-    std::string vc_config = options.vc_config.empty() ? find_vc_config(path) : options.vc_config;
     if (vc_config.empty())
       throw InputError(SourceLocation{path},
                        "cannot find aux/vc_config.csv beside the trace (VC sizes); "
                        "pass --cluster FILE with the tenants and nodes");
     read_vc_config(vc_config, w, options);
   }
-  w.aux_dir = fs::path(vc_config).parent_path().string();
+  if (!vc_config.empty()) w.aux_dir = fs::path(vc_config).parent_path().string();
 
   std::vector<Row> rows;
   std::unordered_map<std::string, std::size_t> seen_ids;

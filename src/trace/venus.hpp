@@ -8,6 +8,8 @@
 // Tenants are the VCs, with quotas and nodes (8 GPUs, 24 GiB each, owned by the VC)
 // from vc_config.csv (looked for in aux/ beside the trace or beside its folder, or
 // given explicitly). Jobs with equal submit seconds keep Lucid's order in their VC.
+// When the caller supplies the cluster (a --cluster file), vc_config.csv is not read:
+// tenants are the jobs' VCs in first-seen order, without nodes.
 #pragma once
 
 #include <string>
@@ -18,6 +20,7 @@ namespace ds {
 
 struct VenusOptions {
   std::string vc_config;  // empty: search aux/vc_config.csv beside the trace
+  bool cluster_from_caller = false;  // true: skip vc_config.csv; a cluster file replaces it
   int gpus_per_node = 8;
   std::int64_t gpu_memory_mib = 24 * 1024;  // Lucid assumes RTX 3090-class 24 GiB GPUs
 };
