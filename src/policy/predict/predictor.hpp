@@ -3,8 +3,10 @@
 // A predictor learns only from jobs that have finished before "now" (observe()),
 // never from the future; predict() may be called for any job not yet finished.
 // The DeepShare policy, QSSF and Lucid (normal mode) use it through this interface.
+// The `history` predictor and its formula: history.hpp and docs/prediction.md.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -24,23 +26,52 @@ class RuntimePredictor {
   [[nodiscard]] virtual Time predict(const JobSpec& job) const = 0;
 };
 
+// Levels of the history predictor, coarse to fine; each is shrunk toward the one before.
+enum class HistoryLevel : std::uint8_t { Global, Tenant, User, UserGpus, UserGpusProfile };
+constexpr std::size_t kHistoryLevels = 5;
+
 struct PredictorConfig {
   std::string kind = "history";  // see make_predictor
+  // history: prior strength k_l of each level (pseudo-observations of its parent's
+  // estimate; larger = trust the parent longer). k_Global pulls toward `prior_runtime`.
+  // Defaults tuned on Venus Sept (docs/prediction.md); all levels are observable at submit.
+  std::array<double, kHistoryLevels> strength = {1.0, 2.0, 1.0, 0.5, 2.0};
+  // history: per-observation decay of older jobs' weight at each level (1 = plain mean);
+  // users' workloads drift, so the fine levels forget faster than the global one.
+  std::array<double, kHistoryLevels> decay = {0.999, 0.99, 0.9, 0.8, 0.8};
+  Time prior_runtime = kHour;  // the estimate before anything has finished
+  Time floor = kSecond;        // shorter run times are learned as this (log of 0 is undefined)
 };
 
+// Kinds: "history" (hierarchical shrinkage, all levels), "tenant" (global -> tenant only),
+// "global" (one decayed mean for every job: the trivial baseline).
 // Throws InputError for an unknown kind.
 std::unique_ptr<RuntimePredictor> make_predictor(const PredictorConfig& config);
+// The kinds make_predictor accepts, for help texts.
+std::span<const char* const> predictor_kinds();
 
 // Accuracy of predictions made at submit, scored when each job finishes:
 // median |log2(predicted / actual)| and the share within 2x (both over jobs with
-// actual > 0). Deterministic: depends only on the sequence of calls.
+// actual > 0; -1 while nothing is scored). Deterministic: depends only on the sequence
+// of calls.
+// Only the first prediction recorded for a job counts (the one made at submit), so a
+// policy that re-predicts every cycle cannot improve its score with hindsight.
 class AccuracyTracker {
  public:
   void predicted(JobId job, Time prediction);
   void finished(JobId job, Time actual);
   [[nodiscard]] std::size_t scored() const { return errors_.size(); }
   [[nodiscard]] double median_abs_log2_error() const;
+  [[nodiscard]] double mean_abs_log2_error() const;
   [[nodiscard]] double within_2x() const;
+  // Adds predictor_scored, predictor_median_abs_log2_error, predictor_within_2x
+  // (keys prefixed by `prefix`) for summary.json.
+  template <class Map>
+  void summarize(Map& out, const std::string& prefix = "predictor_") const {
+    out[prefix + "scored"] = static_cast<double>(scored());
+    out[prefix + "median_abs_log2_error"] = median_abs_log2_error();
+    out[prefix + "within_2x"] = within_2x();
+  }
 
  private:
   std::vector<Time> pending_;   // by JobId; 0 = no prediction recorded
