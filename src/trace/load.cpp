@@ -1,12 +1,44 @@
 #include "trace/load.hpp"
 
 #include "core/error.hpp"
+#include "trace/cluster_file.hpp"
+#include "trace/helios.hpp"
+#include "trace/native.hpp"
+#include "trace/openb.hpp"
 #include "trace/venus.hpp"
 
 namespace ds {
 namespace {
 
-Workload load_venus_format(const std::string& path, const LoadOptions&) { return load_venus(path); }
+// Each wrapper tells its importer whether a cluster file will supply the cluster, so that
+// it does not insist on finding the trace's own sizing files.
+Workload load_venus_format(const std::string& path, const LoadOptions& o) {
+  VenusOptions v;
+  v.cluster_from_caller = !o.cluster_file.empty();
+  return load_venus(path, v);
+}
+
+Workload load_helios_format(const std::string& path, const LoadOptions& o) {
+  HeliosOptions h;
+  h.cluster_from_caller = !o.cluster_file.empty();
+  return load_helios(path, h);
+}
+
+Workload load_openb_format(const std::string& path, const LoadOptions& o) {
+  OpenbOptions b;
+  b.cluster_from_caller = !o.cluster_file.empty();
+  return load_openb(path, b);
+}
+
+Workload load_native_format(const std::string& path, const LoadOptions& o) {
+  if (o.cluster_file.empty())
+    throw InputError(SourceLocation{path},
+                     "the native format has no cluster: pass --cluster FILE (a YAML file with "
+                     "the nodes and tenants; see docs/formats.md)");
+  NativeOptions n;
+  n.columns = o.columns;
+  return load_native(path, n);
+}
 
 }  // namespace
 
@@ -14,14 +46,27 @@ const std::vector<TraceFormat>& trace_formats() {
   static const std::vector<TraceFormat> table = {
       {"venus", "Lucid-prepared Helios Venus jobs CSV, or a folder of Lucid's per-VC logs",
        &load_venus_format},
+      {"helios", "raw HeliosData cluster_log.csv; VC sizes from cluster_gpu_number.csv beside it",
+       &load_helios_format},
+      {"openb", "Alibaba openb pod list CSV; nodes from openb_node_list_gpu_node.csv beside it",
+       &load_openb_format},
+      {"native", "DeepShare CSV (job_id,tenant,submit_s,duration_s,gpus,...); needs --cluster",
+       &load_native_format},
   };
   return table;
 }
 
 Workload load_trace(const std::string& path, const LoadOptions& options) {
+  if (!options.columns.empty() && options.format != "native")
+    throw InputError("--columns applies only to --format native (got --format " + options.format +
+                     ")");
   for (const auto& f : trace_formats()) {
     if (f.name != options.format) continue;
     Workload w = f.load(path, options);
+    if (!options.cluster_file.empty()) {
+      apply_cluster(w, read_cluster_file(options.cluster_file), options.cluster_file);
+      w.finalize();
+    }
     return w;
   }
   std::string known;

@@ -30,7 +30,9 @@ std::optional<int> digits(std::string_view s, std::size_t pos, std::size_t n) {
   return v;
 }
 
-bool leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+bool leap(int y) {
+  return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
 
 // Howard Hinnant's days_from_civil: days since 1970-01-01 of a proleptic Gregorian date.
 std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {

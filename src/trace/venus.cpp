@@ -15,7 +15,8 @@ std::string find_vc_config(const std::string& trace_path) {
   fs::path p(trace_path);
   fs::path dir = fs::is_directory(p) ? p : p.parent_path();
   if (dir.empty()) dir = ".";
-  for (const fs::path& c : {dir / "aux" / "vc_config.csv", dir.parent_path() / "aux" / "vc_config.csv"})
+  for (const fs::path& c :
+       {dir / "aux" / "vc_config.csv", dir.parent_path() / "aux" / "vc_config.csv"})
     if (fs::exists(c)) return c.string();
   return {};
 }
@@ -50,7 +51,8 @@ void read_vc_config(const std::string& path, Workload& w, const VenusOptions& o)
   }
   // Node names: <vc>-n<k> with k counted within the VC.
   std::vector<int> seen(w.tenants.size(), 0);
-  for (auto& n : w.cluster.nodes) n.name = w.tenants[n.owner.index()].name + "-n" + std::to_string(seen[n.owner.index()]++);
+  for (auto& n : w.cluster.nodes)
+    n.name = w.tenants[n.owner.index()].name + "-n" + std::to_string(seen[n.owner.index()]++);
 }
 
 void read_jobs(const std::string& path, Workload& w, std::vector<Row>& rows,

@@ -1,0 +1,129 @@
+#include "trace/native.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "trace/load.hpp"
+#include "trace/trace_test_util.hpp"
+
+namespace ds {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::input_error;
+using testing::TempDir;
+
+TEST(Native, ReadsRequiredAndOptionalFields) {
+  TempDir dir;
+  const std::string trace = dir.write(
+      "jobs.csv",
+      "job_id,tenant,submit_s,duration_s,gpus,user,state,model,gpu_util,gmem_mib,gpu_milli,qos,"
+      "extra\n"
+      "a,teamB,10.0004,60.5,2,alice,FAILED,resnet50,55.5,8000,,LS,x\n"
+      "b,teamA,1.2345,0,1,bob,,,,,250,be,y\n"
+      "c,teamB,3,7,0,carol,,,,,,,z\n");
+  const Workload w = load_native(trace);
+  ASSERT_EQ(w.jobs.size(), 2u);  // c is a CPU job
+  EXPECT_EQ(w.jobs[0].name, "b");
+  EXPECT_EQ(w.jobs[0].submit, 1235);  // 1.2345 s, rounded to the nearest ms
+  EXPECT_EQ(w.jobs[0].gpu_milli, 250);
+  EXPECT_EQ(w.jobs[0].qos, Qos::BestEffort);
+  EXPECT_EQ(w.truth[0].state, FinalState::Completed);  // empty state
+  EXPECT_EQ(w.jobs[0].profile, -1);
+  EXPECT_EQ(w.jobs[1].submit, 10000);
+  EXPECT_EQ(w.truth[1].work, 60500);
+  EXPECT_EQ(w.truth[1].state, FinalState::Failed);
+  EXPECT_EQ(w.jobs[1].gpus, 2);
+  EXPECT_DOUBLE_EQ(w.jobs[1].gpu_util, 55.5);
+  EXPECT_DOUBLE_EQ(w.jobs[1].gpu_memory_mib, 8000);
+  EXPECT_EQ(w.profiles.at(static_cast<std::size_t>(w.jobs[1].profile)).model, "resnet50");
+  EXPECT_EQ(w.users[w.jobs[1].user.index()], "alice");
+  // Tenants in first-seen order, no nodes (a cluster file supplies them).
+  ASSERT_EQ(w.tenants.size(), 2u);
+  EXPECT_EQ(w.tenants[0].name, "teamB");
+  EXPECT_EQ(w.jobs[0].tenant, w.tenants[1].id);
+  EXPECT_TRUE(w.cluster.nodes.empty());
+  EXPECT_THAT(::testing::PrintToString(w.notes), HasSubstr("skipped 1 CPU-only jobs"));
+}
+
+TEST(Native, ColumnMappingsReadOtherHeaders) {
+  TempDir dir;
+  const std::string trace = dir.write("philly.csv",
+                                      "JobId,VC,SubmitTime,Duration,NumGPU\n"
+                                      "x1,vc1,100,20,4\n");
+  NativeOptions o;
+  o.columns = {"job_id=JobId,tenant=VC", "submit_s=SubmitTime", "duration_s = Duration",
+               "gpus=NumGPU"};
+  const Workload w = load_native(trace, o);
+  ASSERT_EQ(w.jobs.size(), 1u);
+  EXPECT_EQ(w.jobs[0].name, "x1");
+  EXPECT_EQ(w.jobs[0].gpus, 4);
+  EXPECT_EQ(w.truth[0].work, seconds(20));
+  EXPECT_EQ(w.tenants[0].name, "vc1");
+
+  NativeOptions unknown;
+  unknown.columns = {"submit=SubmitTime"};
+  EXPECT_THAT(input_error([&] { load_native(trace, unknown); }),
+              HasSubstr("--columns 'submit=SubmitTime': unknown field 'submit' (valid fields: "
+                        "job_id, tenant, submit_s, duration_s, gpus, user, state, model, "
+                        "gpu_util, gmem_mib, gpu_milli, qos)"));
+  NativeOptions malformed;
+  malformed.columns = {"submit_s"};
+  EXPECT_THAT(input_error([&] { load_native(trace, malformed); }),
+              HasSubstr("expected FIELD=COLUMN"));
+  NativeOptions twice;
+  twice.columns = {"gpus=NumGPU", "gpus=GPUs"};
+  EXPECT_THAT(input_error([&] { load_native(trace, twice); }), HasSubstr("already mapped"));
+  // Without mappings, the missing column is named with a hint.
+  EXPECT_THAT(input_error([&] { load_native(trace); }),
+              HasSubstr("philly.csv:1: missing column 'job_id' for field 'job_id'"));
+}
+
+TEST(Native, BadRowsNameFileLineColumnAndField) {
+  TempDir dir;
+  const char* header = "job_id,tenant,submit_s,duration_s,gpus,gpu_milli\n";
+  const std::string neg = dir.write("neg.csv", std::string(header) + "a,t,-1,5,1,\n");
+  EXPECT_THAT(input_error([&] { load_native(neg); }),
+              HasSubstr("neg.csv:2:5: field 'submit_s': expected a submit time in seconds >= 0, "
+                        "got '-1'"));
+  const std::string dur = dir.write("dur.csv", std::string(header) + "a,t,1,soon,1,\n");
+  EXPECT_THAT(input_error([&] { load_native(dur); }),
+              HasSubstr("dur.csv:2:7: field 'duration_s': expected a number, got 'soon'"));
+  const std::string milli = dir.write("milli.csv", std::string(header) + "a,t,1,1,2,500\n");
+  EXPECT_THAT(input_error([&] { load_native(milli); }),
+              HasSubstr("milli.csv:2:11: field 'gpu_milli': expected 1000 for a multi-GPU job"));
+  const std::string gpus = dir.write("gpus.csv", std::string(header) + "a,t,1,1,-2,\n");
+  EXPECT_THAT(input_error([&] { load_native(gpus); }),
+              HasSubstr("gpus.csv:2:9: field 'gpus': expected a GPU count >= 0, got '-2'"));
+  const std::string dup =
+      dir.write("dup.csv", std::string(header) + "a,t,1,1,1,\nb,t,1,1,1,\na,t,1,1,1,\n");
+  EXPECT_THAT(input_error([&] { load_native(dup); }),
+              HasSubstr("dup.csv:4:1: field 'job_id': duplicate job id 'a' (first on line 2)"));
+}
+
+TEST(Native, LoadTraceRequiresAClusterFile) {
+  TempDir dir;
+  const std::string trace = dir.write("jobs.csv",
+                                      "job_id,tenant,submit_s,duration_s,gpus\n"
+                                      "a,teamA,0,10,2\n"
+                                      "b,teamB,5,10,1\n");
+  LoadOptions o;
+  o.format = "native";
+  EXPECT_THAT(input_error([&] { load_trace(trace, o); }),
+              HasSubstr("the native format has no cluster: pass --cluster FILE"));
+  o.cluster_file = dir.write("c.yaml",
+                             "tenants:\n"
+                             "  - {name: teamB, quota_gpus: 4}\n"
+                             "  - {name: teamA, quota_gpus: 4, class: best-effort}\n"
+                             "nodes:\n"
+                             "  - {count: 1, gpus: 8}\n");
+  const Workload w = load_trace(trace, o);
+  ASSERT_EQ(w.tenants.size(), 2u);
+  EXPECT_EQ(w.tenants[w.jobs[0].tenant.index()].name, "teamA");  // remapped by name
+  EXPECT_EQ(w.jobs[0].tenant, TenantId(1));
+  EXPECT_EQ(w.tenants[1].cls, TenantClass::BestEffort);
+  EXPECT_EQ(w.cluster.total_gpus(), 8);
+}
+
+}  // namespace
+}  // namespace ds

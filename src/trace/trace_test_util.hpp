@@ -1,0 +1,64 @@
+// Helpers for the importer tests: a scratch folder for small synthetic files, the shared
+// research data (tests skip when it is absent), and error-message capture.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace ds::testing {
+
+// A fresh folder under the system temp dir, removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = std::filesystem::temp_directory_path() /
+            ("ds_trace_" + std::string(info ? info->test_suite_name() : "x") + "_" +
+             std::string(info ? info->name() : "x") + "_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  // Writes `text` to <dir>/<name> (creating sub-folders) and returns the full path.
+  std::string write(const std::string& name, const std::string& text) const {
+    const auto p = path_ / name;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+  [[nodiscard]] std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// <DEEPSHARE_SHARED_DIR>/traces/<rel>, or empty when it does not exist.
+inline std::string shared_trace(const std::string& rel) {
+  const std::filesystem::path p = std::filesystem::path(DEEPSHARE_SHARED_DIR) / "traces" / rel;
+  return std::filesystem::exists(p) ? p.string() : std::string();
+}
+
+// The message of the InputError that `f` throws; "(no error)" when it throws none.
+template <class F>
+std::string input_error(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace ds::testing
