@@ -21,7 +21,7 @@ struct SingleProfile {
   double gpu_util = 0;   // percent
   double gmem_util = 0;  // percent
   double gmem_mib = 0;
-  int share_label = 0;   // Lucid's sharescore 0 (shares well) .. 2 (shares badly)
+  int share_label = 0;  // Lucid's sharescore 0 (shares well) .. 2 (shares badly)
 };
 
 struct MeasuredPair {
@@ -38,6 +38,10 @@ class ColocationTable {
   static ColocationTable load(const std::string& aux_dir);
   // True when both files exist in `aux_dir`.
   static bool available(const std::string& aux_dir);
+  // A table from rows already in memory (tests, cross-validation folds); a pair or
+  // profile listed twice keeps its first row, as load() does.
+  static ColocationTable from_rows(std::vector<MeasuredPair> pairs,
+                                   std::vector<SingleProfile> singles);
 
   [[nodiscard]] const std::vector<MeasuredPair>& pairs() const { return pairs_; }
   [[nodiscard]] const std::vector<SingleProfile>& singles() const { return singles_; }
