@@ -1,0 +1,124 @@
+// Comparison table writer (formats in comparison.hpp). One column table drives
+// both the CSV and the Markdown output so that they always list the same metrics.
+#include "report/comparison.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "core/error.hpp"
+
+namespace ds {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Column {
+  const char* csv;  // CSV header
+  const char* md;   // Markdown header
+  int decimals;     // Markdown rounding
+  std::function<double(const ComparisonRow&)> value;
+};
+
+const std::vector<Column>& columns() {
+  static const std::vector<Column> table = {
+      {"jobs", "jobs", 0, [](const ComparisonRow& r) { return double(r.metrics.jobs); }},
+      {"completed", "completed", 0,
+       [](const ComparisonRow& r) { return double(r.metrics.jobs_completed); }},
+      {"avg_queue_s", "avg queue (s)", 0,
+       [](const ComparisonRow& r) { return r.metrics.avg_queue_s; }},
+      {"p99_queue_s", "p99 queue (s)", 0,
+       [](const ComparisonRow& r) { return r.metrics.p99_queue_s; }},
+      {"avg_jct_s", "avg JCT (s)", 0, [](const ComparisonRow& r) { return r.metrics.avg_jct_s; }},
+      {"gpu_occupancy_full", "occupancy (full)", 3,
+       [](const ComparisonRow& r) { return r.metrics.gpu_occupancy_full; }},
+      {"gpu_occupancy_submit_window", "occupancy (submit window)", 3,
+       [](const ComparisonRow& r) { return r.metrics.gpu_occupancy_submit_window; }},
+      {"gpu_occupancy_lucid", "occupancy (Lucid-compatible)", 3,
+       [](const ComparisonRow& r) { return r.metrics.gpu_occupancy_lucid; }},
+      {"sm_utilization", "SM util", 3,
+       [](const ComparisonRow& r) { return r.metrics.sm_utilization; }},
+      {"qos_compliance", "QoS compliance", 3,
+       [](const ComparisonRow& r) { return r.metrics.qos_compliance; }},
+      {"jain_fairness", "Jain fairness", 3,
+       [](const ComparisonRow& r) { return r.metrics.jain_fairness; }},
+      {"preemptions", "preemptions", 0,
+       [](const ComparisonRow& r) { return double(r.metrics.preemptions); }},
+      {"wall_seconds", "wall (s)", 2, [](const ComparisonRow& r) { return r.wall_seconds; }},
+  };
+  return table;
+}
+
+std::string csv_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// Markdown numbers: fixed decimals, thousands separators on whole numbers.
+std::string md_number(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  std::string s = buf;
+  if (decimals > 0) return s;
+  const std::size_t digits_start = (!s.empty() && s[0] == '-') ? 1 : 0;
+  for (auto i = static_cast<long>(s.size()) - 3; i > static_cast<long>(digits_start); i -= 3)
+    s.insert(static_cast<std::size_t>(i), ",");
+  return s;
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  if (!out) throw InputError(SourceLocation{p.string()}, "cannot open for writing");
+  out << text;
+  if (!out) throw InputError(SourceLocation{p.string()}, "write failed");
+}
+
+}  // namespace
+
+std::string comparison_csv(const std::vector<ComparisonRow>& rows) {
+  std::string out = "policy";
+  for (const auto& c : columns()) out += std::string(",") + c.csv;
+  out += '\n';
+  for (const auto& r : rows) {
+    out += r.policy;
+    for (const auto& c : columns()) out += "," + csv_number(c.value(r));
+    out += '\n';
+  }
+  return out;
+}
+
+std::string comparison_table(const std::vector<ComparisonRow>& rows) {
+  std::string head = "| policy |", rule = "| --- |";
+  for (const auto& c : columns()) {
+    head += std::string(" ") + c.md + " |";
+    rule += " ---: |";
+  }
+  std::string out = head + "\n" + rule + "\n";
+  for (const auto& r : rows) {
+    out += "| " + r.policy + " |";
+    for (const auto& c : columns()) out += " " + md_number(c.value(r), c.decimals) + " |";
+    out += '\n';
+  }
+  return out;
+}
+
+void write_comparison(const std::string& dir, const std::vector<ComparisonRow>& rows,
+                      const std::string& title) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError(SourceLocation{dir}, "cannot create folder: " + ec.message());
+  write_file(fs::path(dir) / "comparison.csv", comparison_csv(rows));
+  std::string md = "# " + title + "\n\n" + comparison_table(rows) +
+                   "\nQueue and JCT in seconds; occupancy = time-average share of GPUs with at "
+                   "least one job (full run, submission window, and Lucid's 60 s per-VC "
+                   "sampling); SM util = time-average SM utilization from the jobs' profiles; "
+                   "QoS compliance = share of entitled jobs that started within their tenant's "
+                   "SLO and kept within its sharing-slowdown bound; Jain fairness over tenants' "
+                   "received / entitled GPU-time. Per-policy "
+                   "outputs are in the folders beside this file.\n";
+  write_file(fs::path(dir) / "comparison.md", md);
+}
+
+}  // namespace ds
