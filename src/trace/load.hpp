@@ -9,8 +9,8 @@
 namespace ds {
 
 struct LoadOptions {
-  std::string format;        // venus | helios | openb | native
-  std::string cluster_file;  // optional YAML: replaces the tenants and nodes
+  std::string format;                // venus | helios | openb | native
+  std::string cluster_file;          // optional YAML: replaces the tenants and nodes
   std::vector<std::string> columns;  // native format: "field=csv_column" mappings
 };
 
