@@ -116,8 +116,8 @@ InterferenceFit fit_interference(const ColocationTable* table, const Interferenc
 double combined_speed(const InterferenceModel& model, const JobShape& job,
                       std::span<const JobShape> others) {
   double s = 1.0;
-  for (const JobShape& o : others) s *= model.speed(job, o);
-  return std::clamp(s, 1e-3, 1.0);
+  for (const JobShape& o : others) s *= std::min(1.0, model.speed(job, o));
+  return std::max(s, 1e-3);
 }
 
 }  // namespace ds

@@ -61,7 +61,9 @@ InterferenceFit fit_interference(const ColocationTable* table, const Interferenc
 std::unique_ptr<InterferenceModel> builtin_interference_model();
 
 // Speed of `job` on a GPU it shares with all of `others`: the product of its pairwise
-// speeds (each partner slows it independently), clamped to (0, 1]. 1 with no partner.
+// speeds, each capped at 1 (each partner slows it independently; the measured pairs
+// have no triples), floored at 0.001. 1 with no partner. The simulator's ground truth
+// (sim/speed_models.hpp) combines partners the same way.
 double combined_speed(const InterferenceModel& model, const JobShape& job,
                       std::span<const JobShape> others);
 
