@@ -2,11 +2,16 @@
 
 #include "baselines/fifo.hpp"
 #include "core/error.hpp"
+#include "policy/deepshare/deepshare.hpp"
 
 namespace ds {
 
 const std::vector<PolicyInfo>& policy_registry() {
   static const std::vector<PolicyInfo> table = {
+      {"deepshare",
+       "DeepShare: assurance-driven lending, cost-aware reclaim, predicted-runtime order, "
+       "interference-aware MPS sharing",
+       std::string(deepshare_options()) + ", aux=DIR", &make_deepshare},
       {"fifo-isolated",
        "Lucid's FIFO: each tenant on its own virtual cluster, head-of-line blocking, "
        "consolidate placement",
@@ -33,9 +38,9 @@ std::unique_ptr<Policy> make_policy(const std::string& name, const PolicyContext
     if (!unused.empty()) {
       std::string keys;
       for (const auto& k : unused) keys += (keys.empty() ? "" : ", ") + k;
-      throw InputError("policy '" + name + "' has no option " + keys +
-                       (info.options.empty() ? " (it takes none)"
-                                             : " (it reads: " + info.options + ")"));
+      throw InputError(
+          "policy '" + name + "' has no option " + keys +
+          (info.options.empty() ? " (it takes none)" : " (it reads: " + info.options + ")"));
     }
     return policy;
   }

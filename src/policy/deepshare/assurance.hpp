@@ -1,0 +1,49 @@
+// The per-tenant assurance signal A_t in [0, 1]: how well tenant t's entitlement
+// is honoured now and in the near future. It drives lending, reclaim and sharing.
+//
+// Algorithm (our definition; docs/deepshare.md):
+//  1. share   s = min(1, held / min(quota, demand))           (1 when nothing is entitled)
+//  2. delay   d = clamp(1 - oldest entitled wait / SLO, 0, 1)  (1 when none waits)
+//  3. outlook o = clamp(1 - lent x (1 - back) / quota, 0, 1), where `back` is the share
+//     of the GPUs lent out that are predicted to come back within the SLO
+//  4. raw     a = (ws s + wd d + wo o) / (ws + wd + wo)
+//  5. smooth  A += (1 - exp(-dt / tau)) (a - A)   (time-based EWMA, exact for any dt)
+//  6. hysteresis: "at risk" from A < at_risk_below until A > healthy_above.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "core/types.hpp"
+#include "policy/deepshare/config.hpp"
+
+namespace ds::deepshare {
+
+struct AssuranceInputs {
+  int quota = 0;
+  int held = 0;          // GPUs of the tenant's running jobs
+  int demand = 0;        // GPUs of its running + pending jobs
+  Time oldest_wait = 0;  // longest current wait among its entitled pending jobs
+  Time slo = seconds(300);
+  double lent = 0;       // GPUs of its idle quota used by borrowers
+  double lent_back = 1;  // share of those predicted back within the SLO
+};
+
+double raw_assurance(const AssuranceInputs& in, const Config& c);
+
+class AssuranceSignal {
+ public:
+  AssuranceSignal(std::size_t tenants, const Config& c);
+  void update(Time now, std::span<const AssuranceInputs> inputs);
+  [[nodiscard]] double value(std::size_t t) const { return value_[t]; }
+  [[nodiscard]] bool at_risk(std::size_t t) const { return at_risk_[t]; }
+
+ private:
+  const Config* c_;
+  std::vector<double> value_;
+  std::vector<bool> at_risk_;
+  Time last_ = 0;
+  bool started_ = false;
+};
+
+}  // namespace ds::deepshare

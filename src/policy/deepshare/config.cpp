@@ -1,0 +1,30 @@
+#include "policy/deepshare/config.hpp"
+
+namespace ds::deepshare {
+
+Config Config::from(const PolicyOptions& o) {
+  Config c;
+  c.borrowing = o.get_bool("borrowing", c.borrowing);
+  c.reclaim = o.get_bool("reclaim", c.reclaim);
+  c.sharing = o.get_bool("sharing", c.sharing);
+  c.prediction = o.get_bool("prediction", c.prediction);
+  c.assurance = o.get_bool("assurance", c.assurance);
+  c.reserve_min = o.get_double("reserve_min", c.reserve_min);
+  c.reserve_at_risk = o.get_double("reserve_at_risk", c.reserve_at_risk);
+  c.sharing_budget = o.get_double("sharing_budget", c.sharing_budget);
+  c.sharing_min_assurance = o.get_double("sharing_min_assurance", c.sharing_min_assurance);
+  c.min_runtime = seconds(o.get_int("min_runtime_s", static_cast<long>(c.min_runtime / kSecond)));
+  c.lend_backoff =
+      seconds(o.get_int("lend_backoff_s", static_cast<long>(c.lend_backoff / kSecond)));
+  c.ewma_tau = seconds(o.get_int("ewma_tau_s", static_cast<long>(c.ewma_tau / kSecond)));
+  c.long_job = seconds(o.get_int("long_job_s", static_cast<long>(c.long_job / kSecond)));
+  return c;
+}
+
+const char* option_keys() {
+  return "borrowing|reclaim|sharing|prediction|assurance=on|off, reserve_min, reserve_at_risk, "
+         "sharing_budget, sharing_min_assurance, min_runtime_s, lend_backoff_s, ewma_tau_s, "
+         "long_job_s";
+}
+
+}  // namespace ds::deepshare

@@ -1,0 +1,50 @@
+// DeepShare's tunables and ablation switches (`--set KEY=VALUE`; listed by
+// `deepshare policies`). Defaults are the measured configuration in docs/results.md.
+#pragma once
+
+#include "core/types.hpp"
+#include "policy/policy.hpp"
+
+namespace ds::deepshare {
+
+struct Config {
+  // Ablations: each mechanism can be switched off.
+  bool borrowing = true;   // lend idle quota to other tenants' jobs
+  bool reclaim = true;     // preempt borrowers when an entitled job cannot start
+  bool sharing = true;     // MPS colocation on GPUs already in use
+  bool prediction = true;  // order and admit by predicted run time (off: FIFO, no horizons)
+  bool assurance = true;   // couple reserve, reclaim and sharing to A_t (off: fixed thresholds)
+
+  // Assurance signal.
+  Time ewma_tau = seconds(300);  // smoothing time constant
+  double weight_share = 0.4;     // a_raw = ws*share + wd*delay + wo*outlook
+  double weight_delay = 0.4;
+  double weight_outlook = 0.2;
+  double at_risk_below = 0.6;  // hysteresis: enter "at risk" below this ...
+  double healthy_above = 0.8;  // ... and leave it above this
+
+  // Lending.
+  double reserve_min = 0.05;          // share of idle quota always kept back
+  double reserve_at_risk = 0.5;       // extra share kept back at A = 0 (scaled by 1 - A)
+  Time demand_tau = seconds(3600);    // forecast demand smoothing
+  Time lend_backoff = seconds(600);   // no lending for this long after a reclaim
+  Time long_job = seconds(6 * 3600);  // borrowers predicted longer than this ...
+  double long_job_headroom = 0.25;    // ... only while this share of lendable stays free
+
+  // Reclaim.
+  Time min_runtime = seconds(300);     // borrowed jobs younger than this are not victims early
+  Time deadline_margin = seconds(30);  // reclaim by SLO - margin at the latest
+
+  // Sharing.
+  double sharing_min_assurance = 0.5;  // no sharing on GPUs of tenants below this
+  double sharing_budget = 1.25;        // largest predicted slowdown at A = 1 (<= tenant bound)
+  int sharing_scan = 64;               // pending jobs considered for sharing per cycle
+  int partner_scan = 256;              // running jobs considered as partners per job
+
+  static Config from(const PolicyOptions& o);
+};
+
+// The `--set` keys, for `deepshare policies`.
+const char* option_keys();
+
+}  // namespace ds::deepshare

@@ -1,0 +1,334 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/error.hpp"
+
+#include "model/testing.hpp"
+#include "policy/deepshare/assurance.hpp"
+#include "policy/deepshare/deepshare.hpp"
+#include "policy/deepshare/lending.hpp"
+#include "policy/deepshare/reclaim.hpp"
+#include "policy/deepshare/sharing.hpp"
+#include "sim/simulator.hpp"
+
+namespace ds::deepshare {
+namespace {
+
+// --- assurance -------------------------------------------------------------
+
+TEST(Assurance, RawCombinesShareDelayAndOutlook) {
+  Config c;
+  AssuranceInputs in;
+  in.quota = 16;
+  in.held = 4;
+  in.demand = 8;  // entitled to min(16, 8) = 8, holds 4: share 0.5
+  in.oldest_wait = seconds(150);
+  in.slo = seconds(300);  // delay 0.5
+  in.lent = 8;
+  in.lent_back = 0.5;  // outlook 1 - 8 * 0.5 / 16 = 0.75
+  EXPECT_DOUBLE_EQ(raw_assurance(in, c), 0.4 * 0.5 + 0.4 * 0.5 + 0.2 * 0.75);
+}
+
+TEST(Assurance, IdleTenantIsFullyAssured) {
+  Config c;
+  AssuranceInputs in;
+  in.quota = 8;
+  EXPECT_DOUBLE_EQ(raw_assurance(in, c), 1.0);
+}
+
+TEST(Assurance, SmoothsWithTimeConstantAndHysteresis) {
+  Config c;
+  c.ewma_tau = seconds(100);
+  AssuranceSignal sig(1, c);
+  AssuranceInputs bad;
+  bad.quota = 8;
+  bad.demand = 8;
+  bad.oldest_wait = seconds(300);  // share 0, delay 0, outlook 1: raw 0.2
+  sig.update(0, std::span(&bad, 1));
+  EXPECT_DOUBLE_EQ(sig.value(0), 0.2);  // the first update takes the raw value
+  EXPECT_TRUE(sig.at_risk(0));
+  AssuranceInputs good;
+  good.quota = 8;
+  sig.update(seconds(100), std::span(&good, 1));
+  const double expected = 0.2 + (1 - std::exp(-1.0)) * 0.8;  // 0.7057
+  EXPECT_NEAR(sig.value(0), expected, 1e-12);
+  EXPECT_TRUE(sig.at_risk(0));  // still below healthy_above = 0.8
+  sig.update(seconds(300), std::span(&good, 1));
+  EXPECT_FALSE(sig.at_risk(0));
+}
+
+// --- lending ---------------------------------------------------------------
+
+TEST(Lending, ReserveGrowsAsAssuranceFalls) {
+  Config c;
+  LendInputs in;
+  in.quota = 100;
+  in.guaranteed = 20;  // idle 80
+  in.assurance = 1.0;
+  Lending hi = lending(in, c);
+  EXPECT_EQ(hi.idle, 80);
+  EXPECT_EQ(hi.reserve, 4);  // 5 % of 80
+  EXPECT_EQ(hi.lendable, 76);
+  in.assurance = 0.5;  // 5 % + 50 % x 0.5 = 30 %
+  EXPECT_EQ(lending(in, c).reserve, 24);
+  in.forecast_demand = 30;  // +10 expected growth
+  EXPECT_EQ(lending(in, c).reserve, 34);
+}
+
+TEST(Lending, BackoffAfterReclaimAndAblations) {
+  Config c;
+  LendInputs in;
+  in.quota = 10;
+  in.since_reclaim = seconds(60);
+  EXPECT_EQ(lending(in, c).lendable, 0);
+  in.since_reclaim = kNever;
+  c.borrowing = false;
+  EXPECT_EQ(lending(in, c).lendable, 0);
+  c.borrowing = true;
+  c.assurance = false;
+  in.assurance = 0;  // ignored: fixed reserve
+  EXPECT_EQ(lending(in, c).reserve, 1);
+}
+
+// --- reclaim ---------------------------------------------------------------
+
+struct Cluster2 {
+  Cluster cluster;
+  std::vector<GpuState> gpus;
+  std::vector<std::int16_t> free_milli;
+  std::vector<std::int32_t> node_free;
+  std::vector<NodeId> ids;
+  std::vector<Placement> placements;
+
+  Cluster2() {
+    cluster.add_nodes(2, 8, 24 * 1024, "", TenantId());
+    gpus.resize(16);
+    free_milli.assign(16, 1000);
+    node_free = {8, 8};
+    ids = {NodeId(0), NodeId(1)};
+  }
+  // Occupies `mask` on node n; returns the placement index.
+  std::size_t occupy(int n, std::uint64_t mask) {
+    for (int k = 0; k < 8; ++k)
+      if (mask >> k & 1) {
+        gpus[static_cast<std::size_t>(n * 8 + k)].jobs = 1;
+        free_milli[static_cast<std::size_t>(n * 8 + k)] = 0;
+        --node_free[static_cast<std::size_t>(n)];
+      }
+    placements.push_back({NodeAlloc{NodeId(static_cast<std::uint32_t>(n)), mask}});
+    return placements.size() - 1;
+  }
+  ClusterSnapshot snapshot() const {
+    ClusterSnapshot s;
+    s.cluster = &cluster;
+    s.gpus = gpus;
+    s.gpu_free_milli = free_milli;
+    s.node_free_gpus = node_free;
+    return s;
+  }
+};
+
+TEST(Reclaim, PicksTheCheapestNodeAndAMinimalSet) {
+  Cluster2 c;
+  c.occupy(0, 0x0F);                 // guaranteed, not a candidate
+  const auto a = c.occupy(0, 0xF0);  // borrowed, 4 GPUs, expensive
+  const auto b = c.occupy(1, 0x03);  // borrowed, 2 GPUs, cheap
+  const auto d = c.occupy(1, 0x0C);  // borrowed, 2 GPUs, cheap
+  const auto e = c.occupy(1, 0xF0);  // borrowed, 4 GPUs, mid
+  FreeMap free(c.snapshot());
+  JobSpec job;
+  job.gpus = 4;
+  std::vector<Victim> cand = {{JobId(1), 1000, 0, &c.placements[a], 1000},
+                              {JobId(2), 10, 0, &c.placements[b], 1000},
+                              {JobId(3), 20, 0, &c.placements[d], 1000},
+                              {JobId(4), 100, 0, &c.placements[e], 1000}};
+  auto plan = plan_reclaim(free, c.ids, job, cand);
+  ASSERT_TRUE(plan);
+  // Node 1: the two cheap 2-GPU jobs (cost 30) beat node 0's 4-GPU job (1000).
+  ASSERT_EQ(plan->victims.size(), 2u);
+  EXPECT_DOUBLE_EQ(plan->cost, 30);
+  EXPECT_EQ(plan->placement.front().node, NodeId(1));
+}
+
+TEST(Reclaim, AddsBackVictimsThatAreNotNeeded) {
+  Cluster2 c;
+  c.occupy(0, 0xFF);
+  const auto a = c.occupy(1, 0x01);  // cheapest, but too small alone
+  const auto b = c.occupy(1, 0xFE);  // frees 7: enough with the 1 ... and alone not
+  FreeMap free(c.snapshot());
+  JobSpec job;
+  job.gpus = 7;
+  auto plan = plan_reclaim(
+      free, c.ids, job,
+      {{JobId(1), 1, 0, &c.placements[a], 1000}, {JobId(2), 50, 0, &c.placements[b], 1000}});
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan->victims.size(), 1u);  // the 1-GPU job was not needed
+  EXPECT_EQ(plan->victims[0], JobId(2));
+}
+
+TEST(Reclaim, NothingWhenEvenAllCandidatesDoNotMakeRoom) {
+  Cluster2 c;
+  c.occupy(0, 0xFF);
+  const auto a = c.occupy(1, 0x0F);
+  c.occupy(1, 0xF0);  // not a candidate
+  FreeMap free(c.snapshot());
+  JobSpec job;
+  job.gpus = 8;
+  EXPECT_FALSE(plan_reclaim(free, c.ids, job, {{JobId(1), 1, 0, &c.placements[a], 1000}}));
+}
+
+TEST(Reclaim, CostCountsWorkSinceTheLastCheckpointAndTheRestart) {
+  JobSpec j;
+  j.gpus = 4;
+  JobRuntime r;
+  r.status = JobStatus::Running;
+  r.attained = seconds(1000);
+  r.last_start = seconds(5000);
+  // Ran 1000 + 2500 s; checkpoints every 1800 s: 3500 mod 1800 = 1700 s lost, + 40 s.
+  EXPECT_DOUBLE_EQ(preemption_cost(j, r, seconds(7500), seconds(1800), seconds(40)), 4 * 1740.0);
+}
+
+// --- sharing ---------------------------------------------------------------
+
+TEST(Sharing, BudgetShrinksWithAssuranceAndVanishesBelowTheThreshold) {
+  Config c;
+  Tenant t;
+  t.max_slowdown = 1.5;
+  EXPECT_DOUBLE_EQ(sharing_budget(t, 1.0, c), 1.25);
+  EXPECT_DOUBLE_EQ(sharing_budget(t, 0.75, c), 1.125);
+  EXPECT_DOUBLE_EQ(sharing_budget(t, 0.4, c), 1.0);
+  t.max_slowdown = 1.1;  // the tenant's own bound caps it
+  EXPECT_DOUBLE_EQ(sharing_budget(t, 1.0, c), 1.1);
+  c.assurance = false;
+  t.max_slowdown = 1.5;
+  EXPECT_DOUBLE_EQ(sharing_budget(t, 0.0, c), 1.25);
+}
+
+// Predicts a fixed speed from the job's utilization: 1 - util / 200.
+class UtilModel final : public InterferenceModel {
+ public:
+  double speed(const JobShape& job, const JobShape&) const override {
+    return 1.0 - job.gpu_util / 200.0;
+  }
+};
+
+TEST(Sharing, ChoosesTheFeasiblePartnerWithTheBestCombinedSpeed) {
+  Workload w = testing::make_workload(1, 1);
+  testing::add_job(w, 0, 1, 0, 10, 80, 20000);  // 0: too much memory with the new job
+  testing::add_job(w, 0, 1, 0, 10, 60, 4000);   // 1: feasible, speed 0.7 -> slowdown 1.43
+  testing::add_job(w, 0, 1, 0, 10, 20, 4000);   // 2: feasible, speed 0.9
+  testing::add_job(w, 0, 1, 0, 10, 30, 4000);   // 3: the new job (speed 0.85)
+  w.finalize();
+  std::vector<JobRuntime> rt(4);
+  std::vector<GpuState> gpus(8);
+  for (int i = 0; i < 3; ++i) {
+    rt[static_cast<std::size_t>(i)].status = JobStatus::Running;
+    rt[static_cast<std::size_t>(i)].placement = {NodeAlloc{NodeId(0), 1ULL << i}};
+    gpus[static_cast<std::size_t>(i)] = GpuState{
+        1, 1000, static_cast<std::int32_t>(w.jobs[static_cast<std::size_t>(i)].gpu_memory_mib)};
+  }
+  ClusterSnapshot s;
+  s.cluster = &w.cluster;
+  s.jobs = w.jobs;
+  s.runtime = rt;
+  s.gpus = gpus;
+  const std::vector<JobId> partners = {JobId(0), JobId(1), JobId(2)};
+  const std::vector<double> budgets = {1.25};
+  UtilModel model;
+  auto choice = choose_partner(s, w.jobs[3], partners, budgets, model);
+  ASSERT_TRUE(choice);
+  EXPECT_EQ(choice->partner, JobId(2));
+  EXPECT_EQ(choice->placement.front().gpu_mask, 1u << 2);
+  EXPECT_EQ(choice->thread_percent, 70);  // 30 / (30 + 20) = 60 %, + 10
+  EXPECT_EQ(choice->memory_limit_mib, 4000);
+  const std::vector<double> none = {1.0};
+  EXPECT_FALSE(choose_partner(s, w.jobs[3], partners, none, model));
+}
+
+// --- the policy, end to end ------------------------------------------------
+
+SimResult run(const Workload& w, std::map<std::string, std::string> options = {}) {
+  PolicyOptions o(std::move(options));
+  auto p = make_deepshare(PolicyContext{w.cluster, w.tenants, w.jobs, o, w.profiles});
+  return simulate(w, *p);
+}
+
+TEST(DeepShare, IdleQuotaIsLentToAnotherTenant) {
+  Workload w = testing::make_workload(2, 1);  // two tenants, 8 GPUs each
+  testing::add_job(w, 1, 8, 0, 1000);
+  testing::add_job(w, 1, 4, 0, 1000);  // beyond tenant 1's quota: borrows tenant 0's GPUs
+  testing::add_job(w, 1, 4, 0, 1000);  // tenant 0 keeps 5 % (1 GPU) in reserve: waits
+  w.finalize();
+  auto r = run(w);
+  EXPECT_EQ(r.jobs[1].first_start, 0);
+  EXPECT_EQ(r.jobs[2].first_start, seconds(1000));
+  auto off = run(w, {{"borrowing", "off"}});
+  EXPECT_EQ(off.jobs[1].first_start, seconds(1000));
+}
+
+TEST(DeepShare, EntitledJobReclaimsLentGpusWithinItsSlo) {
+  Workload w = testing::make_workload(2, 1);
+  w.tenants[1].checkpoint_interval = seconds(600);
+  testing::add_job(w, 1, 8, 0, 100000);
+  testing::add_job(w, 1, 8, 0, 100000);  // borrows tenant 0's node
+  testing::add_job(w, 0, 4, 2000, 500);  // tenant 0 wants its quota back
+  w.finalize();
+  auto r = run(w, {{"reserve_min", "0"}});
+  EXPECT_EQ(r.jobs[2].first_start, seconds(2000));  // the borrower is old enough: preempt now
+  EXPECT_TRUE(r.jobs[2].entitled);
+  EXPECT_EQ(r.jobs[1].preemptions, 1);
+  EXPECT_EQ(r.jobs[1].lost_work, seconds(2000 % 600));
+  auto off = run(w, {{"reclaim", "off"}, {"reserve_min", "0"}});
+  EXPECT_GT(off.jobs[2].first_start, seconds(2300));  // waits for the borrower to end
+}
+
+TEST(DeepShare, YoungBorrowersAreReclaimedOnlyAtTheDeadline) {
+  Workload w = testing::make_workload(2, 1);
+  testing::add_job(w, 1, 8, 0, 100000);
+  testing::add_job(w, 1, 8, 100, 100000);  // borrows at 100 s
+  testing::add_job(w, 0, 8, 200, 500);     // its borrower is younger than min_runtime
+  w.finalize();
+  auto r = run(w, {{"prediction", "off"}, {"reserve_min", "0"}});
+  // Deadline = submit + SLO (300 s) - margin (30 s).
+  EXPECT_EQ(r.jobs[2].first_start, seconds(200 + 270));
+  EXPECT_EQ(r.jobs[1].preemptions, 1);
+}
+
+TEST(DeepShare, GuaranteedJobsAreNeverPreempted) {
+  Workload w = testing::make_workload(2, 1);
+  testing::add_job(w, 0, 8, 0, 10000);
+  testing::add_job(w, 1, 8, 0, 10000);
+  testing::add_job(w, 0, 8, 10, 100);  // beyond quota, nothing lent: waits
+  w.finalize();
+  auto r = run(w);
+  EXPECT_EQ(r.jobs[0].preemptions + r.jobs[1].preemptions, 0);
+  EXPECT_EQ(r.jobs[2].first_start, seconds(10000));
+}
+
+TEST(DeepShare, ReportsPredictorAccuracyAndAssurance) {
+  Workload w = testing::make_workload(2, 1);
+  for (int i = 0; i < 20; ++i) testing::add_job(w, i % 2, 2, i * 100, 300);
+  w.finalize();
+  PolicyOptions o;
+  auto p = make_deepshare(PolicyContext{w.cluster, w.tenants, w.jobs, o, w.profiles});
+  SimConfig cfg;
+  cfg.sample_interval = seconds(60);
+  auto r = simulate(w, *p, cfg);
+  EXPECT_GT(r.policy_summary.at("predictor_scored_jobs"), 0);
+  ASSERT_FALSE(r.tenant_samples.empty());
+  for (const auto& ts : r.tenant_samples) {
+    EXPECT_GE(ts.assurance, 0.0);
+    EXPECT_LE(ts.assurance, 1.0);
+  }
+}
+
+TEST(DeepShare, BadOptionValuesAreReported) {
+  PolicyOptions o(std::map<std::string, std::string>{{"borrowing", "maybe"}});
+  Workload w = testing::make_workload(1, 1);
+  w.finalize();
+  EXPECT_THROW(make_deepshare(PolicyContext{w.cluster, w.tenants, w.jobs, o}), InputError);
+}
+
+}  // namespace
+}  // namespace ds::deepshare

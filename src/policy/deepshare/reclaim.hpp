@@ -1,0 +1,48 @@
+// Cost-aware, node-aware choice of borrowed jobs to preempt so that an entitled
+// job can start ("what-if with undo", as Kueue's preemption search).
+//
+// Victim cost = (work lost since the victim's last checkpoint + restart overhead) x GPUs,
+// in GPU-seconds; candidates with equal cost go most-recently-started first.
+// Algorithm:
+//  1. Sort candidates by cost (ties: latest start, then highest job id).
+//  2. Job fits on one node: for every node, give back the cheapest candidates touching it
+//     (on a scratch copy) until the job fits there; keep the node whose set costs least.
+//     Larger jobs: give back candidates cluster-wide in cost order until the job fits.
+//  3. Minimality: walk the chosen set in reverse and take back each victim whose
+//     GPUs are not needed for the job to still fit.
+//  4. Return the victims and the placement, or nothing when even all candidates
+//     would not make room.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "model/job.hpp"
+#include "model/snapshot.hpp"
+#include "policy/placement.hpp"
+
+namespace ds::deepshare {
+
+struct Victim {
+  JobId job;
+  double cost = 0;  // GPU-seconds lost if preempted now
+  Time started = 0;
+  const Placement* placement = nullptr;
+  int milli = 1000;
+};
+
+struct ReclaimPlan {
+  std::vector<JobId> victims;
+  Placement placement;
+  double cost = 0;
+};
+
+// Cost of preempting a running job now, in GPU-seconds.
+double preemption_cost(const JobSpec& job, const JobRuntime& rt, Time now, Time checkpoint_interval,
+                       Time restart_overhead);
+
+std::optional<ReclaimPlan> plan_reclaim(const FreeMap& free, std::span<const NodeId> nodes,
+                                        const JobSpec& job, std::vector<Victim> candidates);
+
+}  // namespace ds::deepshare
