@@ -10,7 +10,7 @@
 namespace ds {
 namespace {
 
-constexpr const char* kKinds[] = {"history", "tenant", "global"};
+constexpr const char* kKinds[] = {"history", "user", "tenant", "global"};
 
 }  // namespace
 
@@ -21,6 +21,9 @@ std::span<const char* const> predictor_kinds() {
 std::unique_ptr<RuntimePredictor> make_predictor(const PredictorConfig& config) {
   // One table from kind to depth: the baselines are the same estimator, cut short.
   if (config.kind == "history") return std::make_unique<HistoryPredictor>(config);
+  if (config.kind == "user")
+    return std::make_unique<HistoryPredictor>(config,
+                                              static_cast<std::size_t>(HistoryLevel::UserGpus) + 1);
   if (config.kind == "tenant")
     return std::make_unique<HistoryPredictor>(config,
                                               static_cast<std::size_t>(HistoryLevel::Tenant) + 1);

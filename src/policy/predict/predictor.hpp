@@ -35,16 +35,17 @@ struct PredictorConfig {
   // history: prior strength k_l of each level (pseudo-observations of its parent's
   // estimate; larger = trust the parent longer). k_Global pulls toward `prior_runtime`.
   // Defaults tuned on Venus Sept (docs/prediction.md); all levels are observable at submit.
-  std::array<double, kHistoryLevels> strength = {1.0, 2.0, 1.0, 0.5, 2.0};
+  std::array<double, kHistoryLevels> strength = {1.0, 1.0, 1.0, 1.0, 0.5};
   // history: per-observation decay of older jobs' weight at each level (1 = plain mean);
   // users' workloads drift, so the fine levels forget faster than the global one.
-  std::array<double, kHistoryLevels> decay = {0.999, 0.99, 0.9, 0.8, 0.8};
+  std::array<double, kHistoryLevels> decay = {0.99, 0.95, 0.95, 0.9, 0.9};
   Time prior_runtime = kHour;  // the estimate before anything has finished
   Time floor = kSecond;        // shorter run times are learned as this (log of 0 is undefined)
 };
 
-// Kinds: "history" (hierarchical shrinkage, all levels), "tenant" (global -> tenant only),
-// "global" (one decayed mean for every job: the trivial baseline).
+// Kinds: "history" (hierarchical shrinkage, all levels), "user" (without the profile
+// level: on Venus, Lucid assigned profiles by run time, see docs/prediction.md),
+// "tenant" (global -> tenant only), "global" (one decayed mean: the trivial baseline).
 // Throws InputError for an unknown kind.
 std::unique_ptr<RuntimePredictor> make_predictor(const PredictorConfig& config);
 // The kinds make_predictor accepts, for help texts.

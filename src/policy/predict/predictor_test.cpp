@@ -123,6 +123,10 @@ TEST(HistoryPredictor, BaselineKindsUseFewerLevels) {
   auto t = make_predictor(c);
   t->observe(job(0, 0, 1), seconds(1024));
   EXPECT_EQ(t->predict(job(0, 7, 4)), seconds(512));  // tenant level: 9
+  c.kind = "user";
+  auto u = make_predictor(c);
+  u->observe(job(0, 0, 1, 3), seconds(1024));
+  EXPECT_EQ(u->predict(job(0, 0, 1, 3)), std::llround(std::exp2(9.75) * 1000));  // no profile
   c.kind = "nope";
   EXPECT_THROW(make_predictor(c), InputError);
 }
