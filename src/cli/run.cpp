@@ -1,11 +1,14 @@
 #include "cli/run.hpp"
 
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
-#include <unistd.h>
 
+#include "policy/interference/colocation.hpp"
+#include "policy/interference/interference.hpp"
 #include "registry/registry.hpp"
 #include "sim/simulator.hpp"
+#include "sim/speed_models.hpp"
 
 namespace ds {
 
@@ -19,11 +22,19 @@ RunOutcome run_simulation(const Workload& workload, const RunRequest& req,
     oracle.reserve(workload.truth.size());
     for (const auto& t : workload.truth) oracle.push_back(t.work);
   }
-  PolicyContext ctx{workload.cluster, workload.tenants, workload.jobs, req.options,
-                    workload.profiles, oracle, workload.aux_dir};
+  PolicyContext ctx{workload.cluster,  workload.tenants, workload.jobs,   req.options,
+                    workload.profiles, oracle,           workload.aux_dir};
   auto policy = make_policy(req.policy, ctx);
 
+  // Ground truth of GPU sharing: measured pairs where Lucid profiled them, the fitted
+  // interference model otherwise (never shown to the policy).
   SimConfig cfg;
+  const std::string coloc = req.colocation_dir.empty() ? workload.aux_dir : req.colocation_dir;
+  std::unique_ptr<ColocationTable> table;
+  if (!coloc.empty() && ColocationTable::available(coloc))
+    table = std::make_unique<ColocationTable>(ColocationTable::load(coloc));
+  const InterferenceFit truth_fit = fit_interference(table.get());
+  cfg.speed_model = measured_speed_model(workload, table.get(), *truth_fit.model);
   auto last_print = t0;
   bool printed = false;
   const bool tty = isatty(STDERR_FILENO) != 0;
@@ -35,11 +46,12 @@ RunOutcome run_simulation(const Workload& workload, const RunRequest& req,
       if (!done && wall - last_print < std::chrono::milliseconds(tty ? 250 : 5000)) return;
       last_print = wall;
       printed = true;
-      std::fprintf(stderr, "%s[%s] simulated %.1f days, %zu/%zu jobs settled (%.0f%%)%s",
-                   tty ? "\r" : "", req.label.c_str(),
-                   to_seconds(now - (workload.jobs.empty() ? 0 : workload.jobs.front().submit)) / 86400.0,
-                   settled, total, total ? 100.0 * static_cast<double>(settled) / total : 100.0,
-                   tty ? "   " : "\n");
+      std::fprintf(
+          stderr, "%s[%s] simulated %.1f days, %zu/%zu jobs settled (%.0f%%)%s", tty ? "\r" : "",
+          req.label.c_str(),
+          to_seconds(now - (workload.jobs.empty() ? 0 : workload.jobs.front().submit)) / 86400.0,
+          settled, total, total ? 100.0 * static_cast<double>(settled) / total : 100.0,
+          tty ? "   " : "\n");
     };
   }
   SimResult result = simulate(workload, *policy, cfg);

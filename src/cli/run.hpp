@@ -17,6 +17,9 @@ struct RunRequest {
   std::string out_dir;
   bool progress = true;  // print progress to stderr on runs longer than a second
   std::string label;     // progress prefix
+  // Folder with Lucid's colocate_info.csv + single_data.csv for the ground truth of
+  // shared GPUs; empty: the workload's aux folder, if it has them.
+  std::string colocation_dir;
 };
 
 struct RunOutcome {

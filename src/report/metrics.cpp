@@ -125,9 +125,12 @@ Metrics compute_metrics(const Workload& w, const SimResult& r) {
     auto sm = [](const StepPoint& p) { return p.sm_sum; };
     auto alloc = [](const StepPoint& p) { return static_cast<double>(p.allocated_gpus); };
     const double g = total_gpus;
-    if (last_submit > r.origin)
-      m.gpu_occupancy_submit_window =
-          integrate(r.steps, r.origin, last_submit, busy) / (g * static_cast<double>(last_submit - r.origin));
+    if (last_submit > r.origin) {
+      const double window = g * static_cast<double>(last_submit - r.origin);
+      m.gpu_occupancy_submit_window = integrate(r.steps, r.origin, last_submit, busy) / window;
+      m.sm_utilization_submit_window =
+          integrate(r.steps, r.origin, last_submit, sm) / (100.0 * window);
+    }
     if (last_end > r.origin) {
       const double span = static_cast<double>(last_end - r.origin);
       m.gpu_occupancy_full = integrate(r.steps, r.origin, last_end, busy) / (g * span);
@@ -161,7 +164,8 @@ Metrics compute_metrics(const Workload& w, const SimResult& r) {
       ++counted;
     }
   }
-  m.jain_fairness = counted && sum_sq > 0 ? sum * sum / (static_cast<double>(counted) * sum_sq) : 1.0;
+  m.jain_fairness =
+      counted && sum_sq > 0 ? sum * sum / (static_cast<double>(counted) * sum_sq) : 1.0;
   return m;
 }
 

@@ -10,7 +10,8 @@
 //    minute, up to the earliest time at which some tenant's last job has ended (Lucid
 //    simulates each VC alone and cuts the summed series at the shortest VC's run).
 //  - SM utilization: time average over GPUs of min(100 %, sum of the jobs' gpu_util x
-//    speed) over [first submit, last completion]; jobs without a profile count 100 %.
+//    speed) over [first submit, last completion], and over [first submit, last submit]
+//    (while load is offered: what sharing buys); jobs without a profile count 100 %.
 //  - QoS compliance: among entitled jobs (at submit: tenant's guaranteed usage + its
 //    queued entitled GPUs + the job <= quota), the share that started within the
 //    tenant's SLO and whose sharing slowdown stayed within the tenant's bound.
@@ -55,6 +56,7 @@ struct Metrics {
   double gpu_occupancy_full = 0;
   double gpu_occupancy_lucid = 0;
   double sm_utilization = 0;
+  double sm_utilization_submit_window = 0;
   std::size_t entitled_jobs = 0;
   double qos_compliance = 1;
   std::size_t preemptions = 0;

@@ -66,6 +66,7 @@ void write_summary(const fs::path& p, const Metrics& m, const RunInfo& info,
   j["gpu_occupancy_full"] = r6(m.gpu_occupancy_full);
   j["gpu_occupancy_lucid"] = r6(m.gpu_occupancy_lucid);
   j["sm_utilization"] = r6(m.sm_utilization);
+  j["sm_utilization_submit_window"] = r6(m.sm_utilization_submit_window);
   j["entitled_jobs"] = m.entitled_jobs;
   j["qos_compliance"] = r6(m.qos_compliance);
   j["preemptions"] = m.preemptions;
@@ -103,24 +104,32 @@ void write_summary(const fs::path& p, const Metrics& m, const RunInfo& info,
 void write_jobs(const fs::path& p, const Workload& w, const SimResult& r) {
   auto out = open_out(p);
   out << "job_id,tenant,user,gpus,gpu_milli,submit_s,start_s,end_s,queue_s,jct_s,preemptions,"
-         "lost_work_s,entitled,status,trace_state\n";
+         "lost_work_s,max_slowdown,entitled,status,trace_state\n";
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
     const JobSpec& j = w.jobs[i];
     const JobOutcome& o = r.jobs[i];
     const char* status = "pending";
     switch (o.status) {
-      case JobStatus::Done: status = "completed"; break;
-      case JobStatus::Rejected: status = "rejected"; break;
-      case JobStatus::Running: status = "running"; break;
-      default: status = o.first_start == kNever ? "never_started" : "pending"; break;
+      case JobStatus::Done:
+        status = "completed";
+        break;
+      case JobStatus::Rejected:
+        status = "rejected";
+        break;
+      case JobStatus::Running:
+        status = "running";
+        break;
+      default:
+        status = o.first_start == kNever ? "never_started" : "pending";
+        break;
     }
     out << j.name << ',' << w.tenants[j.tenant.index()].name << ','
         << (j.user.valid() ? w.users[j.user.index()] : "") << ',' << j.gpus << ',' << j.gpu_milli
         << ',' << format_seconds(j.submit) << ',' << format_seconds(o.first_start) << ','
         << format_seconds(o.end) << ',' << (o.first_start == kNever ? "" : format_seconds(o.queue))
         << ',' << (o.end == kNever ? "" : format_seconds(o.end - j.submit)) << ',' << o.preemptions
-        << ',' << format_seconds(o.lost_work) << ',' << (o.entitled ? 1 : 0) << ',' << status
-        << ',' << to_string(w.truth[i].state) << '\n';
+        << ',' << format_seconds(o.lost_work) << ',' << num(o.max_slowdown) << ','
+        << (o.entitled ? 1 : 0) << ',' << status << ',' << to_string(w.truth[i].state) << '\n';
   }
 }
 
@@ -129,11 +138,10 @@ void write_tenants(const fs::path& p, const Metrics& m) {
   out << "tenant,quota_gpus,jobs,completed,entitled_jobs,avg_queue_s,p99_queue_s,avg_jct_s,"
          "qos_compliance,received_gpu_hours,entitled_gpu_hours,share_ratio,preemptions\n";
   for (const auto& t : m.tenants)
-    out << t.name << ',' << t.quota_gpus << ',' << t.jobs << ',' << t.completed << ','
-        << t.entitled << ',' << num(t.avg_queue_s) << ',' << num(t.p99_queue_s) << ','
-        << num(t.avg_jct_s) << ',' << num(t.qos_compliance) << ',' << num(t.received_gpu_hours)
-        << ',' << num(t.entitled_gpu_hours) << ',' << num(t.share_ratio) << ',' << t.preemptions
-        << '\n';
+    out << t.name << ',' << t.quota_gpus << ',' << t.jobs << ',' << t.completed << ',' << t.entitled
+        << ',' << num(t.avg_queue_s) << ',' << num(t.p99_queue_s) << ',' << num(t.avg_jct_s) << ','
+        << num(t.qos_compliance) << ',' << num(t.received_gpu_hours) << ','
+        << num(t.entitled_gpu_hours) << ',' << num(t.share_ratio) << ',' << t.preemptions << '\n';
 }
 
 void write_timeseries(const fs::path& p, const Workload& w, const SimResult& r) {
@@ -163,8 +171,8 @@ void write_timeseries(const fs::path& p, const Workload& w, const SimResult& r) 
 
 }  // namespace
 
-void write_outputs(const std::string& dir, const Workload& w, const SimResult& r,
-                   const Metrics& m, const RunInfo& info) {
+void write_outputs(const std::string& dir, const Workload& w, const SimResult& r, const Metrics& m,
+                   const RunInfo& info) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError(SourceLocation{dir}, "cannot create output folder: " + ec.message());

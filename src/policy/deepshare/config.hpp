@@ -37,7 +37,7 @@ struct Config {
 
   // Sharing.
   double sharing_min_assurance = 0.5;  // no sharing on GPUs of tenants below this
-  double sharing_budget = 1.25;        // largest predicted slowdown at A = 1 (<= tenant bound)
+  double sharing_budget = 1.5;         // largest predicted slowdown at A = 1 (<= tenant bound)
   int sharing_scan = 64;               // pending jobs considered for sharing per cycle
   int partner_scan = 256;              // running jobs considered as partners per job
 

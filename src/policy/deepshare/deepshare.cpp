@@ -103,6 +103,7 @@ class DeepSharePolicy final : public Policy {
     Run run = Run::None;
     JobId partner;            // sharing partner while both run
     std::uint64_t tried = 0;  // partner epoch of the last failed sharing attempt (+1)
+    bool preempted = false;   // preempted by this policy; its requeue notice is expected
   };
 
   // --- phase 1 -------------------------------------------------------------
@@ -150,10 +151,23 @@ class DeepSharePolicy final : public Policy {
     if (js.run != Run::None) exclusive_[j.gpus].erase(id);
     js.run = Run::None;
     if (js.partner.valid()) {
-      // The partner runs alone again and may take a new partner.
+      // The partner runs alone again and may take a new partner. A job that was
+      // started shared now holds the GPUs alone: account it like any other.
+      const JobSpec& p = s.jobs[js.partner.index()];
       JobState& ps = job_[js.partner.index()];
       ps.partner = JobId();
-      if (ps.run != Run::None) add_exclusive(s.jobs[js.partner.index()]);
+      if (ps.run == Run::Shared) {
+        TenantState& pt = tenants_[p.tenant.index()];
+        if (ps.entitled && pt.guaranteed + p.gpus <= s.tenants[p.tenant.index()].quota_gpus) {
+          ps.run = Run::Guaranteed;
+          pt.guaranteed += p.gpus;
+        } else {
+          ps.run = Run::Borrowed;
+          pt.borrowed += p.gpus;
+          borrowed_running_.insert(p.id);
+        }
+      }
+      if (ps.run != Run::None) add_exclusive(p);
       js.partner = JobId();
     }
   }
@@ -172,7 +186,12 @@ class DeepSharePolicy final : public Policy {
       accuracy_.finished(f.job, f.runtime);
     }
     for (JobId id : s.requeued) {
-      if (job_[id.index()].run != Run::None) stopped(s, id);  // preempted by someone else
+      JobState& js = job_[id.index()];
+      if (js.preempted) {  // our own reclaim: already accounted (and maybe restarted)
+        js.preempted = false;
+        continue;
+      }
+      if (js.run != Run::None) stopped(s, id);  // preempted by someone else (e.g. a node failure)
       if (!job_[id.index()].queued) enqueue(s.jobs[id.index()]);
     }
     for (JobId id : s.arrived) {
@@ -351,6 +370,7 @@ class DeepSharePolicy final : public Policy {
       const JobSpec& vj = s.jobs[v.index()];
       free.give(s.runtime[v.index()].placement, vj.gpu_milli);
       stopped(s, v);
+      job_[v.index()].preempted = true;
       enqueue(vj);
       out.preempt.push_back({v});
       ++victims_;

@@ -193,6 +193,7 @@ TEST(Reclaim, CostCountsWorkSinceTheLastCheckpointAndTheRestart) {
 
 TEST(Sharing, BudgetShrinksWithAssuranceAndVanishesBelowTheThreshold) {
   Config c;
+  c.sharing_budget = 1.25;
   Tenant t;
   t.max_slowdown = 1.5;
   EXPECT_DOUBLE_EQ(sharing_budget(t, 1.0, c), 1.25);
