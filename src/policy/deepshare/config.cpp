@@ -19,6 +19,8 @@ Config Config::from(const PolicyOptions& o) {
   c.ewma_tau = seconds(o.get_int("ewma_tau_s", static_cast<long>(c.ewma_tau / kSecond)));
   c.sharing_scan = static_cast<int>(o.get_int("sharing_scan", c.sharing_scan));
   c.partner_scan = static_cast<int>(o.get_int("partner_scan", c.partner_scan));
+  c.borrow_aging =
+      seconds(o.get_int("borrow_aging_s", static_cast<long>(c.borrow_aging / kSecond)));
   c.long_job = seconds(o.get_int("long_job_s", static_cast<long>(c.long_job / kSecond)));
   return c;
 }
@@ -26,7 +28,7 @@ Config Config::from(const PolicyOptions& o) {
 const char* option_keys() {
   return "borrowing|reclaim|sharing|prediction|assurance=on|off, reserve_min, reserve_at_risk, "
          "sharing_budget, sharing_min_assurance, min_runtime_s, lend_backoff_s, ewma_tau_s, "
-         "long_job_s, sharing_scan, partner_scan";
+         "long_job_s, borrow_aging_s, sharing_scan, partner_scan";
 }
 
 }  // namespace ds::deepshare

@@ -30,6 +30,7 @@ struct Config {
   Time lend_backoff = seconds(600);   // no lending for this long after a reclaim
   Time long_job = seconds(6 * 3600);  // borrowers predicted longer than this ...
   double long_job_headroom = 0.25;    // ... only while this share of lendable stays free
+  Time borrow_aging = seconds(1800);  // borrowers waiting longer may also use reserves
 
   // Reclaim.
   Time min_runtime = seconds(300);     // borrowed jobs younger than this are not victims early

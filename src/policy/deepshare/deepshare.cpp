@@ -47,6 +47,7 @@ class DeepSharePolicy final : public Policy {
         predictor_(make_predictor(PredictorConfig{})),
         job_(ctx.jobs.size()) {
     for (const auto& n : ctx.cluster.nodes) nodes_.push_back(n.id);
+    total_gpus_ = ctx.cluster.total_gpus();
     int quota_sum = 0;
     for (const auto& t : ctx.tenants) quota_sum += t.quota_gpus;
     unowned_ = std::max(0, ctx.cluster.total_gpus() - quota_sum);
@@ -72,6 +73,8 @@ class DeepSharePolicy final : public Policy {
     place_borrowed(s, free, out);
     share(s, out);
     if (next_wake_ != kNever && next_wake_ > s.now) out.wake_at = next_wake_;
+    out.reject = std::move(rejected_);
+    rejected_.clear();
     return out;
   }
 
@@ -101,9 +104,10 @@ class DeepSharePolicy final : public Policy {
     bool entitled = false;
     bool queued = false;
     Run run = Run::None;
-    JobId partner;            // sharing partner while both run
-    std::uint64_t tried = 0;  // partner epoch of the last failed sharing attempt (+1)
-    bool preempted = false;   // preempted by this policy; its requeue notice is expected
+    JobId partner;               // sharing partner while both run
+    std::uint64_t tried = 0;     // partner epoch of the last failed sharing attempt (+1)
+    bool preempted = false;      // preempted by this policy; its requeue notice is expected
+    bool quota_counted = false;  // a Shared job that holds its tenant's quota
   };
 
   // --- phase 1 -------------------------------------------------------------
@@ -143,7 +147,9 @@ class DeepSharePolicy final : public Policy {
     JobState& js = job_[id.index()];
     const JobSpec& j = s.jobs[id.index()];
     TenantState& t = tenants_[j.tenant.index()];
-    if (js.run == Run::Guaranteed) t.guaranteed -= j.gpus;
+    if (js.run == Run::Guaranteed || (js.run == Run::Shared && js.quota_counted))
+      t.guaranteed -= j.gpus;
+    js.quota_counted = false;
     if (js.run == Run::Borrowed) {
       t.borrowed -= j.gpus;
       borrowed_running_.erase(id);
@@ -158,9 +164,9 @@ class DeepSharePolicy final : public Policy {
       ps.partner = JobId();
       if (ps.run == Run::Shared) {
         TenantState& pt = tenants_[p.tenant.index()];
-        if (ps.entitled && pt.guaranteed + p.gpus <= s.tenants[p.tenant.index()].quota_gpus) {
-          ps.run = Run::Guaranteed;
-          pt.guaranteed += p.gpus;
+        if (ps.quota_counted) {
+          ps.run = Run::Guaranteed;  // its quota is already counted
+          ps.quota_counted = false;
         } else {
           ps.run = Run::Borrowed;
           pt.borrowed += p.gpus;
@@ -196,6 +202,11 @@ class DeepSharePolicy final : public Policy {
     }
     for (JobId id : s.arrived) {
       const JobSpec& j = s.jobs[id.index()];
+      if (j.gpus > total_gpus_) {
+        rejected_.push_back({id, "needs " + std::to_string(j.gpus) + " GPUs; the cluster has " +
+                                     std::to_string(total_gpus_)});
+        continue;
+      }
       TenantState& t = tenants_[j.tenant.index()];
       JobState& js = job_[id.index()];
       js.predicted = std::max<Time>(kSecond, predictor_->predict(j));
@@ -268,6 +279,8 @@ class DeepSharePolicy final : public Policy {
       lendable += ts.lend.lendable;
     }
     lendable_total_ = lendable;
+    idle_total_ = unowned_;
+    for (const auto& ts : tenants_) idle_total_ += ts.lend.idle;
     const int borrowed = borrowed_total();
     for (auto& ts : tenants_)
       ts.lent = lendable > 0 ? static_cast<double>(borrowed) * ts.lend.lendable / lendable : 0;
@@ -319,17 +332,23 @@ class DeepSharePolicy final : public Policy {
           continue;
         }
         if (try_share(s, out, j)) continue;
-        if (!reclaim_or_wait(s, free, out, j)) break;  // keep submit order within the tenant
+        const Outcome o = reclaim_or_wait(s, free, out, j);
+        if (o == Outcome::Waiting) break;  // keep submit order within the tenant
+        // Started, or no reclaim can make room for it: later entitled jobs may still fit.
       }
     }
   }
 
-  // Phase 4, step "reclaim": wait for borrowers predicted to end before the deadline,
-  // else preempt the cheapest set that makes room. Returns whether the job started.
-  bool reclaim_or_wait(const ClusterSnapshot& s, FreeMap& free, Decisions& out, const JobSpec& j) {
+  enum class Outcome { Started, Waiting, NoRoom };
+
+  // Phase 3, step "reclaim": wait for borrowers predicted to end before the deadline,
+  // else preempt the cheapest set that makes room.
+  Outcome reclaim_or_wait(const ClusterSnapshot& s, FreeMap& free, Decisions& out,
+                          const JobSpec& j) {
     const Tenant& tenant = s.tenants[j.tenant.index()];
     const Time deadline = j.submit + std::max<Time>(0, tenant.slo_queue - c_.deadline_margin);
-    if (!c_.reclaim || borrowed_running_.empty()) return false;
+    if (!c_.reclaim) return Outcome::Waiting;
+    if (borrowed_running_.empty()) return Outcome::NoRoom;  // nothing to reclaim
     const bool due = s.now >= deadline;
     const bool urgent = due || (c_.assurance && signal_.at_risk(j.tenant.index()));
     if (!urgent && c_.prediction) {
@@ -346,7 +365,7 @@ class DeepSharePolicy final : public Policy {
       if (soon + free.total_free_gpus(nodes_) >= j.gpus) {
         ++waits_;
         next_wake_ = std::min({next_wake_, deadline, first});
-        return false;
+        return Outcome::Waiting;
       }
     }
     std::vector<Victim> candidates;
@@ -363,8 +382,9 @@ class DeepSharePolicy final : public Policy {
     }
     auto plan = plan_reclaim(free, nodes_, j, std::move(candidates));
     if (!plan) {
-      if (!due) next_wake_ = std::min(next_wake_, deadline);
-      return false;
+      if (due) return Outcome::NoRoom;
+      next_wake_ = std::min(next_wake_, deadline);
+      return Outcome::Waiting;
     }
     for (JobId v : plan->victims) {
       const JobSpec& vj = s.jobs[v.index()];
@@ -378,7 +398,7 @@ class DeepSharePolicy final : public Policy {
     ++reclaims_;
     tenants_[j.tenant.index()].last_reclaim = s.now;
     start(s, free, out, j, std::move(plan->placement), Run::Guaranteed);
-    return true;
+    return Outcome::Started;
   }
 
   // --- phase 5 -------------------------------------------------------------
@@ -400,8 +420,12 @@ class DeepSharePolicy final : public Policy {
   // --- phase 6 -------------------------------------------------------------
   void place_borrowed(const ClusterSnapshot& s, FreeMap& free, Decisions& out) {
     if (!c_.borrowing) return;
-    int available = lendable_total_ - borrowed_total();
-    if (available <= 0) return;
+    const int borrowed = borrowed_total();
+    int available = lendable_total_ - borrowed;
+    // Borrowers that waited past borrow_aging may use reserves too (so that no job
+    // starves behind them); they stay preemptible, so a reserve returns by reclaim.
+    int aged_available = idle_total_ - borrowed;
+    if (aged_available <= 0) return;
     std::vector<std::size_t> order;
     for (std::size_t t = 0; t < tenants_.size(); ++t)
       if (!tenants_[t].others.empty()) order.push_back(t);
@@ -414,15 +438,20 @@ class DeepSharePolicy final : public Policy {
     for (std::size_t t : order) {
       TenantState& ts = tenants_[t];
       int scanned = 0;
-      for (auto it = ts.others.begin(); it != ts.others.end() && scanned < kScan && available > 0;
-           ++scanned) {
+      for (auto it = ts.others.begin();
+           it != ts.others.end() && scanned < kScan && aged_available > 0; ++scanned) {
         const JobSpec& j = s.jobs[it->second.index()];
         ++it;
-        if (j.gpus > available) continue;
+        const Time since = s.runtime[j.id.index()].queued_since;
+        const bool aged = s.now - since >= c_.borrow_aging;
+        if (!aged && j.gpus > available && j.gpus <= aged_available)
+          next_wake_ = std::min(next_wake_, since + c_.borrow_aging);  // eligible then
+        if (j.gpus > (aged ? aged_available : available)) continue;
         const bool long_job = c_.prediction && job_[j.id.index()].predicted > c_.long_job;
         if (long_job && available - j.gpus < headroom) continue;
         if (auto p = place_job(free, nodes_, j)) {
           available -= j.gpus;
+          aged_available -= j.gpus;
           start(s, free, out, j, std::move(*p), Run::Borrowed);
         }
       }
@@ -454,11 +483,14 @@ class DeepSharePolicy final : public Policy {
     }
     dequeue(j);
     js.run = Run::Shared;
+    // An entitled job within its quota holds quota while it shares (not preemptible).
+    js.quota_counted = js.entitled && fits_quota(s, j);
+    if (js.quota_counted) tenants_[j.tenant.index()].guaranteed += j.gpus;
     js.partner = choice->partner;
     job_[choice->partner.index()].partner = j.id;
     exclusive_[j.gpus].erase(choice->partner);
     StartJob st{j.id, std::move(choice->placement)};
-    st.borrowed = !js.entitled;
+    st.borrowed = !js.quota_counted;
     st.shared = true;
     st.mps_thread_percent = choice->thread_percent;
     st.mps_memory_limit_mib = choice->memory_limit_mib;
@@ -498,7 +530,10 @@ class DeepSharePolicy final : public Policy {
   std::vector<double> budgets_;
   Time budgets_at_ = -1;
   int unowned_ = 0;
+  int total_gpus_ = 0;
+  std::vector<RejectJob> rejected_;  // emitted with the next decisions
   int lendable_total_ = 0;
+  int idle_total_ = 0;  // idle quota including reserves (not owed to entitled jobs)
   Time last_forecast_ = 0;
   Time next_wake_ = kNever;
   std::size_t reclaims_ = 0, victims_ = 0, waits_ = 0, shared_starts_ = 0, borrowed_starts_ = 0;
