@@ -1,6 +1,10 @@
 #include "registry/registry.hpp"
 
 #include "baselines/fifo.hpp"
+#include "baselines/qssf.hpp"
+#include "baselines/sjf.hpp"
+#include "baselines/srtf.hpp"
+#include "baselines/tiresias.hpp"
 #include "core/error.hpp"
 #include "policy/deepshare/deepshare.hpp"
 
@@ -18,6 +22,22 @@ const std::vector<PolicyInfo>& policy_registry() {
        "", &make_fifo_isolated},
       {"fifo-pooled", "One shared pool, FIFO order with greedy backfill", "backfill=on|off",
        &make_fifo_pooled},
+      {"sjf", "Lucid's SJF: shortest true run time first (oracle), head-of-line blocking",
+       "scope=isolated|pooled, backfill=on|off", &make_sjf, true},
+      {"srtf",
+       "Lucid's SRTF: preemptive shortest remaining true run time first (oracle), GPU budget "
+       "per virtual cluster",
+       "scope=isolated|pooled", &make_srtf, true},
+      {"qssf",
+       "Helios' QSSF as in Lucid: shortest estimated GPU time first (online predictor, or "
+       "Lucid's estimates with fidelity=lucid)",
+       "fidelity=lucid|off, estimates=lgb|ebm, aux=DIR, predictor=history|tenant|global, "
+       "scope=isolated|pooled, backfill=on|off",
+       &make_qssf},
+      {"tiresias",
+       "Tiresias' discretized 2D-LAS as in Lucid: two queues split at 18,000 GPU-s, "
+       "preemptive decisions every 60 s",
+       "scope=isolated|pooled, threshold=GPU-SECONDS, interval=SECONDS", &make_tiresias},
   };
   return table;
 }

@@ -1,0 +1,149 @@
+#include "baselines/queue.hpp"
+
+#include <utility>
+
+#include "core/error.hpp"
+
+namespace ds {
+
+const char* to_string(Scope s) {
+  return s == Scope::Isolated ? "isolated" : "pooled";
+}
+
+Scope read_scope(const PolicyOptions& options, Scope fallback) {
+  const std::string v = options.get("scope", to_string(fallback));
+  if (v == "isolated") return Scope::Isolated;
+  if (v == "pooled") return Scope::Pooled;
+  throw InputError("--set scope: expected isolated or pooled, got '" + v + "'");
+}
+
+StartRule read_start_rule(const PolicyOptions& options, Scope scope) {
+  return options.get_bool("backfill", scope == Scope::Pooled) ? StartRule::Backfill
+                                                              : StartRule::HeadOfLine;
+}
+
+Partitions::Partitions(const Cluster& cluster, std::size_t tenants, Scope scope) : scope_(scope) {
+  bool any_owned = false;
+  for (const auto& n : cluster.nodes) any_owned = any_owned || n.owner.valid();
+  per_tenant_ = scope == Scope::Isolated && any_owned;
+  const std::size_t parts = per_tenant_ ? tenants : 1;
+  nodes_.resize(parts);
+  capacity_.assign(parts, 0);
+  for (const auto& n : cluster.nodes) {
+    if (per_tenant_ && (!n.owner.valid() || n.owner.index() >= parts)) continue;
+    const std::size_t p = per_tenant_ ? n.owner.index() : 0;
+    nodes_[p].push_back(n.id);
+    capacity_[p] += n.gpus;
+  }
+}
+
+std::optional<RejectJob> Partitions::too_large(const ClusterSnapshot& s, const JobSpec& j) const {
+  const int cap = capacity_[of(j)];
+  if (j.gpus <= cap) return std::nullopt;
+  std::string where = per_tenant_ ? "tenant '" + s.tenants[j.tenant.index()].name + "' owns "
+                                  : std::string("the cluster has ");
+  return RejectJob{j.id,
+                   "needs " + std::to_string(j.gpus) + " GPUs; " + where + std::to_string(cap)};
+}
+
+bool try_start(const JobSpec& job, FreeMap& free, std::span<const NodeId> nodes, Decisions& out) {
+  auto p = place_job(free, nodes, job);
+  if (!p) return false;
+  free.take(*p, job.gpu_milli);
+  out.start.push_back(StartJob{job.id, std::move(*p)});
+  return true;
+}
+
+OrderedQueues::OrderedQueues(Partitions partitions, StartRule rule, std::size_t jobs)
+    : parts_(std::move(partitions)),
+      rule_(rule),
+      queues_(parts_.size()),
+      fractional_(parts_.size(), 0),
+      key_of_(jobs) {}
+
+void OrderedQueues::push(const JobSpec& j, double primary, std::int64_t secondary) {
+  const std::size_t p = parts_.of(j);
+  QueueKey k{primary, secondary, j.id};
+  if (!queues_[p].insert(k).second) return;
+  key_of_[j.id.index()] = k;
+  ++queued_;
+  if (j.gpu_milli < kMilliPerGpu) ++fractional_[p];
+}
+
+// One pass of the start loop over a partition.
+class OrderedQueues::Loop {
+ public:
+  enum class Step : std::uint8_t { Started, Skipped, Stop };
+
+  Loop(OrderedQueues& q, std::size_t p, const ClusterSnapshot& s, std::optional<FreeMap>& free,
+       Decisions& out)
+      : q_(q), p_(p), s_(s), out_(out) {
+    if (!free) free.emplace(s);
+    free_ = &*free;
+    nodes_ = q.parts_.nodes(p);
+    free_gpus_ = free_->total_free_gpus(nodes_);
+  }
+
+  // Whether to look at any further job (cheap exit when nothing can fit any more).
+  [[nodiscard]] bool open() const { return free_gpus_ > 0 || q_.fractional_[p_] > 0; }
+
+  Step visit(JobId id) {
+    const JobSpec& j = s_.jobs[id.index()];
+    const bool whole = j.gpu_milli >= kMilliPerGpu;
+    if ((whole && j.gpus > free_gpus_) || !try_start(j, *free_, nodes_, out_))
+      return q_.rule_ == StartRule::HeadOfLine ? Step::Stop : Step::Skipped;
+    free_gpus_ = free_->total_free_gpus(nodes_);
+    return Step::Started;
+  }
+
+ private:
+  OrderedQueues& q_;
+  std::size_t p_;
+  const ClusterSnapshot& s_;
+  Decisions& out_;
+  FreeMap* free_ = nullptr;
+  std::span<const NodeId> nodes_;
+  int free_gpus_ = 0;
+};
+
+void OrderedQueues::start(std::size_t p, const ClusterSnapshot& s, std::optional<FreeMap>& free,
+                          Decisions& out) {
+  auto& q = queues_[p];
+  if (q.empty()) return;
+  Loop loop(*this, p, s, free, out);
+  for (auto it = q.begin(); it != q.end() && loop.open();) {
+    const JobId id = it->job;
+    const auto step = loop.visit(id);
+    if (step == Loop::Step::Stop) break;
+    if (step == Loop::Step::Skipped) {
+      ++it;
+      continue;
+    }
+    if (s.jobs[id.index()].gpu_milli < kMilliPerGpu) --fractional_[p];
+    it = q.erase(it);
+    --queued_;
+  }
+}
+
+void OrderedQueues::start_all(const ClusterSnapshot& s, std::optional<FreeMap>& free,
+                              Decisions& out) {
+  for (std::size_t p = 0; p < queues_.size(); ++p) start(p, s, free, out);
+}
+
+void OrderedQueues::start_in_order(std::size_t p, std::span<const JobId> order,
+                                   const ClusterSnapshot& s, std::optional<FreeMap>& free,
+                                   Decisions& out) {
+  if (order.empty()) return;
+  Loop loop(*this, p, s, free, out);
+  for (JobId id : order) {
+    if (!loop.open()) break;
+    const auto step = loop.visit(id);
+    if (step == Loop::Step::Stop) break;
+    if (step == Loop::Step::Skipped) continue;
+    if (s.jobs[id.index()].gpu_milli < kMilliPerGpu) --fractional_[p];
+    queues_[p].erase(key_of_[id.index()]);
+    --queued_;
+  }
+}
+
+}  // namespace ds

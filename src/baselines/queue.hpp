@@ -1,0 +1,126 @@
+// Shared parts of the queue-ordering baselines (fifo, sjf, qssf; srtf and tiresias
+// use Partitions and Scope too): where a queue may place its jobs, an ordered queue,
+// and the start loop.
+//
+// Scope is a property of a policy profile (`--set scope=isolated|pooled`):
+//  - isolated: one queue per tenant over the nodes it owns (Lucid simulates each
+//    virtual cluster alone: simulator.py runs one process per VC). A cluster where no
+//    node is owned by a tenant (e.g. Alibaba openb) has no virtual clusters: it is one
+//    pool, as in `pooled`.
+//  - pooled: one queue over every node of the cluster.
+// Start loop over a queue, in its order, with consolidate placement:
+//  - head-of-line (Lucid's FIFO/SJF/QSSF): stop at the first job that does not fit;
+//  - backfill: skip it and try the next (greedy, no reservation).
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "policy/placement.hpp"
+#include "policy/policy.hpp"
+
+namespace ds {
+
+enum class Scope : std::uint8_t { Isolated, Pooled };
+const char* to_string(Scope s);
+// Reads `scope=isolated|pooled` (fallback when unset); InputError on another value.
+Scope read_scope(const PolicyOptions& options, Scope fallback);
+
+enum class StartRule : std::uint8_t { HeadOfLine, Backfill };
+// Reads `backfill=on|off`; the fallback is off (Lucid) when isolated, on when pooled.
+StartRule read_start_rule(const PolicyOptions& options, Scope scope);
+
+// Which nodes each queue schedules on.
+class Partitions {
+ public:
+  Partitions(const Cluster& cluster, std::size_t tenants, Scope scope);
+
+  [[nodiscard]] Scope scope() const { return scope_; }
+  [[nodiscard]] bool per_tenant() const { return per_tenant_; }
+  [[nodiscard]] std::size_t size() const { return nodes_.size(); }
+  [[nodiscard]] std::size_t of(const JobSpec& j) const {
+    return per_tenant_ ? j.tenant.index() : 0;
+  }
+  [[nodiscard]] std::span<const NodeId> nodes(std::size_t p) const { return nodes_[p]; }
+  [[nodiscard]] int capacity(std::size_t p) const { return capacity_[p]; }
+  // A rejection when `j` asks for more GPUs than its partition will ever have.
+  [[nodiscard]] std::optional<RejectJob> too_large(const ClusterSnapshot& s,
+                                                   const JobSpec& j) const;
+
+ private:
+  Scope scope_;
+  bool per_tenant_;
+  std::vector<std::vector<NodeId>> nodes_;
+  std::vector<int> capacity_;
+};
+
+// Tries `job` on `nodes` (consolidate / fraction placement); on success takes its
+// GPUs in `free` and appends the start to `out`.
+bool try_start(const JobSpec& job, FreeMap& free, std::span<const NodeId> nodes, Decisions& out);
+
+// Order of a queued job: ascending (primary, secondary, job id).
+struct QueueKey {
+  double primary = 0;
+  std::int64_t secondary = 0;
+  JobId job;
+  auto operator<=>(const QueueKey&) const = default;
+};
+
+// One ordered queue per partition, and the start loop over them.
+class OrderedQueues {
+ public:
+  OrderedQueues(Partitions partitions, StartRule rule, std::size_t jobs);
+
+  [[nodiscard]] const Partitions& partitions() const { return parts_; }
+  [[nodiscard]] StartRule rule() const { return rule_; }
+  [[nodiscard]] const std::set<QueueKey>& queue(std::size_t p) const { return queues_[p]; }
+  [[nodiscard]] bool empty() const { return queued_ == 0; }
+
+  void push(const JobSpec& j, double primary, std::int64_t secondary = 0);
+  // Queues the snapshot's arrivals (rejecting those too large for their partition)
+  // and requeued jobs, each under key(job) = {primary, secondary}.
+  template <class KeyFn>
+  void intake(const ClusterSnapshot& s, KeyFn key, Decisions& out) {
+    for (JobId id : s.arrived) {
+      const JobSpec& j = s.jobs[id.index()];
+      if (auto r = parts_.too_large(s, j)) {
+        out.reject.push_back(std::move(*r));
+        continue;
+      }
+      auto [primary, secondary] = key(j);
+      push(j, primary, secondary);
+    }
+    for (JobId id : s.requeued) {
+      const JobSpec& j = s.jobs[id.index()];
+      auto [primary, secondary] = key(j);
+      push(j, primary, secondary);
+    }
+  }
+
+  // The start loop over partition p in queue order. `free` is this cycle's scratch
+  // map, built from the snapshot on first use.
+  void start(std::size_t p, const ClusterSnapshot& s, std::optional<FreeMap>& free, Decisions& out);
+  // The same over every partition.
+  void start_all(const ClusterSnapshot& s, std::optional<FreeMap>& free, Decisions& out);
+  // The start loop over partition p in the given order (some of its queued jobs)
+  // instead of the queue's.
+  void start_in_order(std::size_t p, std::span<const JobId> order, const ClusterSnapshot& s,
+                      std::optional<FreeMap>& free, Decisions& out);
+
+ private:
+  class Loop;
+
+  Partitions parts_;
+  StartRule rule_;
+  std::vector<std::set<QueueKey>> queues_;
+  std::vector<int> fractional_;   // per partition: queued jobs asking for part of a GPU
+  std::vector<QueueKey> key_of_;  // by JobId, valid while queued
+  std::size_t queued_ = 0;
+};
+
+}  // namespace ds

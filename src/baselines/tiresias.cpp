@@ -1,0 +1,83 @@
+#include "baselines/tiresias.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+#include "baselines/queue_greedy.hpp"
+#include "core/error.hpp"
+
+namespace ds {
+namespace {
+
+// Floor of t / d for any sign of t (d > 0).
+Time floor_div(Time t, Time d) {
+  return t / d - (t % d != 0 && t < 0 ? 1 : 0);
+}
+
+class Tiresias final : public Policy {
+ public:
+  explicit Tiresias(const PolicyContext& ctx)
+      : queues_(ctx, read_scope(ctx.options, Scope::Isolated)),
+        threshold_gpu_ms_(static_cast<double>(ctx.options.get_double("threshold", 18000)) *
+                          kSecond),
+        interval_(static_cast<Time>(ctx.options.get_double("interval", 60) * kSecond)) {
+    if (threshold_gpu_ms_ < 0) throw InputError("--set threshold: expected >= 0 GPU-seconds");
+    if (interval_ <= 0) throw InputError("--set interval: expected > 0 seconds");
+  }
+
+  Decisions decide(const ClusterSnapshot& s) override {
+    Decisions out;
+    queues_.intake(s, out);
+    if (s.now - floor_div(s.now, interval_) * interval_ == 0) {
+      std::optional<FreeMap> free;
+      for (std::size_t p = 0; p < queues_.partitions().size(); ++p) {
+        if (!sort_partition(p, s)) continue;
+        queues_.decide(p, order_, s, free, out, [](JobId) {});
+      }
+    }
+    const std::size_t pending =
+        s.pending.size() + out.preempt.size() - out.reject.size() - out.start.size();
+    if (pending > 0) out.wake_at = (floor_div(s.now, interval_) + 1) * interval_;
+    return out;
+  }
+
+ private:
+  // high/low queue, submit time, pending (running first), entry order
+  using Key = std::tuple<bool, Time, bool, std::uint64_t>;
+
+  // Sorts partition p's jobs into order_; false when it has no pending job (then
+  // every running job fits and there is nothing to decide).
+  bool sort_partition(std::size_t p, const ClusterSnapshot& s) {
+    keyed_.clear();
+    bool any_pending = false;
+    for (JobId id : queues_.active(p)) {
+      const JobRuntime& r = s.runtime[id.index()];
+      const bool running = r.status == JobStatus::Running;
+      any_pending = any_pending || !running;
+      const Time attained = r.attained + (running ? s.now - r.last_start : 0);
+      const double gpu_ms = static_cast<double>(attained) * s.jobs[id.index()].gpus;
+      keyed_.emplace_back(Key{gpu_ms > threshold_gpu_ms_, s.jobs[id.index()].submit, !running,
+                              queues_.entry_order(id)},
+                          id);
+    }
+    if (!any_pending) return false;
+    std::sort(keyed_.begin(), keyed_.end());
+    order_.clear();
+    for (const auto& [key, id] : keyed_) order_.push_back(id);
+    return true;
+  }
+
+  PreemptiveQueues queues_;
+  double threshold_gpu_ms_;
+  Time interval_;
+  std::vector<std::pair<Key, JobId>> keyed_;
+  std::vector<JobId> order_;
+};
+
+}  // namespace
+
+std::unique_ptr<Policy> make_tiresias(const PolicyContext& ctx) {
+  return std::make_unique<Tiresias>(ctx);
+}
+
+}  // namespace ds
