@@ -28,9 +28,14 @@ const std::vector<Column>& columns() {
        [](const ComparisonRow& r) { return double(r.metrics.jobs_completed); }},
       {"avg_queue_s", "avg queue (s)", 0,
        [](const ComparisonRow& r) { return r.metrics.avg_queue_s; }},
+      {"p50_queue_s", "p50 queue (s)", 0,
+       [](const ComparisonRow& r) { return r.metrics.p50_queue_s; }},
       {"p99_queue_s", "p99 queue (s)", 0,
        [](const ComparisonRow& r) { return r.metrics.p99_queue_s; }},
+      {"p999_queue_s", "p99.9 queue (s)", 0,
+       [](const ComparisonRow& r) { return r.metrics.p999_queue_s; }},
       {"avg_jct_s", "avg JCT (s)", 0, [](const ComparisonRow& r) { return r.metrics.avg_jct_s; }},
+      {"p99_jct_s", "p99 JCT (s)", 0, [](const ComparisonRow& r) { return r.metrics.p99_jct_s; }},
       {"gpu_occupancy_full", "occupancy (full)", 3,
        [](const ComparisonRow& r) { return r.metrics.gpu_occupancy_full; }},
       {"gpu_occupancy_submit_window", "occupancy (submit window)", 3,
@@ -43,8 +48,12 @@ const std::vector<Column>& columns() {
        [](const ComparisonRow& r) { return r.metrics.qos_compliance; }},
       {"jain_fairness", "Jain fairness", 3,
        [](const ComparisonRow& r) { return r.metrics.jain_fairness; }},
+      {"worst_tenant_share", "worst tenant share", 3,
+       [](const ComparisonRow& r) { return r.metrics.worst_tenant_share; }},
       {"preemptions", "preemptions", 0,
        [](const ComparisonRow& r) { return double(r.metrics.preemptions); }},
+      {"lost_gpu_hours", "lost GPU-h", 1,
+       [](const ComparisonRow& r) { return r.metrics.lost_gpu_hours; }},
       {"wall_seconds", "wall (s)", 2, [](const ComparisonRow& r) { return r.wall_seconds; }},
   };
   return table;
@@ -75,14 +84,22 @@ void write_file(const fs::path& p, const std::string& text) {
   if (!out) throw InputError(SourceLocation{p.string()}, "write failed");
 }
 
+bool has_loads(const std::vector<ComparisonRow>& rows) {
+  for (const auto& r : rows)
+    if (r.load) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string comparison_csv(const std::vector<ComparisonRow>& rows) {
-  std::string out = "policy";
+  const bool loads = has_loads(rows);
+  std::string out = loads ? "policy,load" : "policy";
   for (const auto& c : columns()) out += std::string(",") + c.csv;
   out += '\n';
   for (const auto& r : rows) {
     out += r.policy;
+    if (loads) out += "," + (r.load ? csv_number(*r.load) : std::string());
     for (const auto& c : columns()) out += "," + csv_number(c.value(r));
     out += '\n';
   }
@@ -90,7 +107,9 @@ std::string comparison_csv(const std::vector<ComparisonRow>& rows) {
 }
 
 std::string comparison_table(const std::vector<ComparisonRow>& rows) {
-  std::string head = "| policy |", rule = "| --- |";
+  const bool loads = has_loads(rows);
+  std::string head = loads ? "| policy | load |" : "| policy |";
+  std::string rule = loads ? "| --- | ---: |" : "| --- |";
   for (const auto& c : columns()) {
     head += std::string(" ") + c.md + " |";
     rule += " ---: |";
@@ -98,6 +117,7 @@ std::string comparison_table(const std::vector<ComparisonRow>& rows) {
   std::string out = head + "\n" + rule + "\n";
   for (const auto& r : rows) {
     out += "| " + r.policy + " |";
+    if (loads) out += " " + (r.load ? csv_number(*r.load) : std::string()) + " |";
     for (const auto& c : columns()) out += " " + md_number(c.value(r), c.decimals) + " |";
     out += '\n';
   }
@@ -116,7 +136,8 @@ void write_comparison(const std::string& dir, const std::vector<ComparisonRow>& 
                    "sampling); SM util = time-average SM utilization from the jobs' profiles; "
                    "QoS compliance = share of entitled jobs that started within their tenant's "
                    "SLO and kept within its sharing-slowdown bound; Jain fairness over tenants' "
-                   "received / entitled GPU-time. Per-policy "
+                   "received / entitled GPU-time, and the worst tenant's ratio; lost GPU-h = "
+                   "work lost to preemption. Per-policy "
                    "outputs are in the folders beside this file.\n";
   write_file(fs::path(dir) / "comparison.md", md);
 }

@@ -1,5 +1,6 @@
 // The policy comparison table: one row per policy run on the same workload, with
-// the key metrics of DESIGN §4. Used by `deepshare demo` (and a later `compare`).
+// the key metrics of DESIGN §4. Used by `deepshare demo` and `deepshare compare` (which adds
+// a load column: one row per policy x load).
 //
 // Formats: comparison.csv (machine-readable: full-precision %.6g numbers, one
 // header row, columns in kComparisonColumns order) and comparison.md (a Markdown
@@ -7,6 +8,7 @@
 // two runs of the same inputs.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@ namespace ds {
 
 struct ComparisonRow {
   std::string policy;
+  std::optional<double> load;  // load factor (`compare`); a `load` column when any row has one
   Metrics metrics;
   double wall_seconds = 0;
 };
