@@ -164,6 +164,23 @@ Metrics compute_metrics(const Workload& w, const SimResult& r) {
       ++counted;
     }
   }
+  // Assurance, as sampled in timeseries.csv (policies without the signal report -1).
+  const std::size_t nt = w.tenants.size();
+  for (std::size_t t = 0; t < nt; ++t) {
+    double total = 0, lowest = 2;
+    std::size_t n = 0;
+    for (std::size_t i = t; i < r.tenant_samples.size(); i += nt) {
+      const double a = r.tenant_samples[i].assurance;
+      if (a < 0) continue;
+      total += a;
+      lowest = std::min(lowest, a);
+      ++n;
+    }
+    if (n) {
+      m.tenants[t].avg_assurance = total / static_cast<double>(n);
+      m.tenants[t].min_assurance = lowest;
+    }
+  }
   m.jain_fairness =
       counted && sum_sq > 0 ? sum * sum / (static_cast<double>(counted) * sum_sq) : 1.0;
   return m;

@@ -42,6 +42,8 @@ struct TenantMetrics {
   double entitled_gpu_hours = 0;
   double share_ratio = 0;  // received / entitled (0 when nothing was entitled)
   std::size_t preemptions = 0;
+  double avg_assurance = -1;  // over timeseries samples; -1 without an assurance signal
+  double min_assurance = -1;
 };
 
 struct Metrics {

@@ -136,12 +136,16 @@ void write_jobs(const fs::path& p, const Workload& w, const SimResult& r) {
 void write_tenants(const fs::path& p, const Metrics& m) {
   auto out = open_out(p);
   out << "tenant,quota_gpus,jobs,completed,entitled_jobs,avg_queue_s,p99_queue_s,avg_jct_s,"
-         "qos_compliance,received_gpu_hours,entitled_gpu_hours,share_ratio,preemptions\n";
+         "qos_compliance,received_gpu_hours,entitled_gpu_hours,share_ratio,preemptions,avg_"
+         "assurance,"
+         "min_assurance\n";
   for (const auto& t : m.tenants)
     out << t.name << ',' << t.quota_gpus << ',' << t.jobs << ',' << t.completed << ',' << t.entitled
         << ',' << num(t.avg_queue_s) << ',' << num(t.p99_queue_s) << ',' << num(t.avg_jct_s) << ','
         << num(t.qos_compliance) << ',' << num(t.received_gpu_hours) << ','
-        << num(t.entitled_gpu_hours) << ',' << num(t.share_ratio) << ',' << t.preemptions << '\n';
+        << num(t.entitled_gpu_hours) << ',' << num(t.share_ratio) << ',' << t.preemptions << ','
+        << (t.avg_assurance >= 0 ? num(t.avg_assurance) : "") << ','
+        << (t.min_assurance >= 0 ? num(t.min_assurance) : "") << '\n';
 }
 
 void write_timeseries(const fs::path& p, const Workload& w, const SimResult& r) {
