@@ -18,9 +18,9 @@ namespace ds {
 
 struct ComparisonRow {
   std::string policy;
-  std::optional<double> load;  // load factor (`compare`); a `load` column when any row has one
   Metrics metrics;
   double wall_seconds = 0;
+  std::optional<double> load = {};  // load factor (`compare`); a `load` column when any row has one
 };
 
 // Writes `dir`/comparison.csv and `dir`/comparison.md (creating `dir`); throws
