@@ -8,20 +8,26 @@
 //  1. Cluster: the 15 Venus VCs become tenants (quota = the VC's GPUs) owning nodes of
 //     8 GPUs, 24 GiB each; `scale` multiplies each VC's node count (at least 1 node).
 //  2. Per tenant: a GPU-count model (published mix, tilted to the VC's multi-GPU share
-//     and mean GPUs, capped at the VC's GPUs) and a duration model (published quantiles,
-//     moved to the VC's median, upper tail stretched to the VC's published GPU-hours per
-//     job); users: 118 users, each homed in one VC, some also submitting to others.
-//  3. Jobs come in same-second batches (geometric size, 13.2 % zero gaps) of one tenant,
-//     user, GPU count and model. A tenant is drawn per batch with weight proportional to
-//     its published offered load x GPUs / expected GPU-seconds per job (at scale 1: its
-//     published job share). Batches are drawn until the jobs' GPU-seconds reach
-//     load x GPUs x span: this sets the arrival rate so that the offered load hits the
-//     target. A batch that would overshoot it by more than 1 % is drawn again, so a
-//     single huge job at the end cannot skew a short run's load.
+//     and mean GPUs, capped at the VC's GPUs) and duration models for single- and
+//     multi-GPU jobs (published quantiles moved to the VC's median; upper tails
+//     stretched so that single-GPU jobs hold the published 4.1 % of GPU time and the
+//     VC's GPU-hours per job match its published offered load); users: 118 users, each
+//     homed in one VC, some also submitting to others.
+//  3. Jobs come in same-second batches (geometric size; 13.2 % zero gaps) of one tenant,
+//     user, GPU count and model. Each tenant has a budget of GPU-seconds: its published
+//     offered load x its GPUs x span, scaled so that the budgets add up to
+//     load x GPUs x span. It draws batches until the budget is spent; this sets the
+//     arrival rate so that the offered load hits the target overall and per tenant
+//     (as in the trace's weeks, where tenants' loads are steadier than their job
+//     counts). A batch that would overshoot the budget by more than 1 % is drawn again,
+//     so a single huge job cannot skew a short run. At scale 1 the expected job counts
+//     follow the published per-VC job rates over long runs; short runs have more of
+//     the shorter jobs, most visibly in the smallest tenants, since a job larger than
+//     the tenant's whole budget never fits.
 //  4. Arrival times: a non-homogeneous Poisson process; given the number of batches,
 //     their times are i.i.d. with the hourly intensity hour-of-day x weekday (day 0 is a
-//     Monday) x log-normal day and hour factors, floored to whole seconds, sorted, and
-//     given to the batches in order.
+//     Monday) x log-normal day and hour factors, floored to whole seconds. Jobs are
+//     then ordered by submit time and named 1, 2, ... in that order.
 //  5. Each job gets a workload profile (model, batch size, AMP; GPU utilization and
 //     memory drawn within the model's profiled range) and a final state.
 // Only ds::Rng draws numbers (separate streams per step), so a seed gives the same

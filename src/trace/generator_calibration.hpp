@@ -72,6 +72,9 @@ inline constexpr std::array<SizeCount, 16> kGpuMix = {{
     {160, 23},
 }};
 
+// Share of GPU time held by single-GPU jobs (STATS.md "Share of GPU time by size").
+inline constexpr double kSingleGpuTimeShare = 0.041;
+
 // Duration quantiles in seconds (STATS.md): p10, p25, p50, p75, p90, p95, p99,
 // p99.9 and the maximum. The minimum (1 s) is the trace's whole-second floor.
 struct Quantile {
@@ -110,10 +113,12 @@ inline constexpr std::array<double, 24> kJobsPerHourOfDay = {
 inline constexpr std::array<double, 7> kWeekdayRate = {1056, 965, 1505, 1200, 789, 400, 417};
 // Day-to-day spread beyond the weekday shape (STATS.md: 295 to 1,992 jobs per day)
 // and hour-to-hour burstiness, as log-normal factors.
-inline constexpr double kDayLogSigma = 0.30;
+inline constexpr double kDayLogSigma = 0.25;
 inline constexpr double kHourLogSigma = 0.45;
-// Share of zero inter-arrival gaps (same-second batches): 13.2 %.
-inline constexpr double kZeroGapShare = 0.132;
+// Share of zero inter-arrival gaps (same-second batches): 13.2 %. Independent arrivals
+// at ~1 per 94 s already tie within a second for ~0.7 % of gaps, so a batch takes
+// one more job with probability 0.125 (1 - 1 / mean batch size = 12.5 %).
+inline constexpr double kBatchContinue = 0.125;
 
 // Lucid's profiled DL jobs (aux/single_data.csv), one entry per model: batch sizes
 // profiled (powers of two from..to), whether mixed precision was profiled, and the

@@ -2,6 +2,7 @@
 #include "trace/generator_model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "trace/generator_calibration.hpp"
@@ -12,7 +13,6 @@ namespace {
 using venus_stats::kDurationQuantiles;
 
 constexpr double kMaxDuration = kDurationQuantiles.back().seconds;
-constexpr int kSegmentSteps = 256;  // midpoint-rule steps per quantile segment
 
 // log Q(u) of the published quantiles, linear between knots.
 double log_global_quantile(double u) {
@@ -29,6 +29,32 @@ double log_global_quantile(double u) {
 
 double log_global_median() {
   return log_global_quantile(0.5);
+}
+
+// Integral over [a, b] of exp(clamp(l(u), lo, hi)), l linear from la at a to lb at b.
+double clamped_exp_integral(double a, double b, double la, double lb, double lo, double hi) {
+  if (b <= a) return 0;
+  auto line = [&](double u) { return la + (lb - la) * (u - a) / (b - a); };
+  // Cut points: a, where the line crosses lo and hi (if it does, in order), b.
+  std::array<double, 4> cut{a, b, b, b};
+  std::size_t n = 1;
+  const double first = la < lb ? lo : hi, second = la < lb ? hi : lo;
+  for (double level : {first, second})
+    if ((la - level) * (lb - level) < 0) cut[n++] = a + (level - la) / (lb - la) * (b - a);
+  cut[n++] = b;
+  double sum = 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    const double p = cut[k - 1], q = cut[k];
+    const double mid = line(0.5 * (p + q));
+    if (mid <= lo || mid >= hi) {
+      sum += (q - p) * std::exp(std::clamp(mid, lo, hi));
+      continue;
+    }
+    const double lp = line(p), lq = line(q);
+    sum += std::abs(lq - lp) < 1e-12 ? (q - p) * std::exp(lp)
+                                     : (q - p) * (std::exp(lq) - std::exp(lp)) / (lq - lp);
+  }
+  return sum;
 }
 
 }  // namespace
@@ -85,43 +111,64 @@ int SizeModel::sample(Rng& rng) const {
   return sizes_.back();
 }
 
-double SizeModel::mean() const {
+double SizeModel::multi_mean() const {
   double multi = 0;
   for (std::size_t i = 0; i < sizes_.size(); ++i) multi += prob_[i] * sizes_[i];
-  return sizes_.empty() ? 1.0 : (1 - multi_share_) + multi_share_ * multi;
+  return multi;
+}
+
+double SizeModel::mean() const {
+  return sizes_.empty() ? 1.0 : (1 - multi_share_) + multi_share_ * multi_mean();
 }
 
 // ---- DurationModel ---------------------------------------------------------------
 
-double DurationModel::quantile(double u) const {
+double DurationModel::log_at(double u) const {
   const double rel = log_global_quantile(u) - log_global_median();
-  const double l = log_median_ + rel * (u > 0.5 ? stretch_ : 1.0);
-  return std::clamp(std::exp(l), 1.0, kMaxDuration);
+  return log_median_ + rel * (u > 0.5 ? stretch_ : 1.0);
+}
+
+double DurationModel::quantile(double u) const {
+  return std::clamp(std::exp(log_at(u)), 1.0, kMaxDuration);
 }
 
 long long DurationModel::sample(Rng& rng) const {
   return std::max(1LL, std::llround(quantile(rng.uniform())));
 }
 
-double DurationModel::mean() const {
+double DurationModel::share_below(double cap) const {
+  if (cap >= kMaxDuration) return 1;
+  if (cap < 1) return 0;
+  // log d is linear within each quantile segment: solve for the crossing.
+  const double target = std::log(cap);
+  for (std::size_t i = 1; i < kDurationQuantiles.size(); ++i) {
+    const double a = kDurationQuantiles[i - 1].q, b = kDurationQuantiles[i].q;
+    const double factor = a >= 0.5 ? stretch_ : 1.0;
+    const double la = log_median_ + (log_global_quantile(a) - log_global_median()) * factor;
+    const double lb = log_median_ + (log_global_quantile(b) - log_global_median()) * factor;
+    if (target < la) return a;
+    if (target < lb) return a + (target - la) / (lb - la) * (b - a);
+  }
+  return 1;
+}
+
+double DurationModel::mean(double cap) const {
+  // log d is linear in u within each quantile segment, so each segment's integral of
+  // d = exp(clamp(log d)) is exact in closed form once split where the clamp starts.
+  const double end = share_below(cap);
+  if (end <= 0) return std::max(1.0, cap);
+  const double lo = 0, hi = std::log(kMaxDuration);
   double sum = 0;
   for (std::size_t i = 1; i < kDurationQuantiles.size(); ++i) {
     const double a = kDurationQuantiles[i - 1].q;
-    const double b = kDurationQuantiles[i].q;
-    const double h = (b - a) / kSegmentSteps;
-    for (int k = 0; k < kSegmentSteps; ++k) sum += h * quantile(a + (k + 0.5) * h);
+    const double b = std::min(end, kDurationQuantiles[i].q);
+    if (b <= a) break;
+    const double factor = a >= 0.5 ? stretch_ : 1.0;
+    const double la = log_median_ + (log_global_quantile(a) - log_global_median()) * factor;
+    const double lb = log_median_ + (log_global_quantile(b) - log_global_median()) * factor;
+    sum += clamped_exp_integral(a, b, la, lb, lo, hi);
   }
-  return sum;
-}
-
-DurationModel DurationModel::calibrate(double median_s, double target_mean_s) {
-  // The mean grows monotonically with the stretch; bisect on it.
-  double lo = 0.05, hi = 4.0;
-  for (int it = 0; it < 60; ++it) {
-    const double mid = 0.5 * (lo + hi);
-    (DurationModel(median_s, mid).mean() < target_mean_s ? lo : hi) = mid;
-  }
-  return DurationModel(median_s, 0.5 * (lo + hi));
+  return sum / end;
 }
 
 // ---- Categorical -----------------------------------------------------------------

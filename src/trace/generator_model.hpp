@@ -11,8 +11,8 @@
 // global shape but moves it to its own median m and stretches the upper half:
 //   log d(u) = log m + (log Q(u) - log Q(0.5)) * (u > 0.5 ? stretch : 1),
 // clamped to [1 s, published max]. The stretch is found by bisection so that the
-// mean duration matches a target (the tenant's published GPU-hours per job / mean
-// GPUs). Means are integrated per quantile segment with the midpoint rule.
+// mean duration matches a target. Means are exact: log d is linear within each
+// quantile segment, so each segment integrates in closed form.
 #pragma once
 
 #include <cmath>
@@ -28,6 +28,12 @@ class SizeModel {
   static SizeModel calibrate(double multi_share, double mean_gpus, int cap);
   int sample(Rng& rng) const;
   [[nodiscard]] double mean() const;
+  [[nodiscard]] double multi_share() const { return multi_share_; }
+  // Mean GPUs of the multi-GPU jobs (0 when there are none).
+  [[nodiscard]] double multi_mean() const;
+  // The multi-GPU sizes and their probabilities among multi-GPU jobs.
+  [[nodiscard]] const std::vector<int>& multi_sizes() const { return sizes_; }
+  [[nodiscard]] const std::vector<double>& multi_probs() const { return prob_; }
 
  private:
   double multi_share_ = 0;
@@ -39,18 +45,37 @@ class DurationModel {
  public:
   DurationModel(double median_s, double stretch)
       : log_median_(std::log(median_s)), stretch_(stretch) {}
-  static DurationModel calibrate(double median_s, double target_mean_s);
+  // The model with the given median whose value(model), increasing in the stretch,
+  // matches `target` (bisection; the stretch stays within [0.05, 4]).
+  template <class Value>
+  static DurationModel calibrate(double median_s, double target, Value value);
+  static DurationModel calibrate(double median_s, double target_mean_s) {
+    return calibrate(median_s, target_mean_s, [](const DurationModel& m) { return m.mean(); });
+  }
   // Duration in seconds at quantile u in [0, 1].
   [[nodiscard]] double quantile(double u) const;
   // Whole seconds, at least 1.
   long long sample(Rng& rng) const;
-  [[nodiscard]] double mean() const;
+  // P(d <= cap) and E[d | d <= cap] (cap in seconds; the default: no cap).
+  [[nodiscard]] double share_below(double cap) const;
+  [[nodiscard]] double mean(double cap = 1e300) const;
   [[nodiscard]] double stretch() const { return stretch_; }
 
  private:
+  double log_at(double u) const;  // log d(u) before clamping
   double log_median_;
   double stretch_;
 };
+
+template <class Value>
+DurationModel DurationModel::calibrate(double median_s, double target, Value value) {
+  double lo = 0.05, hi = 4.0;
+  for (int it = 0; it < 40; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (value(DurationModel(median_s, mid)) < target ? lo : hi) = mid;
+  }
+  return DurationModel(median_s, 0.5 * (lo + hi));
+}
 
 // Index drawn from a table of non-negative weights (its cumulative sums).
 class Categorical {
