@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 
+#include "cli/compare.hpp"
 #include "cli/run.hpp"
 #include "core/error.hpp"
 #include "registry/registry.hpp"
@@ -22,6 +23,7 @@ struct SimulateArgs {
   double load_factor = 1.0;
   std::uint64_t seed = 1;
   std::string out;
+  double checkpoint_interval = -1;  // seconds; < 0: keep the trace's intervals
   bool quiet = false;
 };
 
@@ -43,6 +45,7 @@ int cmd_simulate() {
   lo.cluster_file = g_sim.cluster;
   lo.columns = g_sim.columns;
   Workload w = load_trace(g_sim.trace, lo);
+  override_checkpoint_interval(w, g_sim.checkpoint_interval);
   w.scale_load(g_sim.load_factor);
   RunRequest req;
   req.policy = g_sim.policy;
@@ -89,11 +92,18 @@ void register_commands(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   sim->add_option("--seed", g_sim.seed, "Seed for any randomness")->capture_default_str();
   sim->add_option("--out", g_sim.out, "Output folder (summary.json, jobs.csv, ...)")->required();
+  sim->add_option("--checkpoint-interval", g_sim.checkpoint_interval,
+                  "Checkpoint interval of every tenant in seconds (0: at preemption, as Lucid)")
+      ->check(CLI::NonNegativeNumber);
   sim->add_flag("--quiet", g_sim.quiet, "No progress output");
   g_actions[sim] = cmd_simulate;
 
   auto* pol = app.add_subcommand("policies", "List the registered policies, one line each");
   g_actions[pol] = cmd_policies;
+
+  register_compare(app, [](CLI::App* cmd, std::function<int()> action) {
+    g_actions[cmd] = std::move(action);
+  });
 }
 
 int run_selected_command(CLI::App& app) {

@@ -1,0 +1,213 @@
+#include "cli/compare.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "core/error.hpp"
+#include "registry/registry.hpp"
+
+namespace ds {
+namespace {
+
+struct Setting {
+  std::string policy;  // empty: every policy that reads the key
+  std::string key;
+  std::string key_value;
+};
+
+std::vector<Setting> parse_sets(const std::vector<std::string>& sets) {
+  std::vector<Setting> out;
+  for (const auto& s : sets) {
+    const auto eq = s.find('=');
+    const auto colon = s.find(':');
+    Setting st;
+    if (colon != std::string::npos && (eq == std::string::npos || colon < eq)) {
+      st.policy = s.substr(0, colon);
+      st.key_value = s.substr(colon + 1);
+    } else {
+      st.key_value = s;
+    }
+    PolicyOptions check;
+    check.set(st.key_value);  // throws on a malformed entry
+    st.key = check.values().begin()->first;
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
+std::vector<Time> oracle_of(const Workload& w) {
+  std::vector<Time> out;
+  out.reserve(w.truth.size());
+  for (const auto& t : w.truth) out.push_back(t.work);
+  return out;
+}
+
+// The keys `policy` reads among `options` (builds it once to find out).
+std::vector<std::string> keys_read(const Workload& w, const PolicyInfo& info,
+                                   const PolicyOptions& options) {
+  const std::vector<Time> oracle = info.oracle ? oracle_of(w) : std::vector<Time>{};
+  PolicyContext ctx{w.cluster, w.tenants, w.jobs, options, w.profiles, oracle, w.aux_dir};
+  info.make(ctx);
+  const auto unused = options.unused();
+  std::vector<std::string> read;
+  for (const auto& [k, v] : options.values())
+    if (std::find(unused.begin(), unused.end(), k) == unused.end()) read.push_back(k);
+  return read;
+}
+
+std::string load_label(double load) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", load);
+  return buf;
+}
+
+}  // namespace
+
+std::string run_name(const std::string& policy, double load) {
+  return policy + "@" + load_label(load);
+}
+
+void override_checkpoint_interval(Workload& workload, double secs) {
+  if (secs < 0) return;
+  const Time interval = static_cast<Time>(std::llround(secs * kSecond));
+  for (auto& t : workload.tenants) t.checkpoint_interval = interval;
+}
+
+std::vector<std::string> main_policies() {
+  static const char* const kMain[] = {"fifo-isolated", "sjf",   "srtf",  "qssf",
+                                      "tiresias",      "lucid", "kueue", "deepshare"};
+  std::vector<std::string> out;
+  for (const char* p : kMain)
+    if (find_policy(p)) out.emplace_back(p);
+  return out;
+}
+
+std::vector<PolicyOptions> options_per_policy(const Workload& w, const CompareRequest& req) {
+  const std::vector<Setting> sets = parse_sets(req.sets);
+  for (const auto& s : sets)
+    if (!s.policy.empty() &&
+        std::find(req.policies.begin(), req.policies.end(), s.policy) == req.policies.end())
+      throw InputError("--set " + s.policy + ":" + s.key_value + ": '" + s.policy +
+                       "' is not among --policies");
+  std::map<std::string, bool> global_read;  // key -> read by some policy
+  for (const auto& s : sets)
+    if (s.policy.empty()) global_read[s.key] = false;
+
+  std::vector<PolicyOptions> out;
+  for (const auto& name : req.policies) {
+    const PolicyInfo* info = find_policy(name);
+    if (!info) make_policy(name, PolicyContext{w.cluster, w.tenants, w.jobs, PolicyOptions{}});
+    // Global settings first, so that a setting for this policy of the same key wins.
+    PolicyOptions probe;
+    std::map<std::string, bool> own_key;
+    for (const auto& s : sets)
+      if (s.policy.empty()) probe.set(s.key_value);
+    for (const auto& s : sets)
+      if (s.policy == name) {
+        probe.set(s.key_value);
+        own_key[s.key] = true;
+      }
+    std::vector<std::string> read;
+    if (!global_read.empty()) read = keys_read(w, *info, probe);
+    PolicyOptions options;
+    for (const auto& [k, v] : probe.values()) {
+      const bool is_read = std::find(read.begin(), read.end(), k) != read.end();
+      if (is_read && global_read.count(k)) global_read[k] = true;
+      // A global key this policy does not read is dropped; its own keys always stay
+      // (make_policy names any it does not read).
+      if (own_key.count(k) || is_read) options.set(k + "=" + v);
+    }
+    out.push_back(std::move(options));
+  }
+  for (const auto& [key, read] : global_read)
+    if (!read) throw InputError("--set " + key + ": none of the compared policies reads it");
+  return out;
+}
+
+std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRequest& req,
+                                       const std::string& trace_label) {
+  if (req.policies.empty()) throw InputError("compare: no policies given (--policies a,b,c)");
+  if (req.loads.empty()) throw InputError("compare: no load factors given (--loads 1,1.5)");
+  for (double l : req.loads)
+    if (!(l > 0)) throw InputError("compare: load factors must be > 0, got " + load_label(l));
+  if (req.by_policy_only && req.loads.size() != 1)
+    throw InputError("compare: naming runs by policy alone needs exactly one load");
+  const std::vector<PolicyOptions> options = options_per_policy(workload, req);
+
+  std::vector<Workload> scaled;
+  scaled.reserve(req.loads.size());
+  for (double l : req.loads) {
+    scaled.push_back(workload);
+    scaled.back().scale_load(l);
+  }
+
+  struct Run {
+    std::size_t policy, load;
+    RunOutcome outcome;
+    std::exception_ptr error;
+  };
+  std::vector<Run> runs;
+  for (std::size_t p = 0; p < req.policies.size(); ++p)
+    for (std::size_t l = 0; l < req.loads.size(); ++l) runs.push_back({p, l, {}, nullptr});
+  auto name_of = [&](const Run& r) {
+    const std::string& policy = req.policies[r.policy];
+    return req.by_policy_only ? policy : run_name(policy, req.loads[r.load]);
+  };
+
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> done{0};
+  std::mutex print;
+  auto worker = [&] {
+    for (std::size_t i = next++; i < runs.size(); i = next++) {
+      Run& r = runs[i];
+      try {
+        RunRequest rr;
+        rr.policy = req.policies[r.policy];
+        rr.options = options[r.policy];
+        rr.load_factor = req.loads[r.load];
+        rr.seed = req.seed;
+        rr.out_dir = (std::filesystem::path(req.out_dir) / name_of(r)).string();
+        rr.progress = false;
+        rr.label = name_of(r);
+        r.outcome = run_simulation(scaled[r.load], rr, trace_label);
+      } catch (...) {
+        r.error = std::current_exception();
+      }
+      if (req.progress) {
+        std::lock_guard<std::mutex> lock(print);
+        std::fprintf(stderr, "[%zu/%zu] %s %s\n", ++done, runs.size(), name_of(r).c_str(),
+                     r.error ? "failed" : "done");
+      }
+    }
+  };
+  unsigned threads = req.threads ? req.threads : std::thread::hardware_concurrency();
+  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(runs.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  for (const auto& r : runs)
+    if (r.error) std::rethrow_exception(r.error);
+
+  std::vector<ComparisonRow> rows;
+  for (auto& r : runs) {
+    ComparisonRow row;
+    row.policy = req.policies[r.policy];
+    if (!req.by_policy_only) row.load = req.loads[r.load];
+    row.metrics = std::move(r.outcome.metrics);
+    row.wall_seconds = r.outcome.wall_seconds;
+    rows.push_back(std::move(row));
+  }
+  write_comparison(req.out_dir, rows,
+                   req.title.empty() ? "DeepShare comparison: " + trace_label : req.title);
+  return rows;
+}
+
+}  // namespace ds

@@ -1,0 +1,67 @@
+// `deepshare compare`: every policy x load on one workload, in parallel.
+//
+// Algorithm:
+//  1. Options: `KEY=VALUE` goes to every policy that reads KEY (found by building each
+//     policy once with all of them), `POLICY:KEY=VALUE` to that policy only; a key that
+//     no policy reads is an error, as in `simulate`.
+//  2. One workload per load factor (Workload::scale_load of the loaded trace).
+//  3. Runs = policies x loads, in that order. A pool of std::thread (hardware
+//     concurrency, at most one per run) takes them in order; every run is independent
+//     (own policy, options and simulator; the workload is shared read-only) and writes
+//     OUT/<policy>@<load>/ with the outputs of `simulate`.
+//  4. Results are kept by run index, so comparison.csv / comparison.md (one row per
+//     policy x load, in request order) do not depend on which thread finished first.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cli/run.hpp"
+#include "report/comparison.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace ds {
+
+struct CompareRequest {
+  std::vector<std::string> policies;
+  std::vector<double> loads = {1.0};
+  std::vector<std::string> sets;  // KEY=VALUE or POLICY:KEY=VALUE
+  std::string out_dir;
+  std::uint64_t seed = 1;
+  unsigned threads = 0;         // 0: std::thread::hardware_concurrency()
+  bool progress = true;         // one line on stderr per finished run
+  bool by_policy_only = false;  // one load: folders and rows named by the policy alone (demo)
+  std::string title;            // heads comparison.md
+};
+
+// Runs every policy x load of `workload` (unscaled) and writes OUT/comparison.csv and
+// OUT/comparison.md; returns the rows in request order. Throws InputError for bad
+// requests (unknown policy or option, no policy, a load <= 0) before running anything.
+std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRequest& request,
+                                       const std::string& trace_label);
+
+// Options of each policy of the request (step 1 above), in request order.
+std::vector<PolicyOptions> options_per_policy(const Workload& workload,
+                                              const CompareRequest& request);
+
+// Folder (and row label) of one run: "<policy>@<load>", e.g. "sjf@1.25".
+std::string run_name(const std::string& policy, double load);
+
+// `--checkpoint-interval SECONDS`: replaces every tenant's checkpoint interval
+// (0 = a job checkpoints when it is preempted, as Lucid assumes). Negative: no change.
+void override_checkpoint_interval(Workload& workload, double seconds);
+
+// The registered policies `demo` compares: the baselines we must beat and DeepShare.
+std::vector<std::string> main_policies();
+
+// Adds the `compare` subcommand to `app`; `on_selected(cmd, action)` registers the
+// action to run when `cmd` is the selected subcommand (compare_command.cpp).
+void register_compare(CLI::App& app,
+                      const std::function<void(CLI::App*, std::function<int()>)>& on_selected);
+
+}  // namespace ds
