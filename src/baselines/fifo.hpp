@@ -6,8 +6,11 @@
 //  2. Its queue is ordered by submit time, ties in trace order (Lucid's stable list sort).
 //  3. Each cycle, start queued jobs in order with consolidate placement and stop at the
 //     first that does not fit (head-of-line blocking, no backfill).
-//  Deliberate difference: a job larger than its tenant's whole virtual cluster is
-//  rejected at arrival (Lucid would block that VC forever and never terminate).
+//  Deliberate differences: a job larger than its tenant's whole virtual cluster is
+//  rejected at arrival (Lucid would block that VC forever and never terminate); a
+//  cluster where no node belongs to a tenant (no virtual clusters, e.g. Alibaba openb)
+//  is one queue over all nodes, still head-of-line.
+//  Both profiles are the shared ordered queue + start loop of queue.hpp.
 //
 // fifo-pooled — one shared pool, FIFO order with greedy backfill:
 //  1. One queue for all tenants, ordered by submit time.
