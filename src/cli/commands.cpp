@@ -1,14 +1,24 @@
+// The `deepshare` subcommands: simulate, demo, policies, trace stats.
+//
+// Each subcommand fills a plain argument struct through CLI11 and registers its
+// action in g_actions (keyed by its CLI::App); run_selected_command runs the action
+// of the innermost selected subcommand. Import notes (Workload::notes) go to stderr
+// so that stdout holds only results.
 #include "cli/commands.hpp"
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 
-#include "cli/compare.hpp"
 #include "cli/run.hpp"
 #include "core/error.hpp"
 #include "registry/registry.hpp"
+#include "report/comparison.hpp"
+#include "trace/generator.hpp"
 #include "trace/load.hpp"
+#include "trace/stats.hpp"
 
 namespace ds {
 namespace {
@@ -23,12 +33,36 @@ struct SimulateArgs {
   double load_factor = 1.0;
   std::uint64_t seed = 1;
   std::string out;
-  double checkpoint_interval = -1;  // seconds; < 0: keep the trace's intervals
   bool quiet = false;
 };
 
+struct DemoArgs {
+  std::string out = "demo-report";
+  GeneratorConfig workload;
+  std::vector<std::string> policies;
+  bool quiet = false;
+};
+
+struct StatsArgs {
+  std::string path;
+  std::string format = "venus";
+  std::string cluster;
+  std::vector<std::string> columns;
+  bool generated = false;
+  GeneratorConfig workload;
+};
+
+// Policies the demo compares by default: the baselines, and DeepShare once registered.
+const std::vector<std::string> kDemoPolicies = {"fifo-isolated", "fifo-pooled", "deepshare"};
+
 SimulateArgs g_sim;
+DemoArgs g_demo;
+StatsArgs g_stats;
 std::map<const CLI::App*, std::function<int()>> g_actions;
+
+void print_notes(const Workload& w) {
+  for (const auto& n : w.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+}
 
 void print_headline(const std::string& label, const RunOutcome& r) {
   const Metrics& m = r.metrics;
@@ -45,7 +79,7 @@ int cmd_simulate() {
   lo.cluster_file = g_sim.cluster;
   lo.columns = g_sim.columns;
   Workload w = load_trace(g_sim.trace, lo);
-  override_checkpoint_interval(w, g_sim.checkpoint_interval);
+  print_notes(w);
   w.scale_load(g_sim.load_factor);
   RunRequest req;
   req.policy = g_sim.policy;
@@ -70,15 +104,147 @@ int cmd_policies() {
   return 0;
 }
 
+// Runs every policy on the built-in workload. A policy that fails (a bug, since the
+// workload is valid) is reported and left out of the table; the others still run,
+// and the exit status is 3.
+int cmd_demo() {
+  std::vector<std::string> policies = g_demo.policies;
+  if (policies.empty())
+    for (const auto& p : kDemoPolicies)
+      if (find_policy(p)) policies.push_back(p);
+  for (const auto& p : policies)
+    if (!find_policy(p)) throw InputError("unknown policy '" + p + "' (see `deepshare policies`)");
+  const Workload w = generate_workload(g_demo.workload);
+  std::printf("DeepShare demo on the built-in workload (%s): %zu jobs, %zu tenants, %d GPUs\n",
+              describe(g_demo.workload).c_str(), w.jobs.size(), w.tenants.size(),
+              w.cluster.total_gpus());
+  std::fflush(stdout);
+  print_notes(w);
+  namespace fs = std::filesystem;
+  const fs::path dir(g_demo.out);
+  std::vector<ComparisonRow> rows;
+  std::vector<std::string> failed;
+  for (const auto& p : policies) {
+    RunRequest req;
+    req.policy = p;
+    req.seed = g_demo.workload.seed;
+    req.out_dir = (dir / p).string();
+    req.progress = !g_demo.quiet;
+    req.label = p;
+    try {
+      RunOutcome r = run_simulation(w, req, w.name);
+      print_headline(p, r);
+      rows.push_back({p, std::move(r.metrics), r.wall_seconds});
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "deepshare demo: policy '%s' failed: %s\n", p.c_str(), e.what());
+      failed.push_back(p);
+    }
+    std::fflush(stdout);
+  }
+  write_comparison(dir.string(), rows, "DeepShare demo: " + w.name);
+  std::ofstream(dir / "workload.md", std::ios::binary) << stats_markdown(compute_stats(w));
+  std::printf("\n%s\n", comparison_table(rows).c_str());
+  if (!failed.empty()) {
+    std::string names;
+    for (const auto& p : failed) names += (names.empty() ? "" : ", ") + p;
+    std::printf("Failed (not in the table): %s\n", names.c_str());
+  }
+  std::printf("Report written to %s\n", dir.string().c_str());
+  return failed.empty() ? 0 : 3;
+}
+
+int cmd_trace_stats() {
+  if (g_stats.generated == !g_stats.path.empty())
+    throw InputError("trace stats: give either a trace PATH or --generated");
+  Workload w;
+  if (g_stats.generated) {
+    w = generate_workload(g_stats.workload);
+  } else {
+    LoadOptions lo;
+    lo.format = g_stats.format;
+    lo.cluster_file = g_stats.cluster;
+    lo.columns = g_stats.columns;
+    w = load_trace(g_stats.path, lo);
+  }
+  print_notes(w);
+  std::fputs(stats_markdown(compute_stats(w)).c_str(), stdout);
+  return 0;
+}
+
+// --seed/--days/--scale/--load of the built-in workload generator.
+void add_generator_options(CLI::App* cmd, GeneratorConfig& c) {
+  cmd->add_option("--seed", c.seed, "Seed of the built-in workload")->capture_default_str();
+  cmd->add_option("--days", c.days, "Submission span in days")->capture_default_str();
+  cmd->add_option("--scale", c.scale,
+                  "Cluster size factor: 1 = Venus (15 tenants, 1,080 GPUs); each tenant keeps "
+                  "at least one 8-GPU node")
+      ->capture_default_str();
+  cmd->add_option("--load", c.load, "Target offered load: GPU-hours / (GPUs x span)")
+      ->capture_default_str();
+}
+
+std::string format_list() {
+  std::string formats;
+  for (const auto& f : trace_formats()) formats += "\n  " + f.name + ": " + f.summary;
+  return formats;
+}
+
+void register_demo(CLI::App& app) {
+  auto* demo = app.add_subcommand(
+      "demo",
+      "Generate the built-in Venus-like workload and compare policies on it (no data needed)");
+  demo->add_option("--out", g_demo.out,
+                   "Report folder: comparison.md, comparison.csv, workload.md and one folder "
+                   "of outputs per policy")
+      ->capture_default_str();
+  add_generator_options(demo, g_demo.workload);
+  demo->add_option("--policy", g_demo.policies,
+                   "Policy to compare (repeatable); default: fifo-isolated, fifo-pooled and "
+                   "deepshare when registered");
+  demo->add_flag("--quiet", g_demo.quiet, "No progress output");
+  demo->footer("Example: deepshare demo --days 3 --scale 0.25 --out /tmp/demo");
+  g_actions[demo] = cmd_demo;
+}
+
+void register_trace(CLI::App& app) {
+  auto* trace = app.add_subcommand("trace", "Inspect traces and the built-in workload");
+  trace->require_subcommand(1);
+  auto* stats = trace->add_subcommand(
+      "stats",
+      "Summarise a workload as Markdown: per-tenant table, GPU-count mix, duration quantiles, "
+      "final states, arrivals (as in STATS.md)");
+  stats->add_option("path", g_stats.path, "Trace file (or folder, for Lucid's per-VC logs)");
+  stats->add_option("--format", g_stats.format, "Trace format:" + format_list())
+      ->capture_default_str();
+  stats->add_option("--cluster", g_stats.cluster,
+                    "YAML file with nodes and tenants (replaces those derived from the trace)");
+  stats->add_option("--columns", g_stats.columns,
+                    "Native format: FIELD=COLUMN mappings for CSVs with other headers");
+  stats->add_flag("--generated", g_stats.generated,
+                  "Describe the built-in workload instead of a trace file");
+  add_generator_options(stats, g_stats.workload);
+  stats->footer(
+      "Examples:\n  deepshare trace stats ../shared/traces/venus-sept/venus_sept_23859_jobs.csv\n"
+      "  deepshare trace stats --generated --seed 2 --days 7");
+  g_actions[stats] = cmd_trace_stats;
+}
+
+const std::function<int()>* find_action(const CLI::App& app) {
+  for (const auto* sub : app.get_subcommands()) {
+    if (const auto* inner = find_action(*sub)) return inner;
+    auto it = g_actions.find(sub);
+    if (it != g_actions.end()) return &it->second;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 void register_commands(CLI::App& app) {
   auto* sim = app.add_subcommand("simulate", "Replay a trace under one policy and write outputs");
   sim->add_option("--trace", g_sim.trace, "Trace file (or folder, for Lucid's per-VC logs)")
       ->required();
-  std::string formats;
-  for (const auto& f : trace_formats()) formats += "\n  " + f.name + ": " + f.summary;
-  sim->add_option("--format", g_sim.format, "Trace format:" + formats)->capture_default_str();
+  sim->add_option("--format", g_sim.format, "Trace format:" + format_list())->capture_default_str();
   sim->add_option("--cluster", g_sim.cluster,
                   "YAML file with nodes and tenants (replaces those derived from the trace)");
   sim->add_option("--policy", g_sim.policy, "Policy name (see `deepshare policies`)")
@@ -86,31 +252,23 @@ void register_commands(CLI::App& app) {
   sim->add_option("--set", g_sim.sets, "Policy option KEY=VALUE (repeatable)");
   sim->add_option("--columns", g_sim.columns,
                   "Native format: FIELD=COLUMN mappings for CSVs with other headers");
-  sim->add_option("--load-factor", g_sim.load_factor,
-                  "Compress inter-arrival times: load x FACTOR")
+  sim->add_option("--load-factor", g_sim.load_factor, "Compress inter-arrival times: load x FACTOR")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   sim->add_option("--seed", g_sim.seed, "Seed for any randomness")->capture_default_str();
   sim->add_option("--out", g_sim.out, "Output folder (summary.json, jobs.csv, ...)")->required();
-  sim->add_option("--checkpoint-interval", g_sim.checkpoint_interval,
-                  "Checkpoint interval of every tenant in seconds (0: at preemption, as Lucid)")
-      ->check(CLI::NonNegativeNumber);
   sim->add_flag("--quiet", g_sim.quiet, "No progress output");
   g_actions[sim] = cmd_simulate;
 
   auto* pol = app.add_subcommand("policies", "List the registered policies, one line each");
   g_actions[pol] = cmd_policies;
 
-  register_compare(app, [](CLI::App* cmd, std::function<int()> action) {
-    g_actions[cmd] = std::move(action);
-  });
+  register_demo(app);
+  register_trace(app);
 }
 
 int run_selected_command(CLI::App& app) {
-  for (auto* sub : app.get_subcommands()) {
-    auto it = g_actions.find(sub);
-    if (it != g_actions.end()) return it->second();
-  }
+  if (const auto* action = find_action(app)) return (*action)();
   throw InputError("no command given (try --help)");
 }
 
