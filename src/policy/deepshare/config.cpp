@@ -9,6 +9,7 @@ Config Config::from(const PolicyOptions& o) {
   c.sharing = o.get_bool("sharing", c.sharing);
   c.prediction = o.get_bool("prediction", c.prediction);
   c.assurance = o.get_bool("assurance", c.assurance);
+  c.predictor = o.get("predictor", c.predictor);
   c.reserve_min = o.get_double("reserve_min", c.reserve_min);
   c.reserve_at_risk = o.get_double("reserve_at_risk", c.reserve_at_risk);
   c.sharing_budget = o.get_double("sharing_budget", c.sharing_budget);
@@ -21,6 +22,7 @@ Config Config::from(const PolicyOptions& o) {
   c.partner_scan = static_cast<int>(o.get_int("partner_scan", c.partner_scan));
   c.borrow_aging =
       seconds(o.get_int("borrow_aging_s", static_cast<long>(c.borrow_aging / kSecond)));
+  c.quota_aging = seconds(o.get_int("quota_aging_s", static_cast<long>(c.quota_aging / kSecond)));
   c.long_job = seconds(o.get_int("long_job_s", static_cast<long>(c.long_job / kSecond)));
   return c;
 }
@@ -28,7 +30,8 @@ Config Config::from(const PolicyOptions& o) {
 const char* option_keys() {
   return "borrowing|reclaim|sharing|prediction|assurance=on|off, reserve_min, reserve_at_risk, "
          "sharing_budget, sharing_min_assurance, min_runtime_s, lend_backoff_s, ewma_tau_s, "
-         "long_job_s, borrow_aging_s, sharing_scan, partner_scan";
+         "long_job_s, borrow_aging_s, quota_aging_s, sharing_scan, partner_scan, "
+         "predictor=user|history|tenant|global";
 }
 
 }  // namespace ds::deepshare

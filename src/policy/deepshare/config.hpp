@@ -2,6 +2,8 @@
 // `deepshare policies`). Defaults are the measured configuration in docs/results.md.
 #pragma once
 
+#include <string>
+
 #include "core/types.hpp"
 #include "policy/policy.hpp"
 
@@ -14,6 +16,10 @@ struct Config {
   bool sharing = true;     // MPS colocation on GPUs already in use
   bool prediction = true;  // order and admit by predicted run time (off: FIFO, no horizons)
   bool assurance = true;   // couple reserve, reclaim and sharing to A_t (off: fixed thresholds)
+
+  // Run-time predictor kind (docs/prediction.md). "user" leaves out the workload-profile
+  // level: on Venus the synthetic profiles were assigned by duration and would leak it.
+  std::string predictor = "user";
 
   // Assurance signal.
   Time ewma_tau = seconds(300);  // smoothing time constant
@@ -31,6 +37,7 @@ struct Config {
   Time long_job = seconds(6 * 3600);  // borrowers predicted longer than this ...
   double long_job_headroom = 0.25;    // ... only while this share of lendable stays free
   Time borrow_aging = seconds(1800);  // borrowers waiting longer may also use reserves
+  Time quota_aging = seconds(3600);   // a job waiting longer goes first within its quota
 
   // Reclaim.
   Time min_runtime = seconds(300);     // borrowed jobs younger than this are not victims early

@@ -28,6 +28,7 @@ enum class Run : std::uint8_t { None, Guaranteed, Borrowed, Shared };
 struct TenantState {
   std::set<JobId> entitled;                   // pending, entitled at submit (FIFO)
   std::set<std::pair<double, JobId>> others;  // pending, by predicted GPU time
+  std::set<std::pair<Time, JobId>> waiting;   // the same jobs, by the time they queued
   int guaranteed = 0;                         // GPUs of running guaranteed jobs
   int borrowed = 0;                           // GPUs of running borrowed jobs
   int pending_gpus = 0;
@@ -44,7 +45,7 @@ class DeepSharePolicy final : public Policy {
       : c_(Config::from(ctx.options)),
         tenants_(ctx.tenants.size()),
         signal_(ctx.tenants.size(), c_),
-        predictor_(make_predictor(PredictorConfig{})),
+        predictor_(make_predictor(PredictorConfig{.kind = c_.predictor})),
         job_(ctx.jobs.size()) {
     for (const auto& n : ctx.cluster.nodes) nodes_.push_back(n.id);
     total_gpus_ = ctx.cluster.total_gpus();
@@ -108,6 +109,7 @@ class DeepSharePolicy final : public Policy {
     std::uint64_t tried = 0;     // partner epoch of the last failed sharing attempt (+1)
     bool preempted = false;      // preempted by this policy; its requeue notice is expected
     bool quota_counted = false;  // a Shared job that holds its tenant's quota
+    Time queued_since = 0;
   };
 
   // --- phase 1 -------------------------------------------------------------
@@ -116,16 +118,18 @@ class DeepSharePolicy final : public Policy {
     return to_seconds(job_[j.id.index()].predicted) * j.gpus;
   }
 
-  void enqueue(const JobSpec& j) {
+  void enqueue(const JobSpec& j, Time now) {
     TenantState& t = tenants_[j.tenant.index()];
     JobState& js = job_[j.id.index()];
     js.queued = true;
+    js.queued_since = now;
     t.pending_gpus += j.gpus;
     if (js.entitled) {
       t.entitled.insert(j.id);
       t.queued_entitled += j.gpus;
     } else {
       t.others.insert({key(j), j.id});
+      t.waiting.insert({now, j.id});
     }
   }
 
@@ -139,6 +143,7 @@ class DeepSharePolicy final : public Policy {
       t.queued_entitled -= j.gpus;
     } else {
       t.others.erase({key(j), j.id});
+      t.waiting.erase({js.queued_since, j.id});
     }
   }
 
@@ -185,6 +190,12 @@ class DeepSharePolicy final : public Policy {
   }
 
   void ingest(const ClusterSnapshot& s) {
+    if (job_.size() < s.jobs.size()) job_.resize(s.jobs.size());  // drivers that learn jobs late
+    for (JobId id : s.withdrawn) {
+      if (job_[id.index()].queued) dequeue(s.jobs[id.index()]);
+      if (job_[id.index()].run != Run::None) stopped(s, id);
+    }
+    for (JobId id : s.adopted) adopt(s, id);
     for (const auto& f : s.finished) {
       const JobSpec& j = s.jobs[f.job.index()];
       stopped(s, f.job);
@@ -198,7 +209,7 @@ class DeepSharePolicy final : public Policy {
         continue;
       }
       if (js.run != Run::None) stopped(s, id);  // preempted by someone else (e.g. a node failure)
-      if (!job_[id.index()].queued) enqueue(s.jobs[id.index()]);
+      if (!job_[id.index()].queued) enqueue(s.jobs[id.index()], s.now);
     }
     for (JobId id : s.arrived) {
       const JobSpec& j = s.jobs[id.index()];
@@ -213,7 +224,31 @@ class DeepSharePolicy final : public Policy {
       accuracy_.predicted(id, js.predicted);
       js.entitled =
           t.guaranteed + t.queued_entitled + j.gpus <= s.tenants[j.tenant.index()].quota_gpus;
-      enqueue(j);
+      enqueue(j, s.now);
+    }
+  }
+
+  // A running job this policy object did not start (a restarted controller): account
+  // it as its runtime flags say; a shared one holds no GPUs of its own and no partner.
+  void adopt(const ClusterSnapshot& s, JobId id) {
+    const JobSpec& j = s.jobs[id.index()];
+    const JobRuntime& r = s.runtime[id.index()];
+    JobState& js = job_[id.index()];
+    if (js.queued) dequeue(j);
+    if (js.run != Run::None) return;
+    if (js.predicted == 0) js.predicted = std::max<Time>(kSecond, predictor_->predict(j));
+    TenantState& t = tenants_[j.tenant.index()];
+    if (r.shared) {
+      js.run = Run::Shared;
+    } else if (r.borrowed) {
+      js.run = Run::Borrowed;
+      t.borrowed += j.gpus;
+      borrowed_running_.insert(id);
+      add_exclusive(j);
+    } else {
+      js.run = Run::Guaranteed;
+      t.guaranteed += j.gpus;
+      add_exclusive(j);
     }
   }
 
@@ -304,8 +339,15 @@ class DeepSharePolicy final : public Policy {
     add_exclusive(j);
     StartJob st{j.id, std::move(p)};
     st.borrowed = run == Run::Borrowed;
+    if (j.gpu_milli < kMilliPerGpu) {
+      // A fractional request is an MPS client limited to its share of SMs and memory.
+      const Node& node = s.cluster->nodes[st.placement.front().node.index()];
+      st.mps_thread_percent = std::max(1, (j.gpu_milli + 9) / 10);
+      st.mps_memory_limit_mib = j.gpu_memory_mib > 0
+                                    ? static_cast<std::int64_t>(std::ceil(j.gpu_memory_mib))
+                                    : node.gpu_memory_mib * j.gpu_milli / kMilliPerGpu;
+    }
     out.start.push_back(std::move(st));
-    (void)s;
   }
 
   bool fits_quota(const ClusterSnapshot& s, const JobSpec& j) const {
@@ -391,7 +433,7 @@ class DeepSharePolicy final : public Policy {
       free.give(s.runtime[v.index()].placement, vj.gpu_milli);
       stopped(s, v);
       job_[v.index()].preempted = true;
-      enqueue(vj);
+      enqueue(vj, s.now);
       out.preempt.push_back({v});
       ++victims_;
     }
@@ -405,6 +447,7 @@ class DeepSharePolicy final : public Policy {
   void place_within_quota(const ClusterSnapshot& s, FreeMap& free, Decisions& out) {
     for (std::size_t t = 0; t < tenants_.size(); ++t) {
       TenantState& ts = tenants_[t];
+      if (!start_aged(s, free, out, t)) continue;  // the tenant's quota drains for it
       int scanned = 0;
       for (auto it = ts.others.begin(); it != ts.others.end() && scanned < kScan; ++scanned) {
         const JobSpec& j = s.jobs[it->second.index()];
@@ -415,6 +458,29 @@ class DeepSharePolicy final : public Policy {
           start(s, free, out, j, std::move(*p), Run::Guaranteed);
       }
     }
+  }
+
+  // Phase 4, first step: the tenant's longest-waiting other job, once it waited past
+  // quota_aging, goes before shorter ones: it starts in quota (reclaiming borrowed
+  // GPUs if needed), or no other job of the tenant takes quota this cycle, so that
+  // finishing jobs free quota for it. Returns whether the tenant's other jobs may go.
+  bool start_aged(const ClusterSnapshot& s, FreeMap& free, Decisions& out, std::size_t t) {
+    TenantState& ts = tenants_[t];
+    if (ts.waiting.empty() || !c_.prediction) return true;  // FIFO order needs no aging
+    const auto [since, id] = *ts.waiting.begin();
+    if (s.now - since < c_.quota_aging) {
+      next_wake_ = std::min(next_wake_, since + c_.quota_aging);
+      return true;
+    }
+    const JobSpec& j = s.jobs[id.index()];
+    const int quota = s.tenants[t].quota_gpus;
+    if (j.gpus > quota) return true;  // never fits the quota: it can only borrow
+    if (ts.guaranteed + ts.queued_entitled + j.gpus > quota) return false;
+    if (auto p = place_job(free, nodes_, j)) {
+      start(s, free, out, j, std::move(*p), Run::Guaranteed);
+      return true;
+    }
+    return reclaim_or_wait(s, free, out, j) == Outcome::Started;
   }
 
   // --- phase 6 -------------------------------------------------------------
