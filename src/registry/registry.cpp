@@ -1,6 +1,7 @@
 #include "registry/registry.hpp"
 
 #include "baselines/fifo.hpp"
+#include "baselines/lucid.hpp"
 #include "baselines/qssf.hpp"
 #include "baselines/sjf.hpp"
 #include "baselines/srtf.hpp"
@@ -22,6 +23,10 @@ const std::vector<PolicyInfo>& policy_registry() {
        "", &make_fifo_isolated},
       {"fifo-pooled", "One shared pool, FIFO order with greedy backfill", "backfill=on|off",
        &make_fifo_pooled},
+      {"lucid",
+       "Lucid: profiler stage, estimated-GPU-time order, prescient sharing switch, pairing "
+       "by sharescore (fidelity=lucid: Lucid's estimate and forecast files, per-VC)",
+       lucid_options(), &make_lucid},
       {"sjf", "Lucid's SJF: shortest true run time first (oracle), head-of-line blocking",
        "scope=isolated|pooled, backfill=on|off", &make_sjf, true},
       {"srtf",
