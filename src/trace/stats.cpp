@@ -47,7 +47,7 @@ void tenant_table(const Workload& w, TraceStats& s) {
     const std::size_t t = j.tenant.index();
     const double d = to_seconds(w.truth[i].work);
     s.tenants[t].jobs += 1;
-    users[t].insert(j.user.value);
+    if (j.user.valid()) users[t].insert(j.user.value);
     durations[t].push_back(d);
     gpu_sum[t] += j.gpus;
     gpu_seconds[t] += j.gpus * d;

@@ -1,0 +1,98 @@
+// End-to-end tests of `deepshare demo` and `deepshare trace stats`: they run the
+// binary on the built-in workload (no data needed) and check the report files and
+// the printed output.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+namespace fs = std::filesystem;
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs the binary with `args`; stdout goes to `out`. Returns the exit status.
+int run(const std::string& args, const fs::path& out) {
+  const std::string cmd =
+      std::string(DEEPSHARE_BIN) + " " + args + " > " + out.string() + " 2> /dev/null";
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(Cli, DemoWritesTheComparisonReport) {
+  const fs::path tmp = fs::temp_directory_path() / "deepshare-cli-demo";
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  const fs::path dir = tmp / "report";
+  ASSERT_EQ(run("demo --days 1 --scale 0.1 --policy fifo-isolated --policy fifo-pooled --quiet "
+                "--out " +
+                    dir.string(),
+                tmp / "stdout.txt"),
+            0);
+  const std::string out = read(tmp / "stdout.txt");
+  EXPECT_NE(out.find("DeepShare demo on the built-in workload (seed 1, 1 days, scale 0.1"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("| fifo-isolated |"), std::string::npos) << out;
+  EXPECT_NE(out.find("Report written to " + dir.string() + "\n"), std::string::npos) << out;
+  EXPECT_EQ(out.substr(out.size() - 1), "\n");
+  for (const char* f : {"comparison.csv", "comparison.md", "workload.md",
+                        "fifo-isolated/summary.json", "fifo-pooled/jobs.csv"})
+    EXPECT_TRUE(fs::exists(dir / f)) << f;
+  std::istringstream csv(read(dir / "comparison.csv"));
+  std::string line;
+  std::size_t rows = 0;
+  while (std::getline(csv, line)) ++rows;
+  EXPECT_EQ(rows, 3u);  // header + two policies
+  EXPECT_NE(read(dir / "workload.md").find("# Trace statistics: generated"), std::string::npos);
+  fs::remove_all(tmp);
+}
+
+TEST(Cli, DemoRejectsAnUnknownPolicy) {
+  const fs::path tmp = fs::temp_directory_path() / "deepshare-cli-demo-bad";
+  fs::create_directories(tmp);
+  EXPECT_EQ(run("demo --policy no-such-policy --out " + (tmp / "r").string(), tmp / "o.txt"), 2);
+  EXPECT_FALSE(fs::exists(tmp / "r"));
+  fs::remove_all(tmp);
+}
+
+TEST(Cli, TraceStatsDescribesTheGeneratedWorkload) {
+  const fs::path tmp = fs::temp_directory_path() / "deepshare-cli-stats";
+  fs::create_directories(tmp);
+  ASSERT_EQ(run("trace stats --generated --days 1 --seed 3", tmp / "a.txt"), 0);
+  const std::string a = read(tmp / "a.txt");
+  EXPECT_NE(a.find("# Trace statistics: generated (seed 3, 1 days, scale 1, load 0.89)"),
+            std::string::npos)
+      << a;
+  EXPECT_NE(a.find("| vcJsw | 32 | 256 |"), std::string::npos) << a;
+  EXPECT_NE(a.find("Jobs per hour of day"), std::string::npos);
+  ASSERT_EQ(run("trace stats --generated --days 1 --seed 3", tmp / "b.txt"), 0);
+  EXPECT_EQ(a, read(tmp / "b.txt"));                // deterministic
+  EXPECT_EQ(run("trace stats", tmp / "c.txt"), 2);  // neither a PATH nor --generated
+  fs::remove_all(tmp);
+}
+
+TEST(Cli, TraceStatsOfVenus) {
+  const std::string trace =
+      std::string(DEEPSHARE_SHARED_DIR) + "/traces/venus-sept/venus_sept_23859_jobs.csv";
+  if (!fs::exists(trace)) GTEST_SKIP() << "Venus trace not found at " << trace;
+  const fs::path tmp = fs::temp_directory_path() / "deepshare-cli-venus-stats";
+  fs::create_directories(tmp);
+  ASSERT_EQ(run("trace stats " + trace, tmp / "v.txt"), 0);
+  const std::string v = read(tmp / "v.txt");
+  EXPECT_NE(v.find("23,859 jobs from 118 users (34 submit to more than one tenant)"),
+            std::string::npos)
+      << v;
+  EXPECT_NE(v.find("offered load (GPU-hours / (GPUs x window)) 0.893"), std::string::npos);
+  fs::remove_all(tmp);
+}
+
+}  // namespace
