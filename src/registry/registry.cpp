@@ -1,6 +1,7 @@
 #include "registry/registry.hpp"
 
 #include "baselines/fifo.hpp"
+#include "baselines/kueue.hpp"
 #include "baselines/lucid.hpp"
 #include "baselines/qssf.hpp"
 #include "baselines/sjf.hpp"
@@ -23,6 +24,10 @@ const std::vector<PolicyInfo>& policy_registry() {
        "", &make_fifo_isolated},
       {"fifo-pooled", "One shared pool, FIFO order with greedy backfill", "backfill=on|off",
        &make_fifo_pooled},
+      {"kueue",
+       "Kubernetes Kueue: nominal quota per tenant in one cohort, borrowing of idle quota, "
+       "reclaim by preempting borrowers, optional fair sharing (weighted DRS)",
+       kueue_options(), &make_kueue},
       {"lucid",
        "Lucid: profiler stage, estimated-GPU-time order, prescient sharing switch, pairing "
        "by sharescore (fidelity=lucid: Lucid's estimate and forecast files, per-VC)",
