@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "core/error.hpp"
 #include "model/testing.hpp"
@@ -220,6 +221,38 @@ TEST(LucidProfiler, LeastGpuFirstAndElasticNode) {
   for (int k = 1; k <= 8; ++k) EXPECT_EQ(r.result.jobs[k].first_start, seconds(10)) << k;
   EXPECT_EQ(r.result.jobs[9].first_start, seconds(100));   // base node frees at 100
   EXPECT_EQ(r.result.jobs[13].first_start, seconds(100));  // 4 GPUs: after the 1-GPU jobs
+}
+
+TEST(Lucid, RandomWorkloadsSettleUnderEveryProfile) {
+  // The simulator validates every decision (shared memory, placements, preemptions).
+  std::mt19937 rng(11);
+  for (int it = 0; it < 60; ++it) {
+    const int tenants = 3 + static_cast<int>(rng() % 3);
+    auto w = make_workload(tenants, 1 + static_cast<int>(rng() % 3));
+    const int sizes[] = {1, 1, 2, 4, 8, 8, 12, 16};
+    const int jobs = 1 + static_cast<int>(rng() % 60);
+    for (int i = 0; i < jobs; ++i)
+      add_job(w, static_cast<int>(rng() % tenants), sizes[rng() % 8], rng() % 2000, rng() % 900, 30,
+              static_cast<double>(rng() % 20000));
+    w.finalize();
+    for (auto sharing : {LucidSharing::Pas, LucidSharing::Always, LucidSharing::Never}) {
+      LucidSetup s;
+      s.sharing = sharing;
+      s.pooled = rng() % 2 == 0;
+      s.profiler_config = lucid_profiler_nodes(w.cluster, w.tenants);
+      s.profiler = !s.profiler_config.base_nodes.empty();
+      s.forecast = ThroughputForecast::online(0);
+      std::vector<double> est(w.jobs.size());
+      std::vector<int> score(w.jobs.size());
+      for (std::size_t k = 0; k < est.size(); ++k) {
+        est[k] = static_cast<double>(1 + rng() % 1000);
+        score[k] = static_cast<int>(rng() % 3);
+      }
+      auto r = run(w, std::move(s), est, score);
+      for (const auto& o : r.result.jobs)
+        ASSERT_TRUE(o.status == JobStatus::Done || o.status == JobStatus::Rejected) << it;
+    }
+  }
 }
 
 TEST(LucidOptions, FidelityNeedsLucidsFiles) {
