@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 
+#include "cli/compare.hpp"
 #include "cli/run.hpp"
 #include "core/error.hpp"
 #include "registry/registry.hpp"
@@ -33,6 +34,7 @@ struct SimulateArgs {
   double load_factor = 1.0;
   std::uint64_t seed = 1;
   std::string out;
+  double checkpoint_interval = -1;  // seconds; < 0: keep the trace's intervals
   bool quiet = false;
 };
 
@@ -51,9 +53,6 @@ struct StatsArgs {
   bool generated = false;
   GeneratorConfig workload;
 };
-
-// Policies the demo compares by default: the baselines, and DeepShare once registered.
-const std::vector<std::string> kDemoPolicies = {"fifo-isolated", "fifo-pooled", "deepshare"};
 
 SimulateArgs g_sim;
 DemoArgs g_demo;
@@ -79,6 +78,7 @@ int cmd_simulate() {
   lo.cluster_file = g_sim.cluster;
   lo.columns = g_sim.columns;
   Workload w = load_trace(g_sim.trace, lo);
+  override_checkpoint_interval(w, g_sim.checkpoint_interval);
   print_notes(w);
   w.scale_load(g_sim.load_factor);
   RunRequest req;
@@ -108,10 +108,10 @@ int cmd_policies() {
 // workload is valid) is reported and left out of the table; the others still run,
 // and the exit status is 3.
 int cmd_demo() {
-  std::vector<std::string> policies = g_demo.policies;
-  if (policies.empty())
-    for (const auto& p : kDemoPolicies)
-      if (find_policy(p)) policies.push_back(p);
+  // The demo is a `compare` of the main policies (compare.hpp) at load 1 on the
+  // built-in workload, with folders named by policy.
+  const std::vector<std::string> policies =
+      g_demo.policies.empty() ? main_policies() : g_demo.policies;
   for (const auto& p : policies)
     if (!find_policy(p)) throw InputError("unknown policy '" + p + "' (see `deepshare policies`)");
   const Workload w = generate_workload(g_demo.workload);
@@ -122,26 +122,16 @@ int cmd_demo() {
   print_notes(w);
   namespace fs = std::filesystem;
   const fs::path dir(g_demo.out);
-  std::vector<ComparisonRow> rows;
+  CompareRequest req;
+  req.policies = policies;
+  req.seed = g_demo.workload.seed;
+  req.out_dir = dir.string();
+  req.progress = !g_demo.quiet;
+  req.by_policy_only = true;
+  req.title = "DeepShare demo: " + w.name;
   std::vector<std::string> failed;
-  for (const auto& p : policies) {
-    RunRequest req;
-    req.policy = p;
-    req.seed = g_demo.workload.seed;
-    req.out_dir = (dir / p).string();
-    req.progress = !g_demo.quiet;
-    req.label = p;
-    try {
-      RunOutcome r = run_simulation(w, req, w.name);
-      print_headline(p, r);
-      rows.push_back({p, std::move(r.metrics), r.wall_seconds});
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "deepshare demo: policy '%s' failed: %s\n", p.c_str(), e.what());
-      failed.push_back(p);
-    }
-    std::fflush(stdout);
-  }
-  write_comparison(dir.string(), rows, "DeepShare demo: " + w.name);
+  const std::vector<ComparisonRow> rows = run_compare(w, req, w.name, &failed);
+  for (const auto& r : rows) print_headline(r.policy, RunOutcome{r.metrics, r.wall_seconds});
   std::ofstream(dir / "workload.md", std::ios::binary) << stats_markdown(compute_stats(w));
   std::printf("\n%s\n", comparison_table(rows).c_str());
   if (!failed.empty()) {
@@ -199,8 +189,9 @@ void register_demo(CLI::App& app) {
       ->capture_default_str();
   add_generator_options(demo, g_demo.workload);
   demo->add_option("--policy", g_demo.policies,
-                   "Policy to compare (repeatable); default: fifo-isolated, fifo-pooled and "
-                   "deepshare when registered");
+                   "Policy to compare (repeatable); default: the registered ones of "
+                   "fifo-isolated, fifo-pooled, sjf, srtf, qssf, tiresias, lucid, kueue, "
+                   "deepshare (run in parallel, as `compare`)");
   demo->add_flag("--quiet", g_demo.quiet, "No progress output");
   demo->footer("Example: deepshare demo --days 3 --scale 0.25 --out /tmp/demo");
   g_actions[demo] = cmd_demo;
@@ -257,12 +248,18 @@ void register_commands(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   sim->add_option("--seed", g_sim.seed, "Seed for any randomness")->capture_default_str();
   sim->add_option("--out", g_sim.out, "Output folder (summary.json, jobs.csv, ...)")->required();
+  sim->add_option("--checkpoint-interval", g_sim.checkpoint_interval,
+                  "Checkpoint interval of every tenant in seconds (0: at preemption, as Lucid)")
+      ->check(CLI::NonNegativeNumber);
   sim->add_flag("--quiet", g_sim.quiet, "No progress output");
   g_actions[sim] = cmd_simulate;
 
   auto* pol = app.add_subcommand("policies", "List the registered policies, one line each");
   g_actions[pol] = cmd_policies;
 
+  register_compare(app, [](CLI::App* cmd, std::function<int()> action) {
+    g_actions[cmd] = std::move(action);
+  });
   register_demo(app);
   register_trace(app);
 }

@@ -81,8 +81,8 @@ void override_checkpoint_interval(Workload& workload, double secs) {
 }
 
 std::vector<std::string> main_policies() {
-  static const char* const kMain[] = {"fifo-isolated", "sjf",   "srtf",  "qssf",
-                                      "tiresias",      "lucid", "kueue", "deepshare"};
+  static const char* const kMain[] = {"fifo-isolated", "fifo-pooled", "sjf",   "srtf",     "qssf",
+                                      "tiresias",      "lucid",       "kueue", "deepshare"};
   std::vector<std::string> out;
   for (const char* p : kMain)
     if (find_policy(p)) out.emplace_back(p);
@@ -132,7 +132,8 @@ std::vector<PolicyOptions> options_per_policy(const Workload& w, const CompareRe
 }
 
 std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRequest& req,
-                                       const std::string& trace_label) {
+                                       const std::string& trace_label,
+                                       std::vector<std::string>* failed) {
   if (req.policies.empty()) throw InputError("compare: no policies given (--policies a,b,c)");
   if (req.loads.empty()) throw InputError("compare: no load factors given (--loads 1,1.5)");
   for (double l : req.loads)
@@ -193,11 +194,18 @@ std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRe
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
-  for (const auto& r : runs)
-    if (r.error) std::rethrow_exception(r.error);
-
   std::vector<ComparisonRow> rows;
   for (auto& r : runs) {
+    if (r.error && !failed) std::rethrow_exception(r.error);
+    if (r.error) {
+      try {
+        std::rethrow_exception(r.error);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "deepshare: %s failed: %s\n", name_of(r).c_str(), e.what());
+      }
+      failed->push_back(name_of(r));
+      continue;
+    }
     ComparisonRow row;
     row.policy = req.policies[r.policy];
     if (!req.by_policy_only) row.load = req.loads[r.load];

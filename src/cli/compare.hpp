@@ -42,8 +42,11 @@ struct CompareRequest {
 // Runs every policy x load of `workload` (unscaled) and writes OUT/comparison.csv and
 // OUT/comparison.md; returns the rows in request order. Throws InputError for bad
 // requests (unknown policy or option, no policy, a load <= 0) before running anything.
+// A run that fails rethrows its error after all runs ended, or, when `failed` is given,
+// is left out of the table and named there (its error goes to stderr).
 std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRequest& request,
-                                       const std::string& trace_label);
+                                       const std::string& trace_label,
+                                       std::vector<std::string>* failed = nullptr);
 
 // Options of each policy of the request (step 1 above), in request order.
 std::vector<PolicyOptions> options_per_policy(const Workload& workload,
@@ -56,7 +59,8 @@ std::string run_name(const std::string& policy, double load);
 // (0 = a job checkpoints when it is preempted, as Lucid assumes). Negative: no change.
 void override_checkpoint_interval(Workload& workload, double seconds);
 
-// The registered policies `demo` compares: the baselines we must beat and DeepShare.
+// The registered policies `demo` compares by default: the baselines we must beat
+// (fifo-isolated, fifo-pooled, sjf, srtf, qssf, tiresias, lucid, kueue) and deepshare.
 std::vector<std::string> main_policies();
 
 // Adds the `compare` subcommand to `app`; `on_selected(cmd, action)` registers the
