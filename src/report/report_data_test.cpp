@@ -1,0 +1,178 @@
+// Tests of the report's data object (read from a small comparison folder written here)
+// and of the page writer (placeholders, escaping, missing chart library).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "report/report_data.hpp"
+#include "report/report_html.hpp"
+
+namespace ds::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+std::string summary(const std::string& policy, double avg_queue, double occupancy,
+                    const std::string& extra) {
+  return R"({"policy": ")" + policy + R"(", "trace": "traces/unit<b>.csv", "format": "native",
+    "load_factor": 1, "seed": 5, "options": {}, "jobs": 3, "jobs_completed": 2,
+    "avg_queue_s": )" +
+         std::to_string(avg_queue) + R"(, "gpu_occupancy_full": )" + std::to_string(occupancy) +
+         R"(, "preemptions": 1, "first_submit_s": 100, "version": "0.1.0",
+    "wall_seconds": 0.5, "policy_metrics": {)" +
+         extra + R"(},
+    "tenants": [{"name": "a", "quota_gpus": 8, "avg_queue_s": 10},
+                {"name": "b", "quota_gpus": 4, "avg_queue_s": )" +
+         std::to_string(avg_queue) + "}]}";
+}
+
+const char* kJobs =
+    "job_id,tenant,user,gpus,gpu_milli,submit_s,start_s,end_s,queue_s,jct_s,preemptions,"
+    "lost_work_s,max_slowdown,entitled,status,trace_state\n"
+    "j1,a,u,2,0,100,100,400,0,300,0,0,1,1,completed,\n"
+    "j2,b,u,4,0,100,160,1300,60,1200,1,900,1,1,completed,\n"
+    "j3,b,u,1,0,200,,,,,0,0,1,0,never_started,\n";
+
+std::string timeseries(bool assurance) {
+  std::string s =
+      "time_s,scope,gpus,busy_gpus,allocated_gpus,occupancy,sm_util,running_jobs,"
+      "pending_jobs,pending_gpus,borrowed_gpus,lent_gpus,reserve_gpus,assurance\n";
+  for (int t = 0; t <= 1200; t += 600) {
+    const std::string ts = std::to_string(t);
+    s += ts + ",cluster,12,6,6,0.5,0.4,1,0,0,,,,\n";
+    s += ts + ",a,8,2,2,0.25,,1,0,0,0,2,0," + (assurance ? "0.9" : "") + "\n";
+    s += ts + ",b,4,4,4,1,,1,0,0,2,0,0," + (assurance ? "0.7" : "") + "\n";
+  }
+  return s;
+}
+
+fs::path make_folder() {
+  const fs::path d = fs::temp_directory_path() / "ds_report_data_test";
+  fs::remove_all(d);
+  write(d / "comparison.csv", "policy,jobs\nzeta,3\nalpha,3\n");
+  write(d / "zeta" / "summary.json", summary("fifo", 20, 0.5, ""));
+  write(d / "zeta" / "jobs.csv", kJobs);
+  write(d / "zeta" / "timeseries.csv", timeseries(false));
+  write(d / "alpha" / "summary.json",
+        summary("deepshare", 30, 0.75, R"("predictor_within_2x": 0.8, "reclaims": 2)"));
+  write(d / "alpha" / "jobs.csv", kJobs);
+  write(d / "alpha" / "timeseries.csv", timeseries(true));
+  write(d / "workload.md", "# workload</script>\n");
+  return d;
+}
+
+TEST(ReportData, ReadsAComparisonFolderInComparisonOrder) {
+  const auto j = build_report_data(make_folder().string());
+  EXPECT_EQ(j["schema"], 1);
+  EXPECT_EQ(j["policies"], nlohmann::json({"zeta", "alpha"}));
+  EXPECT_EQ(j["meta"]["gpus"], 12);
+  EXPECT_EQ(j["meta"]["origin_s"], 0);  // the first sample precedes the first submit
+  EXPECT_EQ(j["workload_md"], "# workload</script>\n");
+
+  const auto& h = j["headline"];
+  ASSERT_EQ(h["metrics"][0]["key"], "avg_queue_s");
+  EXPECT_EQ(h["values"][0], nlohmann::json({20.0, 30.0}));
+  EXPECT_EQ(h["best"][0], nlohmann::json({0}));  // lower delay is better
+  for (std::size_t i = 0; i < h["metrics"].size(); ++i) {
+    if (h["metrics"][i]["key"] == "gpu_occupancy_full") {
+      EXPECT_EQ(h["best"][i], nlohmann::json({1}));  // higher occupancy is better
+    }
+    if (h["metrics"][i]["key"] == "preemptions") {
+      EXPECT_TRUE(h["best"][i].empty());  // a tie
+    }
+    EXPECT_NE(h["metrics"][i]["key"], "p99_jct_s");  // not in any summary: left out
+  }
+}
+
+TEST(ReportData, CdfsSeriesAndEvents) {
+  const auto j = build_report_data(make_folder().string());
+  const auto& q = j["cdf_queue"][0];
+  EXPECT_EQ(q["n"], 2);
+  EXPECT_EQ(q["points"], nlohmann::json({{1.0, 0.5}, {60.0, 1.0}}));  // 0 s drawn at 1 s
+  EXPECT_EQ(j["cdf_jct"][0]["points"], nlohmann::json({{300.0, 0.5}, {1200.0, 1.0}}));
+  EXPECT_EQ(j["cluster"][0]["occupancy"].size(), 3u);
+  // Only the run with an assurance signal has per-tenant series.
+  ASSERT_EQ(j["assurance"].size(), 1u);
+  EXPECT_EQ(j["assurance"][0]["policy"], "alpha");
+  EXPECT_EQ(j["assurance"][0]["tenants"][1]["name"], "b");
+  EXPECT_EQ(j["assurance"][0]["tenants"][1]["quota_gpus"], 4);
+  EXPECT_EQ(j["assurance"][0]["tenants"][1]["borrowed"][0], nlohmann::json({0, 2}));
+  // One preemption, 900 s x 4 GPUs lost, counted at the job's end.
+  const auto& p = j["preemption"][0];
+  EXPECT_EQ(p["preemptions"].back()[1], 1);
+  EXPECT_EQ(p["lost_gpu_hours"].back()[1], 1);
+  EXPECT_EQ(j["tenant_queue"]["names"], nlohmann::json({"a", "b"}));
+  EXPECT_EQ(j["tenant_queue"]["series"][1]["avg_queue_s"], nlohmann::json({10.0, 30.0}));
+  EXPECT_EQ(j["policy_metrics"]["keys"], nlohmann::json({"predictor_within_2x", "reclaims"}));
+  EXPECT_EQ(j["config"][1]["seed"], 5);
+}
+
+TEST(ReportData, SingleRunFolderAndErrors) {
+  const fs::path d = make_folder();
+  const auto j = build_report_data((d / "alpha").string());
+  EXPECT_EQ(j["policies"], nlohmann::json({"alpha"}));
+  const fs::path empty = d / "empty";
+  fs::create_directories(empty);
+  EXPECT_THROW(build_report_data(empty.string()), InputError);
+  fs::remove(d / "zeta" / "jobs.csv");
+  try {
+    build_report_data(d.string());
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("jobs.csv"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ReportHtml, FillsPlaceholdersAndEscapesScripts) {
+  const auto data = build_report_data(make_folder().string());
+  WebAssets a;
+  a.page_template =
+      "<title>@@TITLE@@</title><script>@@CHART_LIBRARY@@</script>"
+      "<script type=\"application/json\">@@REPORT_DATA@@</script><p>@@VERSION@@</p>";
+  a.chart_library = "var s = '</SCRIPT>@@REPORT_DATA@@';";
+  const std::string html = render_report_html(data, a, "9.9");
+  EXPECT_NE(html.find("<title>DeepShare report: unit&lt;b&gt;.csv</title>"), std::string::npos);
+  EXPECT_NE(html.find("var s = '<\\/SCRIPT>@@REPORT_DATA@@';"), std::string::npos);
+  EXPECT_NE(html.find("workload\\u003c/script>"), std::string::npos);
+  EXPECT_NE(html.find("<p>9.9</p>"), std::string::npos);
+  // Only the template's two closing script tags remain.
+  std::size_t closes = 0;
+  for (std::size_t p = 0; (p = html.find("</script>", p)) != std::string::npos; ++p) ++closes;
+  EXPECT_EQ(closes, 2u);
+  a.page_template = "<html>@@TITLE@@ @@CHART_LIBRARY@@</html>";
+  EXPECT_THROW(render_report_html(data, a, "1"), InputError);
+}
+
+TEST(ReportHtml, MissingChartLibrarySaysHowToInstallIt) {
+  const fs::path d = fs::temp_directory_path() / "ds_report_web_missing";
+  fs::remove_all(d);
+  write(d / "report_template.html", "@@TITLE@@@@CHART_LIBRARY@@@@REPORT_DATA@@");
+  try {
+    load_web_assets(d.string());
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("scripts/setup.sh"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ReportHtml, ProjectTemplateHasEveryPlaceholder) {
+  const char* src = std::getenv("DEEPSHARE_SOURCE_DIR");
+  if (!src) GTEST_SKIP() << "DEEPSHARE_SOURCE_DIR not set";
+  WebAssets a;
+  std::ifstream in(fs::path(src) / "web" / "report_template.html", std::ios::binary);
+  ASSERT_TRUE(in);
+  a.page_template.assign(std::istreambuf_iterator<char>(in), {});
+  a.chart_library = "/* chart library */";
+  const std::string html = render_report_html(build_report_data(make_folder().string()), a, "1");
+  EXPECT_EQ(html.find("@@"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ds::report

@@ -1,0 +1,172 @@
+// Run-folder readers for the HTML report (contracts in report_runs.hpp).
+#include "report/report_runs.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "core/csv.hpp"
+#include "core/error.hpp"
+
+namespace ds::report {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_run(const fs::path& dir) {
+  return fs::is_regular_file(dir / "summary.json");
+}
+
+// Run folder names in comparison.csv's row order, if the file exists: "<policy>" or,
+// with a load column (`compare`), "<policy>@<load>" (both are tried).
+std::vector<std::string> comparison_order(const fs::path& dir) {
+  std::vector<std::string> order;
+  const fs::path p = dir / "comparison.csv";
+  if (!fs::is_regular_file(p)) return order;
+  CsvReader csv = CsvReader::open(p.string());
+  csv.read_header();
+  const std::size_t col = csv.find_column("policy").value_or(0);
+  const auto load = csv.find_column("load");
+  while (csv.next()) {
+    if (col >= csv.size()) continue;
+    const std::string policy(csv.field(col));
+    if (load && *load < csv.size() && !csv.empty_field(*load))
+      order.push_back(policy + "@" + std::string(csv.field(*load)));
+    order.push_back(policy);
+  }
+  return order;
+}
+
+nlohmann::json read_json(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw InputError(SourceLocation{p.string()}, "cannot open");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  try {
+    return nlohmann::json::parse(buf.str());
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(SourceLocation{p.string()}, std::string("not valid JSON: ") + e.what());
+  }
+}
+
+double opt_double(const CsvReader& csv, std::size_t col, double fallback) {
+  return col < csv.size() && !csv.empty_field(col) ? csv.get_double(col) : fallback;
+}
+
+void read_timeseries(const fs::path& p, RunData& run) {
+  CsvReader csv = CsvReader::open(p.string());
+  csv.read_header();
+  const std::size_t time = csv.require_column("time_s"), scope = csv.require_column("scope"),
+                    gpus = csv.require_column("gpus"), occ = csv.require_column("occupancy"),
+                    sm = csv.require_column("sm_util"),
+                    borrowed = csv.require_column("borrowed_gpus"),
+                    lent = csv.require_column("lent_gpus"),
+                    assurance = csv.require_column("assurance");
+  std::map<std::string, std::size_t, std::less<>> index;
+  bool any_assurance = false;
+  bool first = true;
+  while (csv.next()) {
+    const double t = csv.get_double(time);
+    if (first) run.first_t = t;
+    first = false;
+    run.last_t = t;
+    const std::string_view s = csv.field(scope);
+    if (s == "cluster") {
+      run.gpus = static_cast<int>(csv.get_int(gpus));
+      run.occupancy.push_back({t, opt_double(csv, occ, 0)});
+      run.sm_util.push_back({t, opt_double(csv, sm, 0)});
+      continue;
+    }
+    auto it = index.find(s);
+    if (it == index.end()) {
+      it = index.emplace(std::string(s), run.tenants.size()).first;
+      run.tenants.push_back({std::string(s), {}, {}, {}});
+    }
+    TenantSeries& ts = run.tenants[it->second];
+    if (!csv.empty_field(assurance)) {
+      any_assurance = true;
+      ts.assurance.push_back({t, csv.get_double(assurance)});
+    }
+    const double b = opt_double(csv, borrowed, 0), l = opt_double(csv, lent, 0);
+    ts.borrowed.push_back({t, b});
+    ts.lent.push_back({t, l});
+    if (run.borrowed_total.empty() || run.borrowed_total.back().x != t) {
+      run.borrowed_total.push_back({t, 0});
+      run.lent_total.push_back({t, 0});
+    }
+    run.borrowed_total.back().y += b;
+    run.lent_total.back().y += l;
+  }
+  if (!any_assurance) {
+    run.tenants.clear();
+    run.borrowed_total.clear();
+    run.lent_total.clear();
+  }
+}
+
+void read_jobs(const fs::path& p, RunData& run) {
+  CsvReader csv = CsvReader::open(p.string());
+  csv.read_header();
+  const std::size_t gpus = csv.require_column("gpus"), end = csv.require_column("end_s"),
+                    queue = csv.require_column("queue_s"), jct = csv.require_column("jct_s"),
+                    preempt = csv.require_column("preemptions"),
+                    lost = csv.require_column("lost_work_s");
+  while (csv.next()) {
+    if (!csv.empty_field(queue)) run.queue_s.push_back(csv.get_double(queue));
+    if (!csv.empty_field(jct)) run.jct_s.push_back(csv.get_double(jct));
+    const double n = opt_double(csv, preempt, 0);
+    const double lost_s = opt_double(csv, lost, 0);
+    if (n <= 0 && lost_s <= 0) continue;
+    const double t = opt_double(csv, end, run.last_t);
+    if (n > 0) run.preemptions.push_back({t, n});
+    if (lost_s > 0)
+      run.lost_gpu_hours.push_back({t, lost_s * static_cast<double>(csv.get_int(gpus)) / 3600.0});
+  }
+}
+
+void require_file(const fs::path& p) {
+  if (!fs::is_regular_file(p))
+    throw InputError(SourceLocation{p.string()},
+                     "missing (every run folder holds summary.json, "
+                     "jobs.csv and timeseries.csv)");
+}
+
+}  // namespace
+
+std::vector<RunFolder> find_runs(const fs::path& dir) {
+  if (!fs::is_directory(dir)) throw InputError(SourceLocation{dir.string()}, "not a folder");
+  if (is_run(dir)) {
+    const fs::path abs = fs::absolute(dir).lexically_normal();
+    std::string label = (abs.has_filename() ? abs : abs.parent_path()).filename().string();
+    return {{label, dir}};
+  }
+  std::vector<RunFolder> runs;
+  std::set<std::string> seen;
+  for (const auto& name : comparison_order(dir))
+    if (is_run(dir / name) && seen.insert(name).second) runs.push_back({name, dir / name});
+  std::vector<std::string> rest;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_directory() && is_run(e.path()) && !seen.count(e.path().filename().string()))
+      rest.push_back(e.path().filename().string());
+  std::sort(rest.begin(), rest.end());
+  for (const auto& name : rest) runs.push_back({name, dir / name});
+  if (runs.empty())
+    throw InputError(SourceLocation{dir.string()},
+                     "no run found: expected summary.json here or in its sub-folders (the "
+                     "output of `deepshare simulate`, `demo` or `compare`)");
+  return runs;
+}
+
+RunData load_run(const RunFolder& folder) {
+  RunData run;
+  run.folder = folder;
+  for (const char* f : {"summary.json", "jobs.csv", "timeseries.csv"}) require_file(folder.dir / f);
+  run.summary = read_json(folder.dir / "summary.json");
+  read_timeseries(folder.dir / "timeseries.csv", run);
+  read_jobs(folder.dir / "jobs.csv", run);
+  return run;
+}
+
+}  // namespace ds::report
