@@ -13,6 +13,7 @@
 #include <map>
 
 #include "cli/compare.hpp"
+#include "cli/report_command.hpp"
 #include "cli/run.hpp"
 #include "core/error.hpp"
 #include "registry/registry.hpp"
@@ -140,6 +141,7 @@ int cmd_demo() {
     std::printf("Failed (not in the table): %s\n", names.c_str());
   }
   std::printf("Report written to %s\n", dir.string().c_str());
+  write_report_after_runs(dir.string());
   return failed.empty() ? 0 : 3;
 }
 
@@ -258,6 +260,9 @@ void register_commands(CLI::App& app) {
   g_actions[pol] = cmd_policies;
 
   register_compare(app, [](CLI::App* cmd, std::function<int()> action) {
+    g_actions[cmd] = std::move(action);
+  });
+  register_report(app, [](CLI::App* cmd, std::function<int()> action) {
     g_actions[cmd] = std::move(action);
   });
   register_demo(app);

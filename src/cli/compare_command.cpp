@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/compare.hpp"
+#include "cli/report_command.hpp"
 #include "trace/load.hpp"
 
 namespace ds {
@@ -44,6 +45,7 @@ int cmd_compare() {
   const auto rows = run_compare(w, req, g_args.trace);
   std::printf("%s\nReport written to %s (comparison.md, comparison.csv, one folder per run)\n",
               comparison_table(rows).c_str(), g_args.out.c_str());
+  write_report_after_runs(g_args.out);
   return 0;
 }
 
