@@ -71,6 +71,10 @@ struct ClusterSnapshot {
   std::span<const JobId> arrived;           // newly submitted, in arrival order
   std::span<const JobId> requeued;          // preempted and pending again
   std::span<const FinishedJob> finished;    // completed
+  // Only from drivers of real clusters (the simulator leaves them empty):
+  std::span<const JobId> adopted;    // found running, not started by this policy object (e.g.
+                                     // after a controller restart); runtime holds its flags
+  std::span<const JobId> withdrawn;  // left the queue without running (cancelled while pending)
 };
 
 struct StartJob {
