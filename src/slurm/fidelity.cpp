@@ -1,0 +1,151 @@
+#include "slurm/fidelity.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "core/csv.hpp"
+#include "core/error.hpp"
+#include "registry/registry.hpp"
+#include "report/metrics.hpp"
+#include "report/outputs.hpp"
+#include "sim/simulator.hpp"
+#include "slurm/excerpt.hpp"
+
+namespace ds::slurm {
+
+FidelityReport run_fidelity(const std::string& replay_dir, const std::string& out_dir) {
+  namespace fs = std::filesystem;
+  const fs::path dir(replay_dir);
+  std::ifstream in(dir / "replay.json");
+  if (!in)
+    throw InputError((dir / "replay.json").string() +
+                     ": cannot read (run `deepshare slurm replay` first)");
+  nlohmann::json rj;
+  try {
+    in >> rj;
+  } catch (const std::exception& e) {
+    throw InputError((dir / "replay.json").string() + ": " + e.what());
+  }
+  const ControllerConfig config = load_controller_config(rj.at("config").get<std::string>());
+  ExcerptSpec spec;
+  spec.trace = rj.at("trace").get<std::string>();
+  spec.format = rj.at("format").get<std::string>();
+  spec.time_scale = rj.at("time_scale").get<double>();
+  parse_excerpt(rj.at("excerpt").get<std::string>(), spec);
+  std::vector<NodeShape> nodes;
+  for (const auto& n : rj.at("nodes"))
+    nodes.push_back({n.at("name").get<std::string>(), n.at("gpus").get<int>()});
+  const Workload w = make_excerpt(spec, config, nodes);
+
+  PolicyOptions options(config.options);
+  PolicyContext ctx{w.cluster, w.tenants, w.jobs, options};
+  auto policy = make_policy(config.policy, ctx);
+  SimConfig sc;
+  sc.speed_model = [](const JobSpec&, std::span<const JobSpec* const>) { return 1.0; };
+  const SimResult sim = simulate(w, *policy, sc);
+  const Metrics sm = compute_metrics(w, sim);
+  RunInfo info;
+  info.policy = config.policy;
+  info.trace = w.name;
+  info.format = w.format;
+  info.load_factor = spec.load;
+  info.options = config.options;
+  info.version = "fidelity-sim";
+  write_outputs((fs::path(out_dir) / "sim").string(), w, sim, sm, info);
+
+  std::map<std::string, std::size_t> by_name;
+  for (const auto& j : w.jobs) by_name[j.name] = j.id.index();
+  CsvReader csv = CsvReader::open((dir / "observed.csv").string());
+  csv.read_header();
+  const auto c_job = csv.require_column("job"), c_sub = csv.require_column("submit_ms"),
+             c_first = csv.require_column("first_start_ms"), c_end = csv.require_column("end_ms"),
+             c_queue = csv.require_column("queue_ms"), c_pre = csv.require_column("preemptions"),
+             c_done = csv.require_column("completed"), c_sh = csv.require_column("shared_runs"),
+             c_bo = csv.require_column("borrowed_runs");
+  FidelityReport rep;
+  rep.time_scale = spec.time_scale;
+  rep.replay_wall_s = rj.value("wall_seconds", 0.0);
+  for (const auto& o : sim.jobs) rep.sim_preemptions += o.preemptions;
+  std::ofstream jobs_csv(fs::path(out_dir) / "fidelity_jobs.csv", std::ios::binary);
+  jobs_csv << "job,tenant,gpus,sim_queue_s,real_queue_s,sim_jct_s,real_jct_s,sim_preemptions,real_"
+              "preemptions\n";
+  std::vector<double> abs_jct;
+  double sq = 0, rq = 0, sj = 0, rj_sum = 0;
+  auto num = [&](std::size_t c) { return std::atof(std::string(csv.field(c)).c_str()); };
+  while (csv.next()) {
+    auto it = by_name.find(std::string(csv.field(c_job)));
+    if (it == by_name.end()) continue;
+    const std::size_t i = it->second;
+    rep.real_preemptions += static_cast<std::size_t>(num(c_pre));
+    rep.real_shared_runs += static_cast<std::size_t>(num(c_sh));
+    rep.real_borrowed_runs += static_cast<std::size_t>(num(c_bo));
+    const JobOutcome& o = sim.jobs[i];
+    if (num(c_done) != 1 || o.end == kNever || num(c_first) < 0) continue;
+    const double s_q = to_seconds(o.queue), r_q = num(c_queue) / 1000.0;
+    const double s_j = to_seconds(o.end - w.jobs[i].submit),
+                 r_j = (num(c_end) - num(c_sub)) / 1000.0;
+    ++rep.jobs;
+    sq += s_q, rq += r_q, sj += s_j, rj_sum += r_j;
+    rep.mean_abs_queue_diff_s += std::abs(r_q - s_q);
+    abs_jct.push_back(std::abs(r_j - s_j));
+    jobs_csv << w.jobs[i].name << ',' << w.tenants[w.jobs[i].tenant.index()].name << ','
+             << w.jobs[i].gpus << ',' << s_q << ',' << r_q << ',' << s_j << ',' << r_j << ','
+             << o.preemptions << ',' << num(c_pre) << '\n';
+  }
+  if (rep.jobs == 0)
+    throw InputError(replay_dir + ": no job completed in both the replay and the simulation");
+  const double n = static_cast<double>(rep.jobs);
+  rep.sim_avg_queue_s = sq / n, rep.real_avg_queue_s = rq / n;
+  rep.sim_avg_jct_s = sj / n, rep.real_avg_jct_s = rj_sum / n;
+  rep.jct_rel =
+      rep.sim_avg_jct_s > 0 ? (rep.real_avg_jct_s - rep.sim_avg_jct_s) / rep.sim_avg_jct_s : 0;
+  rep.queue_rel = rep.sim_avg_queue_s > 0
+                      ? (rep.real_avg_queue_s - rep.sim_avg_queue_s) / rep.sim_avg_queue_s
+                      : 0;
+  rep.mean_abs_queue_diff_s /= n;
+  for (double d : abs_jct) rep.mean_abs_jct_diff_s += d / n;
+  rep.p90_abs_jct_diff_s = quantile(abs_jct, 0.9);
+
+  char buf[2048];
+  std::snprintf(buf, sizeof buf,
+                "| metric (trace seconds; time scale %g) | simulator | real Slurm | difference |\n"
+                "|---|---|---|---|\n"
+                "| mean JCT | %.1f | %.1f | %+.2f%% |\n"
+                "| mean queueing delay | %.1f | %.1f | %+.2f%% |\n"
+                "| per-job mean abs. JCT difference | | | %.1f s (p90 %.1f s) |\n"
+                "| per-job mean abs. queueing difference | | | %.1f s |\n"
+                "| preemptions | %zu | %zu | |\n"
+                "| jobs compared / replay wall time | %zu | %.0f s | |\n"
+                "| real runs shared (MPS) / borrowed | | %zu / %zu | |\n",
+                rep.time_scale, rep.sim_avg_jct_s, rep.real_avg_jct_s, 100 * rep.jct_rel,
+                rep.sim_avg_queue_s, rep.real_avg_queue_s, 100 * rep.queue_rel,
+                rep.mean_abs_jct_diff_s, rep.p90_abs_jct_diff_s, rep.mean_abs_queue_diff_s,
+                rep.sim_preemptions, rep.real_preemptions, rep.jobs, rep.replay_wall_s,
+                rep.real_shared_runs, rep.real_borrowed_runs);
+  rep.markdown = buf;
+  nlohmann::json fj = {{"jobs_compared", rep.jobs},
+                       {"time_scale", rep.time_scale},
+                       {"sim_avg_jct_s", rep.sim_avg_jct_s},
+                       {"real_avg_jct_s", rep.real_avg_jct_s},
+                       {"jct_rel_diff", rep.jct_rel},
+                       {"sim_avg_queue_s", rep.sim_avg_queue_s},
+                       {"real_avg_queue_s", rep.real_avg_queue_s},
+                       {"queue_rel_diff", rep.queue_rel},
+                       {"mean_abs_jct_diff_s", rep.mean_abs_jct_diff_s},
+                       {"p90_abs_jct_diff_s", rep.p90_abs_jct_diff_s},
+                       {"mean_abs_queue_diff_s", rep.mean_abs_queue_diff_s},
+                       {"sim_preemptions", rep.sim_preemptions},
+                       {"real_preemptions", rep.real_preemptions},
+                       {"real_shared_runs", rep.real_shared_runs},
+                       {"real_borrowed_runs", rep.real_borrowed_runs},
+                       {"replay_wall_s", rep.replay_wall_s}};
+  std::ofstream(fs::path(out_dir) / "fidelity.json", std::ios::binary) << fj.dump(2) << '\n';
+  std::ofstream(fs::path(out_dir) / "fidelity.md", std::ios::binary) << rep.markdown;
+  return rep;
+}
+
+}  // namespace ds::slurm

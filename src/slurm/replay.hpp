@@ -1,0 +1,46 @@
+// Time-scaled trace replay on a real Slurm cluster (`deepshare slurm replay`).
+//
+// Algorithm:
+//  1. Build the excerpt workload (excerpt.hpp) on the partition's real nodes.
+//  2. Start the controller in this process (its clock: trace time = (wall - wall0) x scale).
+//  3. Submit each job at its scaled time as a real held batch job under its tenant's
+//     account: a stand-in that sleeps its scaled run time, checkpointing at the tenant's
+//     scaled checkpoint interval and paying the scaled restart overhead after a requeue
+//     (the simulator's preemption model), with `--gres=gpu:N` and its profile in the Comment.
+//  4. Poll Slurm every 100 ms and record each job's runs (start, end, pin, requeued or not).
+//  5. When every job has ended (or the timeout passes), stop the controller and write
+//     summary.json, jobs.csv, tenants.csv, timeseries.csv (as the simulator), observed.csv
+//     (per job, incl. Slurm's own second-resolution times) and replay.json (what
+//     `deepshare fidelity` needs to simulate the same excerpt).
+// Assumption: the replay owns the partition while it runs (other jobs there would be
+// scheduled by the same controller and skew the comparison).
+#pragma once
+
+#include <string>
+
+#include "report/metrics.hpp"
+#include "slurm/config.hpp"
+#include "slurm/excerpt.hpp"
+#include "slurm/log.hpp"
+
+namespace ds::slurm {
+
+struct ReplayRequest {
+  ExcerptSpec excerpt;
+  ControllerConfig config;
+  std::string config_path;
+  std::string out_dir;
+  std::string work_dir;  // stand-in checkpoints and job output (must be visible to slurmd)
+  double timeout_s = 1800;
+};
+
+struct ReplayOutcome {
+  Metrics metrics;
+  double wall_seconds = 0;
+  std::size_t submitted = 0;
+  std::size_t completed = 0;
+};
+
+ReplayOutcome run_replay(const ReplayRequest& request, Log& log);
+
+}  // namespace ds::slurm
