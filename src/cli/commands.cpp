@@ -15,6 +15,7 @@
 #include "cli/compare.hpp"
 #include "cli/report_command.hpp"
 #include "cli/run.hpp"
+#include "cli/slurm_commands.hpp"
 #include "core/error.hpp"
 #include "registry/registry.hpp"
 #include "report/comparison.hpp"
@@ -267,6 +268,9 @@ void register_commands(CLI::App& app) {
   });
   register_demo(app);
   register_trace(app);
+  register_slurm_commands(app, [](CLI::App* cmd, std::function<int()> action) {
+    g_actions[cmd] = std::move(action);
+  });
 }
 
 int run_selected_command(CLI::App& app) {
