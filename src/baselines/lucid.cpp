@@ -12,7 +12,8 @@ namespace ds {
 namespace {
 namespace fs = std::filesystem;
 
-constexpr const char* kEstimatesFile = "Venus_Sept_ebm_weekly_updated.csv";
+constexpr const char* kEbmFile = "Venus_Sept_ebm_weekly_updated.csv";  // Lucid's own
+constexpr const char* kLgbFile = "Venus_Sept_lgb.csv";                 // QSSF's
 constexpr const char* kForecastFile = "Venus_throughput_pred.csv";
 constexpr int kMaxShareGpus = 8;            // Lucid pairs only jobs of <= 8 GPUs
 constexpr double kNegativeEstimate = 1000;  // CombinedEstimator: priority < 0 -> 1000
@@ -275,9 +276,9 @@ class Lucid final : public Policy {
   Time jct_sum_ = 0, queue_sum_ = 0, prof_queue_sum_ = 0;
 };
 
-// job_id -> Lucid's duration estimate (s); negative values become 1000 s, as Lucid does.
+// job_id -> estimated duration (s); with replace_negative (EBM) negatives become 1000 s.
 std::vector<double> read_estimates(const std::string& path, std::span<const JobSpec> jobs,
-                                   std::size_t& missing) {
+                                   bool replace_negative, std::size_t& missing) {
   CsvReader csv = CsvReader::open(path);
   csv.read_header();
   const auto c_id = csv.require_column("job_id");
@@ -285,7 +286,8 @@ std::vector<double> read_estimates(const std::string& path, std::span<const JobS
   std::unordered_map<std::string, double> by_name;
   while (csv.next()) {
     const double v = csv.get_double(c_est);
-    by_name.emplace(std::string(csv.field(c_id)), v < 0 ? kNegativeEstimate : v);
+    by_name.emplace(std::string(csv.field(c_id)),
+                    replace_negative && v < 0 ? kNegativeEstimate : v);
   }
   std::vector<double> est(jobs.size(), kNegativeEstimate);
   missing = 0;
@@ -342,7 +344,7 @@ double lucid_colocated_speed(const ColocationTable& table, const Profile* job, c
 }
 
 const char* lucid_options() {
-  return "fidelity=lucid|off, aux=DIR, scope=isolated|pooled, estimates=lucid|predictor, "
+  return "fidelity=lucid|off, aux=DIR, scope=isolated|pooled, estimates=ebm|lgb|predictor, "
          "predictor=KIND, forecast=file|online, sharing=pas|always|never, profiler=on|off";
 }
 
@@ -375,21 +377,25 @@ LucidSetup lucid_setup(const PolicyContext& ctx) {
   setup.pooled = scope == "pooled";
   setup.profiler = o.get_bool("profiler", true);
 
-  const std::string estimates = o.get("estimates", faithful ? "lucid" : "predictor");
+  // ebm (alias lucid): Lucid's own estimates, negatives -> 1000 s (CombinedEstimator);
+  // lgb: the LightGBM file Lucid gives QSSF, as read there (no replacement).
+  std::string estimates = o.get("estimates", faithful ? "ebm" : "predictor");
+  if (estimates == "lucid") estimates = "ebm";
   const std::string predictor = o.get("predictor", "history");
-  if (estimates == "lucid") {
-    require(kEstimatesFile, "estimates=lucid");
+  if (estimates == "ebm" || estimates == "lgb") {
+    const char* file = estimates == "ebm" ? kEbmFile : kLgbFile;
+    require(file, "estimates=ebm|lgb");
     std::size_t missing = 0;
-    setup.estimate_s = read_estimates(aux_file(kEstimatesFile), ctx.jobs, missing);
+    setup.estimate_s = read_estimates(aux_file(file), ctx.jobs, estimates == "ebm", missing);
     if (missing > 0)
       throw InputError("lucid: " + std::to_string(missing) + " jobs have no estimate in " +
-                       aux_file(kEstimatesFile) + " (is it the estimate file of this trace?)");
+                       aux_file(file) + " (is it the estimate file of this trace?)");
   } else if (estimates == "predictor") {
     PredictorConfig pc;
     pc.kind = predictor;
     setup.predictor = make_predictor(pc);
   } else {
-    throw InputError("--set estimates: expected lucid or predictor, got '" + estimates + "'");
+    throw InputError("--set estimates: expected ebm, lgb or predictor, got '" + estimates + "'");
   }
 
   const bool have_forecast = !aux.empty() && fs::exists(aux_file(kForecastFile));

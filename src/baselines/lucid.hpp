@@ -35,7 +35,7 @@
 //  6. Wake at the next profiler limit, scaling check or forecast-bin boundary.
 //
 // Options (--set): fidelity=lucid|off, aux=DIR, scope=isolated|pooled,
-// estimates=lucid|predictor, predictor=KIND, forecast=file|online, sharing=pas|always|never,
+// estimates=ebm|lgb|predictor, predictor=KIND, forecast=file|online, sharing=pas|always|never,
 // profiler=on|off. `fidelity=lucid` = isolated VCs + Lucid's estimate and forecast files
 // from aux (Venus_Sept_ebm_weekly_updated.csv, Venus_throughput_pred.csv) + its profiler
 // nodes (vc8Gr, vcefl, elastic vcYVn).
