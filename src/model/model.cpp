@@ -11,8 +11,8 @@ void Cluster::add_nodes(int count, int gpus, std::int64_t gpu_memory_mib,
                         const std::string& gpu_type, TenantId owner,
                         const std::string& name_prefix) {
   if (gpus < 0 || gpus > kMaxGpusPerNode)
-    throw InputError("a node must have 0.." + std::to_string(kMaxGpusPerNode) +
-                     " GPUs, got " + std::to_string(gpus));
+    throw InputError("a node must have 0.." + std::to_string(kMaxGpusPerNode) + " GPUs, got " +
+                     std::to_string(gpus));
   for (int i = 0; i < count; ++i) {
     Node n;
     n.id = NodeId(static_cast<std::uint32_t>(nodes.size()));
@@ -32,21 +32,30 @@ const char* to_string(TenantClass c) {
 
 const char* to_string(Qos q) {
   switch (q) {
-    case Qos::LatencySensitive: return "LS";
-    case Qos::BestEffort: return "BE";
-    case Qos::Burstable: return "Burstable";
-    case Qos::Guaranteed: return "Guaranteed";
-    case Qos::Unspecified: break;
+    case Qos::LatencySensitive:
+      return "LS";
+    case Qos::BestEffort:
+      return "BE";
+    case Qos::Burstable:
+      return "Burstable";
+    case Qos::Guaranteed:
+      return "Guaranteed";
+    case Qos::Unspecified:
+      break;
   }
   return "";
 }
 
 const char* to_string(FinalState s) {
   switch (s) {
-    case FinalState::Completed: return "COMPLETED";
-    case FinalState::Cancelled: return "CANCELLED";
-    case FinalState::Failed: return "FAILED";
-    case FinalState::Other: break;
+    case FinalState::Completed:
+      return "COMPLETED";
+    case FinalState::Cancelled:
+      return "CANCELLED";
+    case FinalState::Failed:
+      return "FAILED";
+    case FinalState::Other:
+      break;
   }
   return "OTHER";
 }
@@ -71,8 +80,7 @@ int Workload::intern_profile(const Profile& p) {
 }
 
 void Workload::finalize() {
-  if (jobs.size() != truth.size())
-    throw InputError("internal: jobs and truth differ in length");
+  if (jobs.size() != truth.size()) throw InputError("internal: jobs and truth differ in length");
   for (std::size_t i = 0; i < tenants.size(); ++i)
     tenants[i].id = TenantId(static_cast<std::uint32_t>(i));
   std::vector<std::size_t> order(jobs.size());
@@ -113,6 +121,61 @@ void Workload::scale_load(double factor) {
     const double scaled = static_cast<double>(j.submit - first) / factor;
     j.submit = first + static_cast<Time>(std::llround(scaled));
   }
+}
+
+}  // namespace ds
+
+namespace ds {
+
+double Workload::offered_load() const {
+  if (jobs.size() < 2 || cluster.total_gpus() == 0) return 0;
+  double gpu_ms = 0;
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    gpu_ms += static_cast<double>(truth[i].work) * jobs[i].gpus * jobs[i].gpu_milli / kMilliPerGpu;
+  const double span = static_cast<double>(jobs.back().submit - jobs.front().submit);
+  return span > 0 ? gpu_ms / (span * cluster.total_gpus()) : 0;
+}
+
+void Workload::fit_cluster_to_load(double target) {
+  if (!(target > 0) || !std::isfinite(target))
+    throw InputError("--fit-load must be a positive number");
+  const double now = offered_load();
+  if (now <= 0) throw InputError("--fit-load: the workload offers no load to fit");
+  const double factor = now / target;  // new GPUs / old GPUs
+  const int old_gpus = cluster.total_gpus();
+  // Group nodes by owner (the shared pool is its own group), in node order.
+  std::vector<std::vector<std::size_t>> groups(tenants.size() + 1);
+  for (std::size_t i = 0; i < cluster.nodes.size(); ++i) {
+    const TenantId o = cluster.nodes[i].owner;
+    groups[o.valid() ? o.index() : tenants.size()].push_back(i);
+  }
+  Cluster resized;
+  std::vector<int> owned(tenants.size(), 0);
+  for (const auto& g : groups) {
+    if (g.empty()) continue;
+    const auto keep = std::max<std::size_t>(
+        1, static_cast<std::size_t>(std::llround(static_cast<double>(g.size()) * factor)));
+    for (std::size_t k = 0; k < keep; ++k) {
+      const Node& n = cluster.nodes[g[k % g.size()]];
+      resized.add_nodes(1, n.gpus, n.gpu_memory_mib, n.gpu_type, n.owner, "");
+      resized.nodes.back().name =
+          k < g.size() ? n.name : n.name + "-copy" + std::to_string(k / g.size());
+      if (n.owner.valid()) owned[n.owner.index()] += n.gpus;
+    }
+  }
+  for (std::size_t t = 0; t < tenants.size(); ++t) {
+    if (owned[t] > 0) {
+      tenants[t].quota_gpus = owned[t];
+    } else {
+      tenants[t].quota_gpus = static_cast<int>(std::floor(tenants[t].quota_gpus * factor));
+    }
+  }
+  cluster = std::move(resized);
+  notes.push_back("cluster resized from " + std::to_string(old_gpus) + " to " +
+                  std::to_string(cluster.total_gpus()) + " GPUs (" +
+                  std::to_string(cluster.nodes.size()) + " nodes) for an offered load of " +
+                  std::to_string(offered_load()).substr(0, 5) + " (target " +
+                  std::to_string(target).substr(0, 5) + ")");
 }
 
 }  // namespace ds

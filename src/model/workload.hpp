@@ -12,8 +12,8 @@
 namespace ds {
 
 struct Workload {
-  std::string name;    // where it came from (file or generator), for reports
-  std::string format;  // importer that produced it
+  std::string name;     // where it came from (file or generator), for reports
+  std::string format;   // importer that produced it
   std::string aux_dir;  // folder of auxiliary inputs found beside the trace (Venus aux/), if any
   Cluster cluster;
   std::vector<Tenant> tenants;
@@ -38,6 +38,13 @@ struct Workload {
   // Compresses inter-arrival times by `factor` (> 1 means more load), keeping
   // the first submit time and the order.
   void scale_load(double factor);
+  // Offered load: sum of GPUs x share x run time / (cluster GPUs x submission span).
+  [[nodiscard]] double offered_load() const;
+  // Resizes the cluster so that the offered load is about `target`: every owner's
+  // nodes (and the shared pool's) are cut, or repeated, by the same factor, keeping
+  // at least one node each and the first nodes in order; quotas of tenants that own
+  // nodes become their GPUs, others scale by the same factor. Adds a note saying so.
+  void fit_cluster_to_load(double target);
 };
 
 }  // namespace ds

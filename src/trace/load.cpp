@@ -67,6 +67,7 @@ Workload load_trace(const std::string& path, const LoadOptions& options) {
       apply_cluster(w, read_cluster_file(options.cluster_file), options.cluster_file);
       w.finalize();
     }
+    if (options.fit_load > 0) w.fit_cluster_to_load(options.fit_load);
     return w;
   }
   std::string known;

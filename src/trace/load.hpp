@@ -12,6 +12,8 @@ struct LoadOptions {
   std::string format;                // venus | helios | openb | native
   std::string cluster_file;          // optional YAML: replaces the tenants and nodes
   std::vector<std::string> columns;  // native format: "field=csv_column" mappings
+  double fit_load =
+      0;  // > 0: resize the cluster to this offered load (Workload::fit_cluster_to_load)
 };
 
 struct TraceFormat {
