@@ -20,7 +20,9 @@
 //
 // Algorithm (one cycle at time t; Lucid ticks every second, we run at events and at the
 // times Lucid's periodic checks can change a decision):
-//  1. Finished jobs leave; a partner of a finished job runs alone again (speed_recover).
+//  1. Finished jobs leave; a partner of a finished job runs alone again (speed_recover),
+//     except, in fidelity mode, Lucid's quirk: when the job that ran first ends first, its
+//     partner is never paired again (cluster.py compares a job id with the job dict).
 //  2. Arrivals of <= 8 GPUs go to the profiler queue, larger ones to their VC queue.
 //  3. Profiler (lucid_profiler.hpp): stop runs at the limit (-> VC queue), start LGF.
 //  4. Each VC queue is ordered by (priority, arrival). PAS switch (lucid_sharing.hpp):
@@ -38,7 +40,7 @@
 // estimates=ebm|lgb|predictor, predictor=KIND, forecast=file|online, sharing=pas|always|never,
 // profiler=on|off. `fidelity=lucid` = isolated VCs + Lucid's estimate and forecast files
 // from aux (Venus_Sept_ebm_weekly_updated.csv, Venus_throughput_pred.csv) + its profiler
-// nodes (vc8Gr, vcefl, elastic vcYVn).
+// nodes (vc8Gr, vcefl, elastic vcYVn) + the partner-recovery quirk.
 //
 // Deliberate differences from the artifact (docs/baselines.md, "lucid"):
 //  - Causal profiler (see lucid_profiler.hpp): a job enters its VC after profiling, not at
@@ -46,6 +48,10 @@
 //  - Event-driven time: a job ends at start + duration (Lucid's 1 s tick ends it 1 s later).
 //  - Summary reports Lucid's metric definitions next to ours: lucid_avg_queue_s = profiler
 //    queue + VC wait; lucid_avg_jct_s excludes the profiling stage (from VC entry).
+//  - The elastic profiler node is lent only while idle in the donor VC (Lucid adds it
+//    regardless; the donor then silently keeps its node and may even gain one).
+//  - "Little influence" (1/1 speeds for NeuMF, ResNet50, BERT, Transformer pairs) is
+//    ground truth, not policy: lucid_colocated_speed() gives it to tests that want it.
 //  - A job larger than its VC is rejected at arrival (Lucid would never terminate).
 #pragma once
 
