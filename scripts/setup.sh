@@ -10,6 +10,12 @@ packages=(
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev
 )
 
+# The HTML report's browser test drives Debian's Chromium from node (playwright-core);
+# npm installs the report's chart library below. A node already installed is kept.
+packages+=(chromium)
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -23,4 +29,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
   echo "setup: all packages present"
+fi
+
+# The HTML report's chart library (Apache ECharts) and the browser-test driver
+# (playwright-core), pinned in web/package-lock.json; reinstalled when the lock changes.
+web_dir="$(cd "$(dirname "$0")/.." && pwd)/web"
+if ! cmp -s "$web_dir/package-lock.json" "$web_dir/node_modules/.deepshare-installed-lock"; then
+  echo "setup: installing $web_dir/node_modules (npm ci)"
+  npm ci --prefix "$web_dir" --no-audit --no-fund --loglevel=error
+  cp "$web_dir/package-lock.json" "$web_dir/node_modules/.deepshare-installed-lock"
 fi

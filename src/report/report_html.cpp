@@ -90,16 +90,16 @@ std::string web_dir() {
 WebAssets load_web_assets(const std::string& dir) {
   const fs::path d(dir);
   const fs::path lib = d / kLibrary, tpl = d / kTemplate;
-  if (!fs::is_regular_file(tpl))
-    throw InputError(SourceLocation{tpl.string()},
-                     "report page template not found; point DEEPSHARE_WEB_DIR at the "
-                     "project's web/ folder");
   if (!fs::is_regular_file(lib))
     throw InputError(SourceLocation{lib.string()},
                      "chart library (Apache ECharts) not found; install it with "
                      "`bash scripts/setup.sh` (or `npm ci --prefix web` in the project), or "
                      "set DEEPSHARE_WEB_DIR to a folder holding report_template.html and "
                      "node_modules/echarts");
+  if (!fs::is_regular_file(tpl))
+    throw InputError(SourceLocation{tpl.string()},
+                     "report page template not found; set DEEPSHARE_WEB_DIR to the project's "
+                     "web/ folder (its chart library is installed by `bash scripts/setup.sh`)");
   return {read_file(tpl), read_file(lib)};
 }
 
