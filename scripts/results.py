@@ -85,6 +85,20 @@ def main_table(pols, runs, loads):
                         "SM util (submit window)", "QoS", "Jain", "preemptions", "lost GPU-h"])
 
 
+def offered_sm(load):
+    """SM utilization over the submission window if every job ran inside it at full speed:
+    sum(gpu_util x GPUs x duration) / (100% x GPUs x window). No policy can exceed it."""
+    import csv
+    total, first, last = 0.0, None, None
+    with open(VENUS) as f:
+        for r in csv.DictReader(f):
+            total += float(r["gpu_util"]) * int(r["gpu_num"]) * int(r["duration"])
+            t = int(r["submit_time"])
+            first = t if first is None else min(first, t)
+            last = t if last is None else max(last, t)
+    return total / (100.0 * 1080 * (last - first) / float(load))
+
+
 def check(ok):
     return "met" if ok else "**missed**"
 
@@ -107,8 +121,12 @@ def targets(runs):
                      check(d["avg_queue_s"] <= 0.5 * fp["avg_queue_s"])])
         for key, label in [("sm_utilization_submit_window", "submission window"), ("sm_utilization", "until the last job ends")]:
             ratio = d[key] / fp[key] if fp[key] else 0
+            extra = ""
+            if key == "sm_utilization_submit_window":
+                bound = offered_sm(load)
+                extra = f"; offered-work bound {bound:.3f} = {bound / fp[key]:.2f}× fifo-pooled"
             rows.append([f"×{load} SM utilization ≥ 1.3× fifo-pooled ({label})",
-                         f"{d[key]:.3f} vs {fp[key]:.3f} ({ratio:.2f}×)", check(ratio >= 1.3)])
+                         f"{d[key]:.3f} vs {fp[key]:.3f} ({ratio:.2f}×{extra})", check(ratio >= 1.3)])
         rows.append([f"×{load} QoS ≥ 99 %", f"{100*d['qos_compliance']:.2f} %", check(d["qos_compliance"] >= 0.99)])
         share = d["lost_gpu_hours"] / d["delivered_gpu_hours"] if d["delivered_gpu_hours"] else 0
         rows.append([f"×{load} lost work ≤ 1 % of delivered GPU-hours", f"{100*share:.3f} %", check(share <= 0.01)])
@@ -156,6 +174,23 @@ def openb_pack():
         return cmd, f.read().strip()
 
 
+def openb_replay():
+    folder = os.path.join(OUT, "openb-replay")
+    pols = [p for p in ["fifo-pooled", "kueue", "lucid", "deepshare"] if p in policies()]
+    cmd = run(["compare", "--trace", OPENB, "--format", "openb", "--fit-load", "0.9",
+               "--policies", ",".join(pols), "--out", folder, "--quiet"])
+    rows = []
+    for p in pols:
+        s = summary(os.path.join(folder, f"{p}@1"))
+        tenants = {t["name"]: t for t in s["tenants"]}
+        ls, be = tenants.get("LS", {}), tenants.get("BE", {})
+        rows.append([p, fmt(s["avg_queue_s"]), fmt(ls.get("avg_queue_s", 0)), fmt(be.get("avg_queue_s", 0)),
+                     fmt(s["avg_jct_s"]), f"{s['gpu_occupancy_submit_window']:.3f}",
+                     f"{100*s['qos_compliance']:.2f} %", fmt(s["preemptions"])])
+    return cmd, table(rows, ["policy", "avg queue (s)", "LS avg queue (s)", "BE avg queue (s)", "avg JCT (s)",
+                             "occupancy (submit window)", "QoS (entitled)", "preemptions"])
+
+
 def tool_output(name, args=()):
     exe = os.path.join(ROOT, "build", "bin", name)
     out = subprocess.run([exe, *args], check=True, capture_output=True, text=True, cwd=ROOT).stdout
@@ -171,6 +206,7 @@ def main():
     cmp_cmd, runs = venus_compare(pols)
     abl_cmds, abl_table = ablations()
     pack_cmd, pack_table = openb_pack() if os.path.exists(OPENB) else ("", "(openb trace absent)")
+    replay_cmd, replay_table = openb_replay() if os.path.exists(OPENB) else ("", "(openb trace absent)")
     pred_cmd, pred_out = tool_output("predictor_eval")
     intf_cmd, intf_out = tool_output("interference_eval")
     walls = wall_times(pols)
@@ -201,6 +237,13 @@ fidelity to Lucid's own simulator is in [baselines.md](baselines.md).
 
 {targets(runs)}
 
+On SM utilization: a policy cannot make the work itself bigger. Time-averaged SM utilization
+counts gpu_util × speed, so sharing moves work earlier but does not add any; over the submission
+window it is bounded by the offered work (every job's gpu_util × GPUs × duration, as if all of it
+ran inside the window), shown above. DeepShare runs nearly all offered work inside the window
+(its queueing delay is small), so the remaining gap to 1.3× is mostly that bound, and the work of
+long jobs submitted near the end that necessarily runs past the window.
+
 ## Ablations of DeepShare on Venus
 
 Commands: `{abl_cmds[0]}`, and the same with `--set SWITCH=off` and `--load-factor 1.5`.
@@ -218,6 +261,19 @@ with quotas split by demand; BE and Burstable pods are best-effort (quota 0, eve
 Command: `{pack_cmd}`
 
 {pack_table}
+
+## Alibaba openb: time replay on a cluster sized for load 0.9
+
+openb is a packing trace: 8,152 tasks over 149 days whose peak concurrent demand is about 66 GPUs
+of the 6,212 listed, so a plain replay on its own node list is idle. `--fit-load 0.9` keeps an
+evenly spread subset of the node list (so its mix of GPU models survives) whose GPUs make the
+offered load 0.9: 16 GPUs on 6 nodes (the note printed by the command says so). Fractional
+`gpu_milli` requests are packed onto shared GPUs as MPS clients (thread percentage = milli / 10).
+Demand is very bursty (average 14 GPUs, peaks far above 16), so queues are long for everyone.
+
+Command: `{replay_cmd}`
+
+{replay_table}
 
 ## Run-time prediction
 

@@ -13,6 +13,7 @@
 #include <map>
 
 #include "cli/compare.hpp"
+#include "cli/pack.hpp"
 #include "cli/report_command.hpp"
 #include "cli/run.hpp"
 #include "cli/slurm_commands.hpp"
@@ -37,6 +38,7 @@ struct SimulateArgs {
   std::uint64_t seed = 1;
   std::string out;
   double checkpoint_interval = -1;  // seconds; < 0: keep the trace's intervals
+  double fit_load = 0;              // > 0: resize the cluster to this offered load
   bool quiet = false;
 };
 
@@ -79,6 +81,7 @@ int cmd_simulate() {
   lo.format = g_sim.format;
   lo.cluster_file = g_sim.cluster;
   lo.columns = g_sim.columns;
+  lo.fit_load = g_sim.fit_load;
   Workload w = load_trace(g_sim.trace, lo);
   override_checkpoint_interval(w, g_sim.checkpoint_interval);
   print_notes(w);
@@ -254,23 +257,26 @@ void register_commands(CLI::App& app) {
   sim->add_option("--checkpoint-interval", g_sim.checkpoint_interval,
                   "Checkpoint interval of every tenant in seconds (0: at preemption, as Lucid)")
       ->check(CLI::NonNegativeNumber);
+  sim->add_option("--fit-load", g_sim.fit_load,
+                  "Resize the cluster (every owner's nodes and quotas alike) so that the "
+                  "offered load is about this, e.g. 0.9 for openb's mostly idle node list")
+      ->check(CLI::PositiveNumber);
   sim->add_flag("--quiet", g_sim.quiet, "No progress output");
   g_actions[sim] = cmd_simulate;
 
   auto* pol = app.add_subcommand("policies", "List the registered policies, one line each");
   g_actions[pol] = cmd_policies;
 
-  register_compare(app, [](CLI::App* cmd, std::function<int()> action) {
-    g_actions[cmd] = std::move(action);
-  });
-  register_report(app, [](CLI::App* cmd, std::function<int()> action) {
-    g_actions[cmd] = std::move(action);
-  });
+  register_compare(
+      app, [](CLI::App* cmd, std::function<int()> action) { g_actions[cmd] = std::move(action); });
+  register_report(
+      app, [](CLI::App* cmd, std::function<int()> action) { g_actions[cmd] = std::move(action); });
   register_demo(app);
+  register_pack(
+      app, [](CLI::App* cmd, std::function<int()> action) { g_actions[cmd] = std::move(action); });
   register_trace(app);
-  register_slurm_commands(app, [](CLI::App* cmd, std::function<int()> action) {
-    g_actions[cmd] = std::move(action);
-  });
+  register_slurm_commands(
+      app, [](CLI::App* cmd, std::function<int()> action) { g_actions[cmd] = std::move(action); });
 }
 
 int run_selected_command(CLI::App& app) {

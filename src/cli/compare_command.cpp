@@ -18,6 +18,7 @@ struct CompareArgs {
   std::vector<double> loads = {1.0};
   std::vector<std::string> sets;
   double checkpoint_interval = -1;
+  double fit_load = 0;
   std::uint64_t seed = 1;
   unsigned threads = 0;
   std::string out;
@@ -31,6 +32,7 @@ int cmd_compare() {
   lo.format = g_args.format;
   lo.cluster_file = g_args.cluster;
   lo.columns = g_args.columns;
+  lo.fit_load = g_args.fit_load;
   Workload w = load_trace(g_args.trace, lo);
   for (const auto& n : w.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
   override_checkpoint_interval(w, g_args.checkpoint_interval);
@@ -77,6 +79,9 @@ void register_compare(CLI::App& app,
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", g_args.seed, "Seed for any randomness")->capture_default_str();
   cmd->add_option("--threads", g_args.threads, "Parallel runs (default: one per core)");
+  cmd->add_option("--fit-load", g_args.fit_load,
+                  "Resize the cluster so that the offered load is about this (see simulate)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--out", g_args.out, "Report folder")->required();
   cmd->add_flag("--quiet", g_args.quiet, "No progress output");
   on_selected(cmd, cmd_compare);

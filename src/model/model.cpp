@@ -151,17 +151,46 @@ void Workload::fit_cluster_to_load(double target) {
   }
   Cluster resized;
   std::vector<int> owned(tenants.size(), 0);
+  auto keep_node = [&](const Node& n, std::size_t copy) {
+    resized.add_nodes(1, n.gpus, n.gpu_memory_mib, n.gpu_type, n.owner, "");
+    resized.nodes.back().name = copy == 0 ? n.name : n.name + "-copy" + std::to_string(copy);
+    if (n.owner.valid()) owned[n.owner.index()] += n.gpus;
+  };
   for (const auto& g : groups) {
     if (g.empty()) continue;
-    const auto keep = std::max<std::size_t>(
-        1, static_cast<std::size_t>(std::llround(static_cast<double>(g.size()) * factor)));
-    for (std::size_t k = 0; k < keep; ++k) {
-      const Node& n = cluster.nodes[g[k % g.size()]];
-      resized.add_nodes(1, n.gpus, n.gpu_memory_mib, n.gpu_type, n.owner, "");
-      resized.nodes.back().name =
-          k < g.size() ? n.name : n.name + "-copy" + std::to_string(k / g.size());
-      if (n.owner.valid()) owned[n.owner.index()] += n.gpus;
+    int gpus = 0;
+    for (std::size_t i : g) gpus += cluster.nodes[i].gpus;
+    const double want = gpus * factor;
+    // Whole copies of the group while growing, then an evenly spread subset of its
+    // nodes (so a mixed node list keeps its mix) with at least `want` GPUs in all.
+    std::size_t copies = 0;
+    double have = 0;
+    while (have + gpus <= want + 1e-9) {
+      for (std::size_t i : g) keep_node(cluster.nodes[i], copies);
+      have += gpus;
+      ++copies;
     }
+    // Visit the nodes in a low-discrepancy order (golden-ratio stride), taking those that
+    // do not overshoot, until the group has its share of GPUs.
+    std::vector<std::size_t> order(g.size());
+    std::iota(order.begin(), order.end(), 0);
+    auto spread = [](std::size_t i) {
+      const double x = static_cast<double>(i) * 0.6180339887498949;
+      return x - std::floor(x);
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return spread(a) < spread(b); });
+    std::vector<std::size_t> pick;
+    for (std::size_t i : order) {
+      const bool none = pick.empty() && copies == 0;  // every group keeps a node
+      if (!none && have >= want - 0.5) break;
+      const Node& n = cluster.nodes[g[i]];
+      if (!none && have + n.gpus > want + 0.5) continue;
+      pick.push_back(i);
+      have += n.gpus;
+    }
+    std::sort(pick.begin(), pick.end());  // keep the original node order
+    for (std::size_t i : pick) keep_node(cluster.nodes[g[i]], copies);
   }
   for (std::size_t t = 0; t < tenants.size(); ++t) {
     if (owned[t] > 0) {

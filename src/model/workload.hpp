@@ -41,9 +41,10 @@ struct Workload {
   // Offered load: sum of GPUs x share x run time / (cluster GPUs x submission span).
   [[nodiscard]] double offered_load() const;
   // Resizes the cluster so that the offered load is about `target`: every owner's
-  // nodes (and the shared pool's) are cut, or repeated, by the same factor, keeping
-  // at least one node each and the first nodes in order; quotas of tenants that own
-  // nodes become their GPUs, others scale by the same factor. Adds a note saying so.
+  // nodes (and the shared pool's) are cut, or repeated, to the same GPU factor, keeping
+  // at least one node each; a cut keeps an evenly spread subset of the nodes (a mixed
+  // node list keeps its mix). Quotas of tenants that own nodes become their GPUs,
+  // others scale by the factor. Adds a note saying so.
   void fit_cluster_to_load(double target);
 };
 
