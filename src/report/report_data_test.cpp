@@ -13,6 +13,7 @@ namespace ds::report {
 namespace {
 
 namespace fs = std::filesystem;
+using J = nlohmann::ordered_json;
 
 void write(const fs::path& p, const std::string& text) {
   fs::create_directories(p.parent_path());
@@ -71,18 +72,18 @@ fs::path make_folder() {
 TEST(ReportData, ReadsAComparisonFolderInComparisonOrder) {
   const auto j = build_report_data(make_folder().string());
   EXPECT_EQ(j["schema"], 1);
-  EXPECT_EQ(j["policies"], nlohmann::json({"zeta", "alpha"}));
+  EXPECT_EQ(j["policies"], J::array({"zeta", "alpha"}));
   EXPECT_EQ(j["meta"]["gpus"], 12);
   EXPECT_EQ(j["meta"]["origin_s"], 0);  // the first sample precedes the first submit
   EXPECT_EQ(j["workload_md"], "# workload</script>\n");
 
   const auto& h = j["headline"];
   ASSERT_EQ(h["metrics"][0]["key"], "avg_queue_s");
-  EXPECT_EQ(h["values"][0], nlohmann::json({20.0, 30.0}));
-  EXPECT_EQ(h["best"][0], nlohmann::json({0}));  // lower delay is better
+  EXPECT_EQ(h["values"][0], J::array({20.0, 30.0}));
+  EXPECT_EQ(h["best"][0], J::array({0}));  // lower delay is better
   for (std::size_t i = 0; i < h["metrics"].size(); ++i) {
     if (h["metrics"][i]["key"] == "gpu_occupancy_full") {
-      EXPECT_EQ(h["best"][i], nlohmann::json({1}));  // higher occupancy is better
+      EXPECT_EQ(h["best"][i], J::array({1}));  // higher occupancy is better
     }
     if (h["metrics"][i]["key"] == "preemptions") {
       EXPECT_TRUE(h["best"][i].empty());  // a tie
@@ -95,29 +96,29 @@ TEST(ReportData, CdfsSeriesAndEvents) {
   const auto j = build_report_data(make_folder().string());
   const auto& q = j["cdf_queue"][0];
   EXPECT_EQ(q["n"], 2);
-  EXPECT_EQ(q["points"], nlohmann::json({{1.0, 0.5}, {60.0, 1.0}}));  // 0 s drawn at 1 s
-  EXPECT_EQ(j["cdf_jct"][0]["points"], nlohmann::json({{300.0, 0.5}, {1200.0, 1.0}}));
+  EXPECT_EQ(q["points"], J::array({{1.0, 0.5}, {60.0, 1.0}}));  // 0 s drawn at 1 s
+  EXPECT_EQ(j["cdf_jct"][0]["points"], J::array({{300.0, 0.5}, {1200.0, 1.0}}));
   EXPECT_EQ(j["cluster"][0]["occupancy"].size(), 3u);
   // Only the run with an assurance signal has per-tenant series.
   ASSERT_EQ(j["assurance"].size(), 1u);
   EXPECT_EQ(j["assurance"][0]["policy"], "alpha");
   EXPECT_EQ(j["assurance"][0]["tenants"][1]["name"], "b");
   EXPECT_EQ(j["assurance"][0]["tenants"][1]["quota_gpus"], 4);
-  EXPECT_EQ(j["assurance"][0]["tenants"][1]["borrowed"][0], nlohmann::json({0, 2}));
+  EXPECT_EQ(j["assurance"][0]["tenants"][1]["borrowed"][0], J::array({0, 2}));
   // One preemption, 900 s x 4 GPUs lost, counted at the job's end.
   const auto& p = j["preemption"][0];
   EXPECT_EQ(p["preemptions"].back()[1], 1);
   EXPECT_EQ(p["lost_gpu_hours"].back()[1], 1);
-  EXPECT_EQ(j["tenant_queue"]["names"], nlohmann::json({"a", "b"}));
-  EXPECT_EQ(j["tenant_queue"]["series"][1]["avg_queue_s"], nlohmann::json({10.0, 30.0}));
-  EXPECT_EQ(j["policy_metrics"]["keys"], nlohmann::json({"predictor_within_2x", "reclaims"}));
+  EXPECT_EQ(j["tenant_queue"]["names"], J::array({"a", "b"}));
+  EXPECT_EQ(j["tenant_queue"]["series"][1]["avg_queue_s"], J::array({10.0, 30.0}));
+  EXPECT_EQ(j["policy_metrics"]["keys"], J::array({"predictor_within_2x", "reclaims"}));
   EXPECT_EQ(j["config"][1]["seed"], 5);
 }
 
 TEST(ReportData, SingleRunFolderAndErrors) {
   const fs::path d = make_folder();
   const auto j = build_report_data((d / "alpha").string());
-  EXPECT_EQ(j["policies"], nlohmann::json({"alpha"}));
+  EXPECT_EQ(j["policies"], J::array({"alpha"}));
   const fs::path empty = d / "empty";
   fs::create_directories(empty);
   EXPECT_THROW(build_report_data(empty.string()), InputError);
