@@ -43,11 +43,13 @@ class IdSet {
   std::vector<std::int32_t> pos_;
 };
 
+// Tenant GPU quantities are in milli-GPUs (GPUs x gpu_milli), so that fractional
+// requests count as the share of a GPU they ask for.
 struct TenantState {
-  int held = 0;           // GPUs of running jobs
-  int borrowed = 0;       // GPUs of running borrowed jobs
-  int demand = 0;         // GPUs of pending + running jobs
-  int guaranteed = 0;     // GPUs of running non-borrowed jobs
+  int held = 0;        // running jobs
+  int borrowed = 0;    // running borrowed jobs
+  int demand = 0;      // pending + running jobs
+  int guaranteed = 0;  // running non-borrowed jobs
   int queued_entitled = 0;
   int running_jobs = 0;
   int pending_jobs = 0;
@@ -89,8 +91,8 @@ class Engine {
   SimResult run() {
     const Time origin = n_ ? w_.jobs.front().submit : 0;
     res_.origin = origin;
-    next_sample_ = origin - ((origin % cfg_.sample_interval) + cfg_.sample_interval) %
-                                cfg_.sample_interval;
+    next_sample_ =
+        origin - ((origin % cfg_.sample_interval) + cfg_.sample_interval) % cfg_.sample_interval;
     for (auto& t : tenants_) t.last = origin;
     std::size_t next_arrival = 0;
     std::size_t iterations = 0;
@@ -123,7 +125,8 @@ class Engine {
       if (cfg_.progress && (++iterations & 4095) == 0) cfg_.progress(now_, settled_, n_);
     }
     emit_samples_before(now_ + 1);
-    for (std::size_t i = 0; i < tenants_.size(); ++i) touch(TenantId(static_cast<std::uint32_t>(i)));
+    for (std::size_t i = 0; i < tenants_.size(); ++i)
+      touch(TenantId(static_cast<std::uint32_t>(i)));
     res_.end = now_;
     for (std::size_t i = 0; i < n_; ++i) res_.jobs[i].status = rt_[i].status;
     policy_.summarize(res_.policy_summary);
@@ -138,16 +141,21 @@ class Engine {
     if (now_ > t.last) {
       const double dt = static_cast<double>(now_ - t.last);
       auto& tot = res_.tenants[id.index()];
-      tot.received_gpu_ms += dt * t.held;
-      tot.entitled_gpu_ms += dt * std::min(w_.tenants[id.index()].quota_gpus, t.demand);
+      tot.received_gpu_ms += dt * t.held / kMilliPerGpu;
+      tot.entitled_gpu_ms +=
+          dt * std::min(w_.tenants[id.index()].quota_gpus * kMilliPerGpu, t.demand) / kMilliPerGpu;
       t.last = now_;
     }
   }
 
   void emit_samples_before(Time t) {
     while (next_sample_ < t && n_ > 0) {
-      ClusterSample s{next_sample_, busy_, allocated_, sm_total_,
-                      static_cast<int>(running_.size()), static_cast<int>(pending_.size()),
+      ClusterSample s{next_sample_,
+                      busy_,
+                      allocated_,
+                      sm_total_,
+                      static_cast<int>(running_.size()),
+                      static_cast<int>(pending_.size()),
                       pending_gpus_};
       res_.samples.push_back(s);
       std::fill(telemetry_.begin(), telemetry_.end(), TenantTelemetry{});
@@ -155,9 +163,9 @@ class Engine {
       for (std::size_t k = 0; k < tenants_.size(); ++k) {
         const auto& ts = tenants_[k];
         const auto& tel = telemetry_[k];
-        res_.tenant_samples.push_back({tel.assurance, tel.lent_gpus, tel.reserve_gpus, ts.held,
-                                       ts.borrowed, ts.running_jobs, ts.pending_jobs,
-                                       ts.pending_gpus});
+        res_.tenant_samples.push_back({tel.assurance, tel.lent_gpus, tel.reserve_gpus,
+                                       gpus(ts.held), gpus(ts.borrowed), ts.running_jobs,
+                                       ts.pending_jobs, ts.pending_gpus});
       }
       next_sample_ += cfg_.sample_interval;
     }
@@ -179,6 +187,8 @@ class Engine {
   }
 
   const JobSpec& spec(JobId id) const { return w_.jobs[id.index()]; }
+  static int milli(const JobSpec& j) { return j.gpus * j.gpu_milli; }
+  static int gpus(int milli_gpus) { return (milli_gpus + kMilliPerGpu / 2) / kMilliPerGpu; }
   double util_of(const JobSpec& j) const { return j.gpu_util >= 0 ? j.gpu_util : 100.0; }
 
   void add_pending(JobId id) {
@@ -190,7 +200,7 @@ class Engine {
     ++t.pending_jobs;
     t.pending_gpus += j.gpus;
     pending_gpus_ += j.gpus;
-    if (res_.jobs[id.index()].entitled) t.queued_entitled += j.gpus;
+    if (res_.jobs[id.index()].entitled) t.queued_entitled += milli(j);
   }
 
   void remove_pending(JobId id) {
@@ -200,7 +210,7 @@ class Engine {
     --t.pending_jobs;
     t.pending_gpus -= j.gpus;
     pending_gpus_ -= j.gpus;
-    if (res_.jobs[id.index()].entitled) t.queued_entitled -= j.gpus;
+    if (res_.jobs[id.index()].entitled) t.queued_entitled -= milli(j);
   }
 
   // --- job transitions ---------------------------------------------------
@@ -208,10 +218,10 @@ class Engine {
     const JobSpec& j = spec(id);
     touch(j.tenant);
     TenantState& t = tenants_[j.tenant.index()];
-    const int quota = w_.tenants[j.tenant.index()].quota_gpus;
-    res_.jobs[id.index()].entitled = t.guaranteed + t.queued_entitled + j.gpus <= quota;
+    const int quota = w_.tenants[j.tenant.index()].quota_gpus * kMilliPerGpu;
+    res_.jobs[id.index()].entitled = t.guaranteed + t.queued_entitled + milli(j) <= quota;
     remaining_[id.index()] = static_cast<double>(w_.truth[id.index()].work);
-    t.demand += j.gpus;
+    t.demand += milli(j);
     add_pending(id);
     arrived_.push_back(id);
   }
@@ -223,10 +233,13 @@ class Engine {
     r.attained += now_ - r.last_start;
     release_gpus(id);
     TenantState& t = tenants_[j.tenant.index()];
-    t.held -= j.gpus;
-    t.demand -= j.gpus;
+    t.held -= milli(j);
+    t.demand -= milli(j);
     --t.running_jobs;
-    if (r.borrowed) t.borrowed -= j.gpus; else t.guaranteed -= j.gpus;
+    if (r.borrowed)
+      t.borrowed -= milli(j);
+    else
+      t.guaranteed -= milli(j);
     running_.erase(id);
     r.status = JobStatus::Done;
     r.end = now_;
@@ -242,7 +255,7 @@ class Engine {
     const JobSpec& j = spec(d.job);
     touch(j.tenant);
     remove_pending(d.job);
-    tenants_[j.tenant.index()].demand -= j.gpus;
+    tenants_[j.tenant.index()].demand -= milli(j);
     rt_[d.job.index()].status = JobStatus::Rejected;
     res_.jobs[d.job.index()].reject_reason = d.reason;
     ++settled_;
@@ -267,13 +280,16 @@ class Engine {
     ++out.preemptions;
     remaining_[id.index()] = static_cast<double>(work) - kept + static_cast<double>(overhead);
     ++version_[id.index()];
-    r.attained += now_ - r.last_start;
+    r.attained += std::max<Time>(0, now_ - r.last_start);  // 0 if preempted while starting
     ++r.preemptions;
     release_gpus(id);
     TenantState& t = tenants_[j.tenant.index()];
-    t.held -= j.gpus;
+    t.held -= milli(j);
     --t.running_jobs;
-    if (r.borrowed) t.borrowed -= j.gpus; else t.guaranteed -= j.gpus;
+    if (r.borrowed)
+      t.borrowed -= milli(j);
+    else
+      t.guaranteed -= milli(j);
     r.placement.clear();
     r.borrowed = r.shared = false;
     running_.erase(id);
@@ -291,22 +307,26 @@ class Engine {
     remove_pending(id);
     JobRuntime& r = rt_[id.index()];
     auto& out = res_.jobs[id.index()];
-    out.queue += now_ - r.queued_since;
+    const Time running_at = now_ + cfg_.start_latency;
+    out.queue += running_at - r.queued_since;
     if (r.first_start == kNever) {
-      r.first_start = now_;
-      out.first_start = now_;
+      r.first_start = running_at;
+      out.first_start = running_at;
     }
-    r.last_start = now_;
+    r.last_start = running_at;
     r.status = JobStatus::Running;
     r.borrowed = d.borrowed;
     r.shared = d.shared;
     r.placement = std::move(d.placement);
     r.speed = 1.0;
-    progressed_at_[id.index()] = now_;
+    progressed_at_[id.index()] = running_at;  // no progress during the start latency
     TenantState& t = tenants_[j.tenant.index()];
-    t.held += j.gpus;
+    t.held += milli(j);
     ++t.running_jobs;
-    if (r.borrowed) t.borrowed += j.gpus; else t.guaranteed += j.gpus;
+    if (r.borrowed)
+      t.borrowed += milli(j);
+    else
+      t.guaranteed += milli(j);
     running_.insert(id);
     occupy_gpus(id);
     schedule_completion(id);
@@ -427,6 +447,7 @@ class Engine {
   }
 
   void advance_progress(JobId id) {
+    if (progressed_at_[id.index()] > now_) return;  // still within its start latency
     const Time dt = now_ - progressed_at_[id.index()];
     if (dt > 0) remaining_[id.index()] -= static_cast<double>(dt) * rt_[id.index()].speed;
     if (remaining_[id.index()] < 0) remaining_[id.index()] = 0;
@@ -438,7 +459,9 @@ class Engine {
     if (r.status != JobStatus::Running || speed == r.speed) return;
     advance_progress(id);
     r.speed = speed;
-    if (speed > 0) res_.jobs[id.index()].max_slowdown = std::max(res_.jobs[id.index()].max_slowdown, 1.0 / speed);
+    if (speed > 0)
+      res_.jobs[id.index()].max_slowdown =
+          std::max(res_.jobs[id.index()].max_slowdown, 1.0 / speed);
     for_each_gpu(r.placement, [&](std::size_t g, NodeId) { update_gpu_sm(g); });
     ++version_[id.index()];
     schedule_completion(id);
@@ -448,7 +471,8 @@ class Engine {
     const double speed = rt_[id.index()].speed;
     if (speed <= 0) return;
     const double left = remaining_[id.index()] / speed;
-    const Time end = now_ + static_cast<Time>(std::ceil(left - 1e-9));
+    const Time from = std::max(now_, progressed_at_[id.index()]);  // after the start latency
+    const Time end = from + static_cast<Time>(std::ceil(left - 1e-9));
     events_.push({end, seq_++, EventKind::Complete, id, version_[id.index()]});
   }
 

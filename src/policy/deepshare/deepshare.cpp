@@ -25,6 +25,8 @@ using namespace deepshare;
 // neither quota nor lent capacity, and is never a reclaim victim.
 enum class Run : std::uint8_t { None, Guaranteed, Borrowed, Shared };
 
+// GPU quantities of tenants are in milli-GPUs (GPUs x gpu_milli): a fractional request
+// holds the share of a GPU it asks for, in quota as in lending.
 struct TenantState {
   std::set<JobId> entitled;                   // pending, entitled at submit (FIFO)
   std::set<std::pair<double, JobId>> others;  // pending, by predicted GPU time
@@ -51,7 +53,7 @@ class DeepSharePolicy final : public Policy {
     total_gpus_ = ctx.cluster.total_gpus();
     int quota_sum = 0;
     for (const auto& t : ctx.tenants) quota_sum += t.quota_gpus;
-    unowned_ = std::max(0, ctx.cluster.total_gpus() - quota_sum);
+    unowned_ = std::max(0, ctx.cluster.total_gpus() - quota_sum) * kMilliPerGpu;
     if (c_.sharing) {
       std::string aux = ctx.options.get("aux", ctx.aux_dir);
       if (!aux.empty() && ColocationTable::available(aux)) {
@@ -82,8 +84,8 @@ class DeepSharePolicy final : public Policy {
   void telemetry(std::span<TenantTelemetry> out) const override {
     for (std::size_t t = 0; t < out.size() && t < tenants_.size(); ++t) {
       out[t].assurance = signal_.value(t);
-      out[t].lent_gpus = static_cast<int>(std::lround(tenants_[t].lent));
-      out[t].reserve_gpus = tenants_[t].lend.reserve;
+      out[t].lent_gpus = static_cast<int>(std::lround(tenants_[t].lent / kMilliPerGpu));
+      out[t].reserve_gpus = (tenants_[t].lend.reserve + kMilliPerGpu / 2) / kMilliPerGpu;
     }
   }
 
@@ -112,10 +114,15 @@ class DeepSharePolicy final : public Policy {
     Time queued_since = 0;
   };
 
+  static int share(const JobSpec& j) { return j.gpus * j.gpu_milli; }  // milli-GPUs
+  static int quota(const ClusterSnapshot& s, std::size_t t) {
+    return s.tenants[t].quota_gpus * kMilliPerGpu;
+  }
+
   // --- phase 1 -------------------------------------------------------------
   double key(const JobSpec& j) const {
     if (!c_.prediction) return static_cast<double>(j.id.index());
-    return to_seconds(job_[j.id.index()].predicted) * j.gpus;
+    return to_seconds(job_[j.id.index()].predicted) * share(j) / kMilliPerGpu;
   }
 
   void enqueue(const JobSpec& j, Time now) {
@@ -123,10 +130,10 @@ class DeepSharePolicy final : public Policy {
     JobState& js = job_[j.id.index()];
     js.queued = true;
     js.queued_since = now;
-    t.pending_gpus += j.gpus;
+    t.pending_gpus += share(j);
     if (js.entitled) {
       t.entitled.insert(j.id);
-      t.queued_entitled += j.gpus;
+      t.queued_entitled += share(j);
     } else {
       t.others.insert({key(j), j.id});
       t.waiting.insert({now, j.id});
@@ -137,10 +144,10 @@ class DeepSharePolicy final : public Policy {
     TenantState& t = tenants_[j.tenant.index()];
     JobState& js = job_[j.id.index()];
     js.queued = false;
-    t.pending_gpus -= j.gpus;
+    t.pending_gpus -= share(j);
     if (js.entitled) {
       t.entitled.erase(j.id);
-      t.queued_entitled -= j.gpus;
+      t.queued_entitled -= share(j);
     } else {
       t.others.erase({key(j), j.id});
       t.waiting.erase({js.queued_since, j.id});
@@ -153,10 +160,10 @@ class DeepSharePolicy final : public Policy {
     const JobSpec& j = s.jobs[id.index()];
     TenantState& t = tenants_[j.tenant.index()];
     if (js.run == Run::Guaranteed || (js.run == Run::Shared && js.quota_counted))
-      t.guaranteed -= j.gpus;
+      t.guaranteed -= share(j);
     js.quota_counted = false;
     if (js.run == Run::Borrowed) {
-      t.borrowed -= j.gpus;
+      t.borrowed -= share(j);
       borrowed_running_.erase(id);
     }
     if (js.run != Run::None) exclusive_[j.gpus].erase(id);
@@ -174,7 +181,7 @@ class DeepSharePolicy final : public Policy {
           ps.quota_counted = false;
         } else {
           ps.run = Run::Borrowed;
-          pt.borrowed += p.gpus;
+          pt.borrowed += share(p);
           borrowed_running_.insert(p.id);
         }
       }
@@ -222,8 +229,7 @@ class DeepSharePolicy final : public Policy {
       JobState& js = job_[id.index()];
       js.predicted = std::max<Time>(kSecond, predictor_->predict(j));
       accuracy_.predicted(id, js.predicted);
-      js.entitled =
-          t.guaranteed + t.queued_entitled + j.gpus <= s.tenants[j.tenant.index()].quota_gpus;
+      js.entitled = t.guaranteed + t.queued_entitled + share(j) <= quota(s, j.tenant.index());
       enqueue(j, s.now);
     }
   }
@@ -242,12 +248,12 @@ class DeepSharePolicy final : public Policy {
       js.run = Run::Shared;
     } else if (r.borrowed) {
       js.run = Run::Borrowed;
-      t.borrowed += j.gpus;
+      t.borrowed += share(j);
       borrowed_running_.insert(id);
       add_exclusive(j);
     } else {
       js.run = Run::Guaranteed;
-      t.guaranteed += j.gpus;
+      t.guaranteed += share(j);
       add_exclusive(j);
     }
   }
@@ -266,7 +272,7 @@ class DeepSharePolicy final : public Policy {
       const TenantState& ts = tenants_[t];
       const Tenant& tenant = s.tenants[t];
       AssuranceInputs& a = in[t];
-      a.quota = tenant.quota_gpus;
+      a.quota = quota(s, t);
       a.held = ts.guaranteed + ts.borrowed;
       a.demand = a.held + ts.pending_gpus;
       a.slo = tenant.slo_queue;
@@ -278,9 +284,9 @@ class DeepSharePolicy final : public Policy {
         if (in[t].lent <= 0) continue;
         int back = 0, total = 0;
         for (JobId id : borrowed_running_) {
-          total += s.jobs[id.index()].gpus;
+          total += share(s.jobs[id.index()]);
           if (!c_.prediction || remaining(s, id) <= s.tenants[t].slo_queue)
-            back += s.jobs[id.index()].gpus;
+            back += share(s.jobs[id.index()]);
         }
         in[t].lent_back = total ? static_cast<double>(back) / total : 1.0;
       }
@@ -305,7 +311,8 @@ class DeepSharePolicy final : public Policy {
     for (std::size_t t = 0; t < tenants_.size(); ++t) {
       TenantState& ts = tenants_[t];
       LendInputs in;
-      in.quota = s.tenants[t].quota_gpus;
+      in.quota = quota(s, t);
+      in.unit = kMilliPerGpu;
       in.guaranteed = ts.guaranteed + ts.queued_entitled;  // quota owed to queued entitled jobs
       in.assurance = signal_.value(t);
       in.forecast_demand = std::min<double>(ts.forecast, in.quota);
@@ -330,9 +337,9 @@ class DeepSharePolicy final : public Policy {
     js.run = run;
     TenantState& t = tenants_[j.tenant.index()];
     if (run == Run::Guaranteed)
-      t.guaranteed += j.gpus;
+      t.guaranteed += share(j);
     else {
-      t.borrowed += j.gpus;
+      t.borrowed += share(j);
       borrowed_running_.insert(j.id);
       ++borrowed_starts_;
     }
@@ -351,7 +358,7 @@ class DeepSharePolicy final : public Policy {
   }
 
   bool fits_quota(const ClusterSnapshot& s, const JobSpec& j) const {
-    return tenants_[j.tenant.index()].guaranteed + j.gpus <= s.tenants[j.tenant.index()].quota_gpus;
+    return tenants_[j.tenant.index()].guaranteed + share(j) <= quota(s, j.tenant.index());
   }
 
   // --- phase 4 -------------------------------------------------------------
@@ -453,7 +460,7 @@ class DeepSharePolicy final : public Policy {
         const JobSpec& j = s.jobs[it->second.index()];
         ++it;
         // Quota still owed to queued entitled jobs is not available to others.
-        if (ts.guaranteed + ts.queued_entitled + j.gpus > s.tenants[t].quota_gpus) continue;
+        if (ts.guaranteed + ts.queued_entitled + share(j) > quota(s, t)) continue;
         if (auto p = place_job(free, nodes_, j))
           start(s, free, out, j, std::move(*p), Run::Guaranteed);
       }
@@ -473,9 +480,9 @@ class DeepSharePolicy final : public Policy {
       return true;
     }
     const JobSpec& j = s.jobs[id.index()];
-    const int quota = s.tenants[t].quota_gpus;
-    if (j.gpus > quota) return true;  // never fits the quota: it can only borrow
-    if (ts.guaranteed + ts.queued_entitled + j.gpus > quota) return false;
+    const int q = quota(s, t);
+    if (share(j) > q) return true;  // never fits the quota: it can only borrow
+    if (ts.guaranteed + ts.queued_entitled + share(j) > q) return false;
     if (auto p = place_job(free, nodes_, j)) {
       start(s, free, out, j, std::move(*p), Run::Guaranteed);
       return true;
@@ -495,11 +502,12 @@ class DeepSharePolicy final : public Policy {
     std::vector<std::size_t> order;
     for (std::size_t t = 0; t < tenants_.size(); ++t)
       if (!tenants_[t].others.empty()) order.push_back(t);
-    auto share = [&](std::size_t t) {
+    auto borrowed_share = [&](std::size_t t) {
       return tenants_[t].borrowed / std::max(1e-9, s.tenants[t].weight);
     };
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return share(a) < share(b); });
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return borrowed_share(a) < borrowed_share(b);
+    });
     const int headroom = static_cast<int>(std::ceil(lendable_total_ * c_.long_job_headroom));
     for (std::size_t t : order) {
       TenantState& ts = tenants_[t];
@@ -510,14 +518,14 @@ class DeepSharePolicy final : public Policy {
         ++it;
         const Time since = s.runtime[j.id.index()].queued_since;
         const bool aged = s.now - since >= c_.borrow_aging;
-        if (!aged && j.gpus > available && j.gpus <= aged_available)
+        if (!aged && share(j) > available && share(j) <= aged_available)
           next_wake_ = std::min(next_wake_, since + c_.borrow_aging);  // eligible then
-        if (j.gpus > (aged ? aged_available : available)) continue;
+        if (share(j) > (aged ? aged_available : available)) continue;
         const bool long_job = c_.prediction && job_[j.id.index()].predicted > c_.long_job;
-        if (long_job && available - j.gpus < headroom) continue;
+        if (long_job && available - share(j) < headroom) continue;
         if (auto p = place_job(free, nodes_, j)) {
-          available -= j.gpus;
-          aged_available -= j.gpus;
+          available -= share(j);
+          aged_available -= share(j);
           start(s, free, out, j, std::move(*p), Run::Borrowed);
         }
       }
@@ -551,7 +559,7 @@ class DeepSharePolicy final : public Policy {
     js.run = Run::Shared;
     // An entitled job within its quota holds quota while it shares (not preemptible).
     js.quota_counted = js.entitled && fits_quota(s, j);
-    if (js.quota_counted) tenants_[j.tenant.index()].guaranteed += j.gpus;
+    if (js.quota_counted) tenants_[j.tenant.index()].guaranteed += share(j);
     js.partner = choice->partner;
     job_[choice->partner.index()].partner = j.id;
     exclusive_[j.gpus].erase(choice->partner);
