@@ -41,6 +41,23 @@ TEST(Simulator, RunsAJobFromSubmitForItsDuration) {
   EXPECT_EQ(r.jobs[0].status, JobStatus::Done);
 }
 
+TEST(Simulator, StartLatencyHoldsGpusWithoutProgressAndCountsAsQueueing) {
+  auto w = make_workload(1, 1);
+  add_job(w, 0, 6, 0, 100);  // starts at 0, runs from 5 to 105
+  add_job(w, 0, 4, 1, 50);   // waits for the first's GPUs: decided at 105, runs 110-160
+  w.finalize();
+  auto p = fifo_isolated(w);
+  SimConfig cfg;
+  cfg.start_latency = seconds(5);
+  auto r = simulate(w, *p, cfg);
+  EXPECT_EQ(r.jobs[0].first_start, seconds(5));
+  EXPECT_EQ(r.jobs[0].queue, seconds(5));
+  EXPECT_EQ(r.jobs[0].end, seconds(105));
+  EXPECT_EQ(r.jobs[1].first_start, seconds(110));
+  EXPECT_EQ(r.jobs[1].queue, seconds(109));
+  EXPECT_EQ(r.jobs[1].end, seconds(160));
+}
+
 TEST(Simulator, FifoIsolatedBlocksTheHeadOfLine) {
   auto w = make_workload(1, 1);
   add_job(w, 0, 6, 0, 100);  // takes 6 of 8 GPUs
@@ -213,6 +230,33 @@ TEST(Simulator, TenantIntegralsCountHeldAndEntitledGpuTime) {
   EXPECT_DOUBLE_EQ(r.tenants[0].received_gpu_ms, 4.0 * 100 * 1000);
   EXPECT_DOUBLE_EQ(r.tenants[0].entitled_gpu_ms, 4.0 * 100 * 1000);
   EXPECT_TRUE(r.jobs[0].entitled);
+}
+
+TEST(Simulator, FractionalRequestsCountAsTheirShareOfAGpu) {
+  auto w = make_workload(1, 1);
+  w.tenants[0].quota_gpus = 1;
+  add_job(w, 0, 1, 0, 100);
+  add_job(w, 0, 1, 0, 100);
+  add_job(w, 0, 1, 0, 100);
+  w.finalize();
+  w.jobs[0].gpu_milli = 500;
+  w.jobs[1].gpu_milli = 500;  // 0.5 + 0.5 GPU fit the 1-GPU quota; the third does not
+  Scripted p([&](const ClusterSnapshot& s) {
+    Decisions d;
+    if (s.now == 0) {
+      d.start.push_back({JobId(0), {NodeAlloc{NodeId(0), 1}}});
+      d.start.push_back({JobId(1), {NodeAlloc{NodeId(0), 1}}});  // the same GPU, 500 + 500
+      d.start.push_back({JobId(2), {NodeAlloc{NodeId(0), 2}}});
+    }
+    return d;
+  });
+  auto r = simulate(w, p);
+  EXPECT_TRUE(r.jobs[0].entitled);
+  EXPECT_TRUE(r.jobs[1].entitled);
+  EXPECT_FALSE(r.jobs[2].entitled);
+  EXPECT_EQ(r.jobs[0].end, seconds(100));  // fractions within one GPU do not slow each other
+  EXPECT_DOUBLE_EQ(r.tenants[0].received_gpu_ms, 2.0 * 100 * 1000);
+  EXPECT_EQ(r.steps.front().busy_gpus, 2);
 }
 
 }  // namespace

@@ -296,6 +296,18 @@ TEST(DeepShare, YoungBorrowersAreReclaimedOnlyAtTheDeadline) {
   EXPECT_EQ(r.jobs[1].preemptions, 1);
 }
 
+TEST(DeepShare, FractionalBorrowersUseLentCapacityByTheirShare) {
+  Workload w = testing::make_workload(2, 1);
+  testing::add_job(w, 1, 8, 0, 1000);  // tenant 1's whole quota
+  for (int i = 0; i < 4; ++i) testing::add_job(w, 1, 1, 0, 1000);
+  w.finalize();
+  for (std::size_t i = 1; i < 5; ++i) w.jobs[i].gpu_milli = 500;  // 4 x 0.5 GPU, borrowed
+  auto r = run(w);
+  for (std::size_t i = 1; i < 5; ++i) EXPECT_EQ(r.jobs[i].first_start, 0) << i;
+  // Packed two per GPU: 2 of tenant 0's GPUs busy, besides tenant 1's 8.
+  EXPECT_EQ(r.steps.front().busy_gpus, 10);
+}
+
 TEST(DeepShare, GuaranteedJobsAreNeverPreempted) {
   Workload w = testing::make_workload(2, 1);
   testing::add_job(w, 0, 8, 0, 10000);
