@@ -54,8 +54,11 @@ std::string timeseries(bool assurance) {
   return s;
 }
 
+// A folder per test: CTest runs the tests of this binary in parallel processes.
 fs::path make_folder() {
-  const fs::path d = fs::temp_directory_path() / "ds_report_data_test";
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const fs::path d = fs::temp_directory_path() / (std::string("ds_report_data_test_") +
+                                                  info->test_suite_name() + "_" + info->name());
   fs::remove_all(d);
   write(d / "comparison.csv", "policy,jobs\nzeta,3\nalpha,3\n");
   write(d / "zeta" / "summary.json", summary("fifo", 20, 0.5, ""));
