@@ -33,7 +33,9 @@ RunOutcome run_simulation(const Workload& workload, const RunRequest& req,
   std::unique_ptr<ColocationTable> table;
   if (!coloc.empty() && ColocationTable::available(coloc))
     table = std::make_unique<ColocationTable>(ColocationTable::load(coloc));
-  const InterferenceFit truth_fit = fit_interference(table.get());
+  InterferenceOptions no_cv;
+  no_cv.folds = 0;  // the truth needs the model, not its cross-validated error
+  const InterferenceFit truth_fit = fit_interference(table.get(), no_cv);
   cfg.speed_model = measured_speed_model(workload, table.get(), *truth_fit.model);
   auto last_print = t0;
   bool printed = false;
