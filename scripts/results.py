@@ -294,7 +294,10 @@ of the 6,212 listed, so a plain replay on its own node list is idle. `--fit-load
 evenly spread subset of the node list (so its mix of GPU models survives) whose GPUs make the
 offered load 0.9: 16 GPUs on 6 nodes (the note printed by the command says so). Fractional
 `gpu_milli` requests are packed onto shared GPUs as MPS clients (thread percentage = milli / 10).
-Demand is very bursty (average 14 GPUs, peaks far above 16), so queues are long for everyone.
+Demand is very bursty (average 14 GPUs, peaks far above 16), so queues are weeks long for
+everyone: this scenario shows what each policy protects under sustained overload. DeepShare
+serves entitled jobs of the guaranteed tenants first (QoS column) and lends what is left to
+best-effort work; FIFO serves arrivals in order whatever their class.
 
 Command: `{replay_cmd}`
 
