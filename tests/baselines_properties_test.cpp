@@ -7,6 +7,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "model/testing.hpp"
+#include "random_workload.hpp"
 #include "registry/registry.hpp"
 #include "sim/simulator.hpp"
 
@@ -14,19 +15,7 @@ namespace ds {
 namespace {
 
 Workload random_workload() {
-  const int tenants = *rc::gen::inRange(1, 4);
-  const int nodes = *rc::gen::inRange(1, 4);
-  Workload w = testing::make_workload(tenants, nodes, 8);
-  const int jobs = *rc::gen::inRange(1, 60);
-  for (int i = 0; i < jobs; ++i) {
-    const int gpus = *rc::gen::element(1, 1, 2, 4, 8, 8, 12, 16, 24, 40);
-    testing::add_job(w, *rc::gen::inRange(0, tenants), gpus, *rc::gen::inRange(0, 2000),
-                     *rc::gen::inRange(0, 900));
-  }
-  w.finalize();
-  const Time interval = *rc::gen::element<Time>(0, 0, seconds(300));
-  for (auto& t : w.tenants) t.checkpoint_interval = interval;
-  return w;
+  return testing::random_workload({.max_jobs = 60});
 }
 
 SimResult run(const Workload& w, const std::string& policy, const std::string& scope) {

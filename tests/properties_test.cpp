@@ -4,6 +4,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "model/testing.hpp"
+#include "random_workload.hpp"
 #include "registry/registry.hpp"
 #include "sim/simulator.hpp"
 
@@ -11,17 +12,7 @@ namespace ds {
 namespace {
 
 Workload random_workload() {
-  const int tenants = *rc::gen::inRange(1, 4);
-  const int nodes = *rc::gen::inRange(1, 4);
-  Workload w = testing::make_workload(tenants, nodes, 8);
-  const int jobs = *rc::gen::inRange(1, 80);
-  for (int i = 0; i < jobs; ++i) {
-    const int gpus = *rc::gen::element(1, 1, 2, 4, 8, 8, 12, 16, 24, 40);
-    testing::add_job(w, *rc::gen::inRange(0, tenants), gpus, *rc::gen::inRange(0, 2000),
-                     *rc::gen::inRange(0, 900));
-  }
-  w.finalize();
-  return w;
+  return testing::random_workload({.max_jobs = 80});
 }
 
 // Wraps a policy and checks every snapshot it is shown.
@@ -36,7 +27,8 @@ class Checked final : public Policy {
       RC_ASSERT(!done_.count(f.job));  // completes exactly once
       done_.insert(f.job);
     }
-    for (JobId id : s.running) RC_ASSERT(s.runtime[id.index()].first_start >= s.jobs[id.index()].submit);
+    for (JobId id : s.running)
+      RC_ASSERT(s.runtime[id.index()].first_start >= s.jobs[id.index()].submit);
     return inner_->decide(s);
   }
   std::set<JobId> done_;
@@ -77,8 +69,12 @@ void check_policy(const std::string& name) {
   }
 }
 
-RC_GTEST_PROP(Properties, FifoIsolatedKeepsInvariants, ()) { check_policy("fifo-isolated"); }
-RC_GTEST_PROP(Properties, FifoPooledKeepsInvariants, ()) { check_policy("fifo-pooled"); }
+RC_GTEST_PROP(Properties, FifoIsolatedKeepsInvariants, ()) {
+  check_policy("fifo-isolated");
+}
+RC_GTEST_PROP(Properties, FifoPooledKeepsInvariants, ()) {
+  check_policy("fifo-pooled");
+}
 
 RC_GTEST_PROP(Properties, IsolatedTenantsOnlyUseTheirOwnNodes, ()) {
   Workload w = random_workload();
@@ -106,7 +102,8 @@ RC_GTEST_PROP(Properties, LoadFactorKeepsOrderAndFirstSubmit, ()) {
   Workload s = w;
   s.scale_load(f);
   RC_ASSERT(s.jobs.front().submit == w.jobs.front().submit);
-  for (std::size_t i = 1; i < s.jobs.size(); ++i) RC_ASSERT(s.jobs[i - 1].submit <= s.jobs[i].submit);
+  for (std::size_t i = 1; i < s.jobs.size(); ++i)
+    RC_ASSERT(s.jobs[i - 1].submit <= s.jobs[i].submit);
 }
 
 }  // namespace
