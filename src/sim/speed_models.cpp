@@ -5,12 +5,7 @@
 namespace ds {
 
 JobShape job_shape(const Workload& w, const JobSpec& job) {
-  JobShape s;
-  if (job.profile >= 0 && static_cast<std::size_t>(job.profile) < w.profiles.size())
-    s.profile = &w.profiles[static_cast<std::size_t>(job.profile)];
-  s.gpu_util = job.gpu_util;
-  s.gpu_memory_mib = job.gpu_memory_mib;
-  return s;
+  return shape_of(w.profiles, job);
 }
 
 SpeedModel measured_speed_model(const Workload& workload, const ColocationTable* table,

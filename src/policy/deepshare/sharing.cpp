@@ -16,15 +16,6 @@ double sharing_budget(const Tenant& t, double assurance, const Config& c) {
   return 1.0 + (cap - 1.0) * std::clamp(f, 0.0, 1.0);
 }
 
-JobShape shape_of(const ClusterSnapshot& s, const JobSpec& j) {
-  JobShape shape;
-  if (j.profile >= 0 && static_cast<std::size_t>(j.profile) < s.profiles.size())
-    shape.profile = &s.profiles[static_cast<std::size_t>(j.profile)];
-  shape.gpu_util = j.gpu_util;
-  shape.gpu_memory_mib = j.gpu_memory_mib;
-  return shape;
-}
-
 namespace {
 
 bool memory_fits(const ClusterSnapshot& s, const Placement& p, double extra_mib) {
@@ -50,7 +41,7 @@ std::optional<ShareChoice> choose_partner(const ClusterSnapshot& s, const JobSpe
   if (job.gpu_memory_mib <= 0 || job.gpu_milli < kMilliPerGpu) return std::nullopt;
   const double own_budget = budgets[job.tenant.index()];
   if (own_budget <= 1.0) return std::nullopt;
-  const JobShape me = shape_of(s, job);
+  const JobShape me = shape_of(s.profiles, job);
   std::optional<ShareChoice> best;
   double best_total = 0;
   for (JobId pid : partners) {
@@ -60,7 +51,7 @@ std::optional<ShareChoice> choose_partner(const ClusterSnapshot& s, const JobSpe
     const double partner_budget = budgets[p.tenant.index()];
     if (partner_budget <= 1.0 || p.gpu_memory_mib <= 0) continue;
     if (!memory_fits(s, prt.placement, job.gpu_memory_mib)) continue;
-    const JobShape them = shape_of(s, p);
+    const JobShape them = shape_of(s.profiles, p);
     const double v_me = model.speed(me, them);
     const double v_them = model.speed(them, me);
     if (v_me <= 0 || v_them <= 0) continue;

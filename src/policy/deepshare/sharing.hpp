@@ -36,8 +36,6 @@ struct ShareChoice {
   std::int64_t memory_limit_mib = 0;
 };
 
-JobShape shape_of(const ClusterSnapshot& s, const JobSpec& j);
-
 // `budgets[t]` is sharing_budget for tenant t; `partners` the candidate running jobs.
 std::optional<ShareChoice> choose_partner(const ClusterSnapshot& s, const JobSpec& job,
                                           std::span<const JobId> partners,

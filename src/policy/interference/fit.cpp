@@ -113,6 +113,15 @@ InterferenceFit fit_interference(const ColocationTable* table, const Interferenc
   return fit;
 }
 
+JobShape shape_of(std::span<const Profile> profiles, const JobSpec& job) {
+  JobShape s;
+  if (job.profile >= 0 && static_cast<std::size_t>(job.profile) < profiles.size())
+    s.profile = &profiles[static_cast<std::size_t>(job.profile)];
+  s.gpu_util = job.gpu_util;
+  s.gpu_memory_mib = job.gpu_memory_mib;
+  return s;
+}
+
 double combined_speed(const InterferenceModel& model, const JobShape& job,
                       std::span<const JobShape> others) {
   double s = 1.0;

@@ -24,6 +24,9 @@ struct JobShape {
   double gpu_memory_mib = 0;
 };
 
+// The shape of `job`; `profiles` is the workload's profile table (JobSpec::profile indexes it).
+JobShape shape_of(std::span<const Profile> profiles, const JobSpec& job);
+
 class InterferenceModel {
  public:
   virtual ~InterferenceModel() = default;
