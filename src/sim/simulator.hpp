@@ -14,6 +14,10 @@
 // Preemption: progress since the tenant's last checkpoint is lost and the restart
 // overhead (40 s for <= 8 GPUs, 60 s above, as Lucid models Tiresias' measurement)
 // is added to the remaining work.
+// Start latency (SimConfig::start_latency, default 0): a started job holds its GPUs from
+// the decision on but makes progress only `start_latency` later; the wait counts as
+// queueing. It models a real cluster's actuation delay (decision -> job running), e.g.
+// Slurm's release -> RUNNING time measured by `deepshare slurm replay` (docs/slurm.md).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +40,7 @@ struct SimConfig {
   Time restart_overhead_small = seconds(40);  // jobs of <= 8 GPUs
   Time restart_overhead_large = seconds(60);
   Time sample_interval = seconds(600);  // timeseries.csv resolution
+  Time start_latency = 0;               // decision -> running (GPUs held, no progress)
   SpeedModel speed_model;               // empty: time slicing (1/n when oversubscribed)
   // Called now and then (every few thousand event times) with the simulated time
   // and the number of jobs that finished or were rejected.
