@@ -17,9 +17,9 @@ namespace fs = std::filesystem;
 
 const std::string kVenus = std::string(DEEPSHARE_SHARED_DIR) + "/traces/venus-sept";
 
-#define REQUIRE_VENUS()                                                                   \
-  if (!fs::exists(kVenus + "/venus_sept_23859_jobs.csv"))                                 \
-  GTEST_SKIP() << "Venus trace not found at " << kVenus                                   \
+#define REQUIRE_VENUS()                                   \
+  if (!fs::exists(kVenus + "/venus_sept_23859_jobs.csv")) \
+  GTEST_SKIP() << "Venus trace not found at " << kVenus   \
                << " (research data lives in ../shared/traces beside the project)"
 
 struct VenusRun {
@@ -34,8 +34,8 @@ VenusRun run(const std::string& path, const std::string& policy) {
   lo.format = "venus";
   r.workload = load_trace(path, lo);
   PolicyOptions options;
-  auto p = make_policy(policy, PolicyContext{r.workload.cluster, r.workload.tenants,
-                                             r.workload.jobs, options});
+  auto p = make_policy(
+      policy, PolicyContext{r.workload.cluster, r.workload.tenants, r.workload.jobs, options});
   r.result = simulate(r.workload, *p);
   r.metrics = compute_metrics(r.workload, r.result);
   return r;

@@ -21,7 +21,8 @@ TEST(Csv, ReadsHeaderAndTypedFields) {
 }
 
 TEST(Csv, QuotedFieldsWithCommasQuotesAndNewlines) {
-  CsvReader csv("t.csv", "id,nodes\r\n7,\"[{0: [0, 1]}, {1: \"\"x\"\"}]\"\r\n8,\"two\nlines\"\n9,z\n");
+  CsvReader csv("t.csv",
+                "id,nodes\r\n7,\"[{0: [0, 1]}, {1: \"\"x\"\"}]\"\r\n8,\"two\nlines\"\n9,z\n");
   csv.read_header();
   ASSERT_TRUE(csv.next());
   EXPECT_EQ(csv.field(1), "[{0: [0, 1]}, {1: \"x\"}]");
@@ -60,7 +61,9 @@ TEST(Csv, UnterminatedQuoteIsAnError) {
 }
 
 TEST(Csv, SkipsBlankLinesAndBom) {
-  CsvReader csv("b.csv", "\xEF\xBB\xBF" "a\n\n1\n\r\n2");
+  CsvReader csv("b.csv",
+                "\xEF\xBB\xBF"
+                "a\n\n1\n\r\n2");
   csv.read_header();
   EXPECT_EQ(csv.header()[0], "a");
   ASSERT_TRUE(csv.next());

@@ -40,8 +40,12 @@ constexpr Time kHour = 60 * kMinute;
 constexpr Time kDay = 24 * kHour;
 constexpr Time kNever = std::numeric_limits<Time>::max();
 
-constexpr Time seconds(std::int64_t s) { return s * kSecond; }
-constexpr double to_seconds(Time t) { return static_cast<double>(t) / kSecond; }
+constexpr Time seconds(std::int64_t s) {
+  return s * kSecond;
+}
+constexpr double to_seconds(Time t) {
+  return static_cast<double>(t) / kSecond;
+}
 
 }  // namespace ds
 

@@ -31,16 +31,16 @@ enum class JobStatus : std::uint8_t { Future, Pending, Running, Done, Rejected }
 // Observable state of one job (indexed by JobId).
 struct JobRuntime {
   JobStatus status = JobStatus::Future;
-  bool borrowed = false;        // running on capacity lent by other tenants (preemptible)
-  bool shared = false;          // placed on GPUs already in use (MPS colocation)
+  bool borrowed = false;  // running on capacity lent by other tenants (preemptible)
+  bool shared = false;    // placed on GPUs already in use (MPS colocation)
   std::uint16_t preemptions = 0;
   Time first_start = kNever;
-  Time last_start = kNever;     // start of the current (or last) run
-  Time queued_since = 0;        // when it last entered the pending queue
+  Time last_start = kNever;  // start of the current (or last) run
+  Time queued_since = 0;     // when it last entered the pending queue
   Time end = kNever;
-  Time attained = 0;            // wall time spent running so far, over all runs
-  double speed = 1.0;           // current progress rate (1 = exclusive speed)
-  Placement placement;          // current placement while running
+  Time attained = 0;    // wall time spent running so far, over all runs
+  double speed = 1.0;   // current progress rate (1 = exclusive speed)
+  Placement placement;  // current placement while running
 };
 
 // Per-GPU usage.
@@ -60,17 +60,17 @@ struct ClusterSnapshot {
   const Cluster* cluster = nullptr;
   std::span<const Tenant> tenants;
   std::span<const JobSpec> jobs;
-  std::span<const Profile> profiles;    // JobSpec::profile indexes this
-  std::span<const JobRuntime> runtime;  // indexed by JobId
-  std::span<const GpuState> gpus;       // flat GPU index (Node::first_gpu + k)
+  std::span<const Profile> profiles;             // JobSpec::profile indexes this
+  std::span<const JobRuntime> runtime;           // indexed by JobId
+  std::span<const GpuState> gpus;                // flat GPU index (Node::first_gpu + k)
   std::span<const std::int16_t> gpu_free_milli;  // per flat GPU: 1000 - shares in use (>= 0)
   std::span<const std::int32_t> node_free_gpus;  // per node: GPUs with no job
-  std::span<const JobId> pending;       // every pending job, unordered
-  std::span<const JobId> running;       // every running job, unordered
+  std::span<const JobId> pending;                // every pending job, unordered
+  std::span<const JobId> running;                // every running job, unordered
   // Changes since the previous cycle.
-  std::span<const JobId> arrived;           // newly submitted, in arrival order
-  std::span<const JobId> requeued;          // preempted and pending again
-  std::span<const FinishedJob> finished;    // completed
+  std::span<const JobId> arrived;         // newly submitted, in arrival order
+  std::span<const JobId> requeued;        // preempted and pending again
+  std::span<const FinishedJob> finished;  // completed
   // Only from drivers of real clusters (the simulator leaves them empty):
   std::span<const JobId> adopted;    // found running, not started by this policy object (e.g.
                                      // after a controller restart); runtime holds its flags
@@ -81,8 +81,8 @@ struct StartJob {
   JobId job;
   Placement placement;
   bool borrowed = false;
-  bool shared = false;               // may land on GPUs already in use (memory must fit)
-  int mps_thread_percent = 100;      // CUDA_MPS_ACTIVE_THREAD_PERCENTAGE for this client
+  bool shared = false;                    // may land on GPUs already in use (memory must fit)
+  int mps_thread_percent = 100;           // CUDA_MPS_ACTIVE_THREAD_PERCENTAGE for this client
   std::int64_t mps_memory_limit_mib = 0;  // 0: no limit
 };
 

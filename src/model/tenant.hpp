@@ -12,9 +12,9 @@ enum class TenantClass : std::uint8_t { Guaranteed, BestEffort };
 struct Tenant {
   TenantId id;
   std::string name;
-  int quota_gpus = 0;                // guaranteed GPUs (Venus: the VC's GPUs)
-  Time slo_queue = seconds(300);     // target queueing delay W_t for entitled jobs
-  double max_slowdown = 1.5;         // largest tolerated sharing slowdown (run time factor)
+  int quota_gpus = 0;             // guaranteed GPUs (Venus: the VC's GPUs)
+  Time slo_queue = seconds(300);  // target queueing delay W_t for entitled jobs
+  double max_slowdown = 1.5;      // largest tolerated sharing slowdown (run time factor)
   TenantClass cls = TenantClass::Guaranteed;
   double weight = 1.0;
   Time checkpoint_interval = 30 * kMinute;  // 0: a job checkpoints when it is preempted

@@ -28,8 +28,12 @@ void FreeMap::adjust(const Placement& p, int delta_milli) {
   }
 }
 
-void FreeMap::take(const Placement& p, int milli_per_gpu) { adjust(p, -milli_per_gpu); }
-void FreeMap::give(const Placement& p, int milli_per_gpu) { adjust(p, milli_per_gpu); }
+void FreeMap::take(const Placement& p, int milli_per_gpu) {
+  adjust(p, -milli_per_gpu);
+}
+void FreeMap::give(const Placement& p, int milli_per_gpu) {
+  adjust(p, milli_per_gpu);
+}
 
 namespace {
 

@@ -40,7 +40,8 @@ struct Fixture {
 };
 
 int total(const Placement& p) {
-  return std::accumulate(p.begin(), p.end(), 0, [](int a, const NodeAlloc& x) { return a + x.gpus(); });
+  return std::accumulate(p.begin(), p.end(), 0,
+                         [](int a, const NodeAlloc& x) { return a + x.gpus(); });
 }
 
 TEST(Consolidate, SmallJobsGoToTheFullestNodeThatFits) {
@@ -49,7 +50,7 @@ TEST(Consolidate, SmallJobsGoToTheFullestNodeThatFits) {
   auto p = place_consolidate(free, f.ids, 3);
   ASSERT_TRUE(p);
   ASSERT_EQ(p->size(), 1u);
-  EXPECT_EQ(p->front().node.index(), 2u);  // 3 free: the tightest fit
+  EXPECT_EQ(p->front().node.index(), 2u);       // 3 free: the tightest fit
   EXPECT_EQ(p->front().gpu_mask, 0b11100000u);  // its lowest free GPUs
   auto q = place_consolidate(free, f.ids, 2);
   ASSERT_TRUE(q);
