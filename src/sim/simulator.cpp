@@ -412,9 +412,10 @@ class Engine {
     for (JobId o : neighbours) set_speed(o, speed_for(o));
   }
 
-  // The speed of a job: the slowest of its GPUs.
+  // The speed of a job: the slowest of its shared GPUs as the speed model says (a model
+  // may report a speed above 1, as Lucid's measured pairs do); 1 when no GPU is shared.
   double speed_for(JobId id) {
-    double speed = 1.0;
+    double speed = -1;
     std::vector<const JobSpec*> others;
     for_each_gpu(rt_[id.index()].placement, [&](std::size_t g, NodeId) {
       const GpuState& s = gpus_[g];
@@ -422,9 +423,10 @@ class Engine {
       others.clear();
       for (JobId o : gpu_jobs_[g])
         if (o != id) others.push_back(&spec(o));
-      speed = std::min(speed, cfg_.speed_model(spec(id), others));
+      const double v = cfg_.speed_model(spec(id), others);
+      speed = speed < 0 ? v : std::min(speed, v);
     });
-    return speed;
+    return speed < 0 ? 1.0 : speed;
   }
 
   void refresh_speeds(JobId started) {
