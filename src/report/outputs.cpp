@@ -151,7 +151,8 @@ void write_tenants(const fs::path& p, const Metrics& m) {
 void write_timeseries(const fs::path& p, const Workload& w, const SimResult& r) {
   auto out = open_out(p);
   out << "time_s,scope,gpus,busy_gpus,allocated_gpus,occupancy,sm_util,running_jobs,"
-         "pending_jobs,pending_gpus,borrowed_gpus,lent_gpus,reserve_gpus,assurance\n";
+         "pending_jobs,pending_gpus,borrowed_gpus,lent_gpus,reserve_gpus,assurance,preemptions,"
+         "lost_gpu_hours\n";
   const int total = w.cluster.total_gpus();
   const std::size_t nt = w.tenants.size();
   for (std::size_t i = 0; i < r.samples.size(); ++i) {
@@ -160,7 +161,8 @@ void write_timeseries(const fs::path& p, const Workload& w, const SimResult& r) 
     out << t << ",cluster," << total << ',' << s.busy_gpus << ',' << s.allocated_gpus << ','
         << num(total ? static_cast<double>(s.busy_gpus) / total : 0) << ','
         << num(total ? s.sm_sum / (100.0 * total) : 0) << ',' << s.running_jobs << ','
-        << s.pending_jobs << ',' << s.pending_gpus << ",,,,\n";
+        << s.pending_jobs << ',' << s.pending_gpus << ",,,,," << s.preemptions << ','
+        << num(s.lost_gpu_hours) << '\n';
     for (std::size_t k = 0; k < nt; ++k) {
       const auto& ts = r.tenant_samples[i * nt + k];
       const int quota = w.tenants[k].quota_gpus;
@@ -168,7 +170,7 @@ void write_timeseries(const fs::path& p, const Workload& w, const SimResult& r) 
           << ts.held_gpus << ',' << num(quota ? static_cast<double>(ts.held_gpus) / quota : 0)
           << ",," << ts.running_jobs << ',' << ts.pending_jobs << ',' << ts.pending_gpus << ','
           << ts.borrowed_gpus << ',' << ts.lent_gpus << ',' << ts.reserve_gpus << ','
-          << (ts.assurance >= 0 ? num(ts.assurance) : "") << '\n';
+          << (ts.assurance >= 0 ? num(ts.assurance) : "") << ",,\n";
     }
   }
 }

@@ -11,8 +11,9 @@
 //    most `cdf_points` exact points, time series downsampled with per-bucket min and max)
 //    so that the page stays fast on month-long traces. Numbers are rounded to 6
 //    significant digits. The object is a pure function of the folder's files.
-//  - Preemptions and lost work are known per job (jobs.csv), not per event; they are
-//    counted at the job's end (at the last sample for jobs that never ended).
+//  - Preemptions and lost work come from timeseries.csv's cumulative columns (per sample);
+//    older run folders without them fall back to jobs.csv's per-job totals, counted at the
+//    job's end (at the last sample for jobs that never ended).
 //
 // Layout (schema 1): see docs/report.md.
 #pragma once

@@ -64,6 +64,10 @@ void read_timeseries(const fs::path& p, RunData& run) {
                     borrowed = csv.require_column("borrowed_gpus"),
                     lent = csv.require_column("lent_gpus"),
                     assurance = csv.require_column("assurance");
+  // Cumulative preemptions and lost work (newer outputs): exact per sample interval.
+  const auto preempt = csv.find_column("preemptions"), lost = csv.find_column("lost_gpu_hours");
+  run.timed_preemptions = preempt && lost;
+  double last_preempt = 0, last_lost = 0;
   std::map<std::string, std::size_t, std::less<>> index;
   bool any_assurance = false;
   bool first = true;
@@ -77,6 +81,14 @@ void read_timeseries(const fs::path& p, RunData& run) {
       run.gpus = static_cast<int>(csv.get_int(gpus));
       run.occupancy.push_back({t, opt_double(csv, occ, 0)});
       run.sm_util.push_back({t, opt_double(csv, sm, 0)});
+      if (run.timed_preemptions) {
+        const double n = opt_double(csv, *preempt, last_preempt);
+        const double l = opt_double(csv, *lost, last_lost);
+        if (n > last_preempt) run.preemptions.push_back({t, n - last_preempt});
+        if (l > last_lost) run.lost_gpu_hours.push_back({t, l - last_lost});
+        last_preempt = n;
+        last_lost = l;
+      }
       continue;
     }
     auto it = index.find(s);
@@ -116,6 +128,7 @@ void read_jobs(const fs::path& p, RunData& run) {
   while (csv.next()) {
     if (!csv.empty_field(queue)) run.queue_s.push_back(csv.get_double(queue));
     if (!csv.empty_field(jct)) run.jct_s.push_back(csv.get_double(jct));
+    if (run.timed_preemptions) continue;  // timeseries.csv had them, exactly timed
     const double n = opt_double(csv, preempt, 0);
     const double lost_s = opt_double(csv, lost, 0);
     if (n <= 0 && lost_s <= 0) continue;

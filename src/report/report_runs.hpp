@@ -34,8 +34,9 @@ struct RunData {
   std::vector<double> queue_s;  // jobs that started
   std::vector<double> jct_s;    // jobs that completed
   std::vector<Event> preemptions, lost_gpu_hours;
-  std::vector<Point> occupancy, sm_util;          // cluster scope, (time_s, fraction)
-  std::vector<TenantSeries> tenants;              // only when the run has an assurance signal
+  bool timed_preemptions = false;         // taken from timeseries.csv (exact) rather than jobs.csv
+  std::vector<Point> occupancy, sm_util;  // cluster scope, (time_s, fraction)
+  std::vector<TenantSeries> tenants;      // only when the run has an assurance signal
   std::vector<Point> borrowed_total, lent_total;  // sums over tenants, with `tenants`
   int gpus = 0;
   double first_t = 0, last_t = 0;  // first and last sample time

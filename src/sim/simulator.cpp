@@ -156,7 +156,9 @@ class Engine {
                       sm_total_,
                       static_cast<int>(running_.size()),
                       static_cast<int>(pending_.size()),
-                      pending_gpus_};
+                      pending_gpus_,
+                      preemptions_,
+                      lost_gpu_ms_ / 3.6e6};
       res_.samples.push_back(s);
       std::fill(telemetry_.begin(), telemetry_.end(), TenantTelemetry{});
       policy_.telemetry(telemetry_);
@@ -276,6 +278,8 @@ class Engine {
     const Time overhead = j.gpus <= 8 ? cfg_.restart_overhead_small : cfg_.restart_overhead_large;
     auto& out = res_.jobs[id.index()];
     out.lost_work += static_cast<Time>(std::llround(done - kept));
+    ++preemptions_;
+    lost_gpu_ms_ += (done - kept) * j.gpus;
     out.overhead += overhead;
     ++out.preemptions;
     remaining_[id.index()] = static_cast<double>(work) - kept + static_cast<double>(overhead);
@@ -550,6 +554,8 @@ class Engine {
   int allocated_ = 0;
   int pending_gpus_ = 0;
   double sm_total_ = 0;
+  std::size_t preemptions_ = 0;
+  double lost_gpu_ms_ = 0;
   std::size_t settled_ = 0;
 };
 

@@ -88,6 +88,8 @@ struct ClusterSample {
   int running_jobs = 0;
   int pending_jobs = 0;
   int pending_gpus = 0;
+  std::size_t preemptions = 0;  // so far (cumulative)
+  double lost_gpu_hours = 0;    // progress lost to preemptions so far (cumulative)
 };
 
 struct TenantTotals {

@@ -122,6 +122,11 @@ TEST(Simulator, PreemptionLosesWorkSinceTheLastCheckpointAndPaysTheRestart) {
   EXPECT_EQ(r.jobs[0].queue, seconds(500));
   EXPECT_EQ(r.jobs[0].end, seconds(3000 + 8000 + 40));
   EXPECT_EQ(calls, 4);  // arrival, two wake-ups, completion
+  // timeseries samples carry the cumulative preemption cost (every 600 s by default)
+  ASSERT_GE(r.samples.size(), 6u);
+  EXPECT_EQ(r.samples[4].preemptions, 0u);  // t = 2400 s
+  EXPECT_EQ(r.samples[5].preemptions, 1u);  // t = 3000 s
+  EXPECT_DOUBLE_EQ(r.samples.back().lost_gpu_hours, 500.0 * 2 / 3600);
 }
 
 TEST(Simulator, CheckpointAtPreemptionLosesNothing) {
