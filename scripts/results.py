@@ -186,7 +186,7 @@ def wall_times(pols):
 
 def openb_pack():
     folder = os.path.join(OUT, "openb-pack")
-    pols = [p for p in ["fifo-pooled", "kueue", "deepshare"] if p in policies()]
+    pols = policies()
     cmd = run(["pack", "--trace", OPENB, "--format", "openb", "--policies", ",".join(pols), "--out", folder])
     with open(os.path.join(folder, "pack.md")) as f:
         return cmd, f.read().strip()
@@ -194,7 +194,7 @@ def openb_pack():
 
 def openb_replay():
     folder = os.path.join(OUT, "openb-replay")
-    pols = [p for p in ["fifo-pooled", "kueue", "lucid", "deepshare"] if p in policies()]
+    pols = policies()
     cmd = run(["compare", "--trace", OPENB, "--format", "openb", "--fit-load", "0.9",
                "--policies", ",".join(pols), "--out", folder, "--quiet"])
     rows = []
@@ -331,6 +331,13 @@ simulation + metrics:
 {walls}
 
 More in [performance.md](performance.md).
+
+## Appendix: every DESIGN §4 metric on Venus
+
+The full table `deepshare compare` wrote for the first section
+(`out/results/venus/comparison.md`):
+
+{open(os.path.join(OUT, "venus", "comparison.md")).read().strip()}
 """
     with open(os.path.join(ROOT, "docs", "results.md"), "w") as f:
         f.write(doc)

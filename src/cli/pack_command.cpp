@@ -55,11 +55,14 @@ int cmd_pack() {
   for (std::size_t i = 0; i < req.policies.size(); ++i) {
     const std::string& name = req.policies[i];
     const PolicyOptions& o = options[i];
+    std::vector<Time> oracle;
     const PackResult r = run_packing(
         w,
         [&](const Workload& pw) {
-          return make_policy(
-              name, PolicyContext{pw.cluster, pw.tenants, pw.jobs, o, pw.profiles, {}, pw.aux_dir});
+          oracle.clear();  // true run times, for oracle policies only (make_policy filters)
+          for (const auto& t : pw.truth) oracle.push_back(t.work);
+          return make_policy(name, PolicyContext{pw.cluster, pw.tenants, pw.jobs, o, pw.profiles,
+                                                 oracle, pw.aux_dir});
         },
         static_cast<Time>(g_pack.interval_s * kSecond));
     for (const auto& p : r.curve)

@@ -10,15 +10,20 @@ namespace {
 
 class Recording final : public Policy {
  public:
-  Recording(std::unique_ptr<Policy> inner, const Workload& w, PackResult& out)
+  Recording(std::unique_ptr<Policy> inner, const Workload& w, PackResult& out, Time interval)
       : inner_(std::move(inner)), w_(w), out_(out), tasks_(task_distribution(w.jobs)) {
     out_.curve.reserve(256);
     step_ = std::max<std::size_t>(1, w.jobs.size() / 200);
+    horizon_ = w.jobs.empty() ? 0 : w.jobs.back().submit + interval;
   }
 
   Decisions decide(const ClusterSnapshot& s) override {
     if (!s.arrived.empty()) record(s, s.arrived.front().index());
-    return inner_->decide(s);
+    Decisions d = inner_->decide(s);
+    // Periodic policies (Tiresias' 60 s rounds) would tick for the tasks' 100-year runs:
+    // once the last task's interval is over, nothing is left to measure.
+    if (d.wake_at > horizon_) d.wake_at = kNever;
+    return d;
   }
 
   void telemetry(std::span<TenantTelemetry> t) const override { inner_->telemetry(t); }
@@ -50,6 +55,7 @@ class Recording final : public Policy {
   PackResult& out_;
   std::vector<TaskClass> tasks_;
   std::size_t step_ = 1;
+  Time horizon_ = 0;
   std::size_t counted_ = 0;
   double requested_ = 0;
 };
@@ -65,7 +71,7 @@ PackResult run_packing(const Workload& workload, const PolicyFactory& make, Time
   }
   PackResult out;
   out.capacity_gpus = w.cluster.total_gpus();
-  Recording policy(make(w), w, out);
+  Recording policy(make(w), w, out, interval);
   SimConfig cfg;
   cfg.sample_interval = kForever;  // no timeseries needed
   const SimResult r = simulate(w, policy, cfg);
