@@ -297,7 +297,11 @@ offered load 0.9: 16 GPUs on 6 nodes (the note printed by the command says so). 
 Demand is very bursty (average 14 GPUs, peaks far above 16), so queues are weeks long for
 everyone: this scenario shows what each policy protects under sustained overload. DeepShare
 serves entitled jobs of the guaranteed tenants first (QoS column) and lends what is left to
-best-effort work; FIFO serves arrivals in order whatever their class.
+best-effort work. It never preempts guaranteed work, so tasks that run for weeks keep their
+GPUs; the preemptive policies (SRTF with true run times, Tiresias' least-attained-service)
+cut the average queue far more here by time-slicing those long tasks. Preempting guaranteed
+work that has run far past its tenant's typical job, with checkpoint-aware cost, is the
+extension that would close this gap.
 
 Command: `{replay_cmd}`
 
