@@ -17,6 +17,7 @@
 #include "cli/report_command.hpp"
 #include "cli/run.hpp"
 #include "cli/slurm_commands.hpp"
+#include "cli/validators.hpp"
 #include "core/error.hpp"
 #include "registry/registry.hpp"
 #include "report/comparison.hpp"
@@ -251,16 +252,16 @@ void register_commands(CLI::App& app) {
                   "Native format: FIELD=COLUMN mappings for CSVs with other headers");
   sim->add_option("--load-factor", g_sim.load_factor, "Compress inter-arrival times: load x FACTOR")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   sim->add_option("--seed", g_sim.seed, "Seed for any randomness")->capture_default_str();
   sim->add_option("--out", g_sim.out, "Output folder (summary.json, jobs.csv, ...)")->required();
   sim->add_option("--checkpoint-interval", g_sim.checkpoint_interval,
                   "Checkpoint interval of every tenant in seconds (0: at preemption, as Lucid)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   sim->add_option("--fit-load", g_sim.fit_load,
                   "Resize the cluster (every owner's nodes and quotas alike) so that the "
                   "offered load is about this, e.g. 0.9 for openb's mostly idle node list")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   sim->add_flag("--quiet", g_sim.quiet, "No progress output");
   g_actions[sim] = cmd_simulate;
 

@@ -4,6 +4,7 @@
 
 #include "cli/compare.hpp"
 #include "cli/report_command.hpp"
+#include "cli/validators.hpp"
 #include "trace/load.hpp"
 
 namespace ds {
@@ -76,12 +77,12 @@ void register_compare(CLI::App& app,
                   "KEY=VALUE for every policy that reads KEY, or POLICY:KEY=VALUE (repeatable)");
   cmd->add_option("--checkpoint-interval", g_args.checkpoint_interval,
                   "Checkpoint interval of every tenant in seconds (0: at preemption, as Lucid)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd->add_option("--seed", g_args.seed, "Seed for any randomness")->capture_default_str();
   cmd->add_option("--threads", g_args.threads, "Parallel runs (default: one per core)");
   cmd->add_option("--fit-load", g_args.fit_load,
                   "Resize the cluster so that the offered load is about this (see simulate)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--out", g_args.out, "Report folder")->required();
   cmd->add_flag("--quiet", g_args.quiet, "No progress output");
   on_selected(cmd, cmd_compare);

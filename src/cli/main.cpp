@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     return ds::run_selected_command(app);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; any usage error exits 2, like bad input.
+    return app.exit(e) == 0 ? 0 : 2;
   } catch (const ds::InputError& e) {
     std::fprintf(stderr, "deepshare: error: %s\n", e.what());
     return 2;

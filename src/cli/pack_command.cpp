@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "cli/compare.hpp"
+#include "cli/validators.hpp"
 #include "core/error.hpp"
 #include "registry/registry.hpp"
 #include "sim/pack.hpp"
@@ -105,7 +106,7 @@ void register_pack(CLI::App& app,
   cmd->add_option("--interval", g_pack.interval_s,
                   "Seconds between arrivals; a task not placed by the next arrival is dropped")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--out", g_pack.out, "Output folder")->required();
   on_selected(cmd, cmd_pack);
 }

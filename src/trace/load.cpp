@@ -1,5 +1,7 @@
 #include "trace/load.hpp"
 
+#include <filesystem>
+
 #include "core/error.hpp"
 #include "trace/cluster_file.hpp"
 #include "trace/helios.hpp"
@@ -62,6 +64,8 @@ Workload load_trace(const std::string& path, const LoadOptions& options) {
                      ")");
   for (const auto& f : trace_formats()) {
     if (f.name != options.format) continue;
+    if (!std::filesystem::exists(path))
+      throw InputError(SourceLocation{path}, "no such file or folder");
     Workload w = f.load(path, options);
     if (!options.cluster_file.empty()) {
       apply_cluster(w, read_cluster_file(options.cluster_file), options.cluster_file);
