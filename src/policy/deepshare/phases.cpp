@@ -1,0 +1,258 @@
+// The placement phases of the DeepShare policy (3-7 in deepshare.hpp).
+#include <algorithm>
+#include <cmath>
+
+#include "policy/deepshare/policy_impl.hpp"
+#include "policy/deepshare/reclaim.hpp"
+#include "policy/deepshare/sharing.hpp"
+
+namespace ds::deepshare {
+
+int DeepSharePolicy::borrowed_total() const {
+  int b = 0;
+  for (const auto& t : tenants_) b += t.borrowed;
+  return b;
+}
+
+void DeepSharePolicy::compute_lending(const ClusterSnapshot& s) {
+  int lendable = unowned_;
+  for (std::size_t t = 0; t < tenants_.size(); ++t) {
+    TenantState& ts = tenants_[t];
+    LendInputs in;
+    in.quota = quota(s, t);
+    in.unit = kMilliPerGpu;
+    in.guaranteed = ts.guaranteed + ts.queued_entitled;  // quota owed to queued entitled jobs
+    in.assurance = signal_.value(t);
+    in.forecast_demand = std::min<double>(ts.forecast, in.quota);
+    in.since_reclaim = s.now - ts.last_reclaim;
+    ts.lend = lending(in, c_);
+    lendable += ts.lend.lendable;
+  }
+  lendable_total_ = lendable;
+  idle_total_ = unowned_;
+  for (const auto& ts : tenants_) idle_total_ += ts.lend.idle;
+  const int borrowed = borrowed_total();
+  for (auto& ts : tenants_)
+    ts.lent = lendable > 0 ? static_cast<double>(borrowed) * ts.lend.lendable / lendable : 0;
+}
+
+void DeepSharePolicy::place_entitled(const ClusterSnapshot& s, FreeMap& free, Decisions& out) {
+  next_wake_ = kNever;
+  // Tenants with the lowest assurance go first.
+  std::vector<std::size_t> order(tenants_.size());
+  for (std::size_t t = 0; t < order.size(); ++t) order[t] = t;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return signal_.value(a) < signal_.value(b);
+  });
+  for (std::size_t t : order) {
+    TenantState& ts = tenants_[t];
+    for (auto it = ts.entitled.begin(); it != ts.entitled.end();) {
+      const JobSpec& j = s.jobs[it->index()];
+      ++it;  // the job may leave the queue below
+      if (!fits_quota(s, j)) break;
+      if (auto p = place_job(free, nodes_, j)) {
+        start(s, free, out, j, std::move(*p), Run::Guaranteed);
+        continue;
+      }
+      if (try_share(s, out, j)) continue;
+      const Outcome o = reclaim_or_wait(s, free, out, j);
+      if (o == Outcome::Waiting) break;  // keep submit order within the tenant
+      // Started, or no reclaim can make room for it: later entitled jobs may still fit.
+    }
+  }
+}
+
+// Phase 3, step "reclaim": wait for borrowers predicted to end before the deadline,
+// else preempt the cheapest set that makes room.
+DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot& s, FreeMap& free,
+                                                          Decisions& out, const JobSpec& j) {
+  const Tenant& tenant = s.tenants[j.tenant.index()];
+  const Time deadline = j.submit + std::max<Time>(0, tenant.slo_queue - c_.deadline_margin);
+  if (!c_.reclaim) return Outcome::Waiting;
+  if (borrowed_running_.empty()) return Outcome::NoRoom;  // nothing to reclaim
+  const bool due = s.now >= deadline;
+  const bool urgent = due || (c_.assurance && signal_.at_risk(j.tenant.index()));
+  if (!urgent && c_.prediction) {
+    // Borrowed GPUs predicted to be released before the deadline.
+    int soon = 0;
+    Time first = kNever;
+    for (JobId id : borrowed_running_) {
+      const Time end = s.now + remaining(s, id);
+      if (end <= deadline) {
+        soon += s.jobs[id.index()].gpus;
+        first = std::min(first, end);
+      }
+    }
+    if (soon + free.total_free_gpus(nodes_) >= j.gpus) {
+      ++waits_;
+      next_wake_ = std::min({next_wake_, deadline, first});
+      return Outcome::Waiting;
+    }
+  }
+  std::vector<Victim> candidates;
+  for (JobId id : borrowed_running_) {
+    const JobRuntime& r = s.runtime[id.index()];
+    if (r.status != JobStatus::Running || job_[id.index()].partner.valid()) continue;
+    if (!due && s.now - r.last_start < c_.min_runtime) continue;
+    const JobSpec& v = s.jobs[id.index()];
+    const Time overhead = v.gpus <= 8 ? seconds(40) : seconds(60);
+    candidates.push_back(Victim{
+        id, preemption_cost(v, r, s.now, s.tenants[v.tenant.index()].checkpoint_interval, overhead),
+        r.last_start, &r.placement, v.gpu_milli});
+  }
+  auto plan = plan_reclaim(free, nodes_, j, std::move(candidates));
+  if (!plan) {
+    if (due) return Outcome::NoRoom;
+    next_wake_ = std::min(next_wake_, deadline);
+    return Outcome::Waiting;
+  }
+  for (JobId v : plan->victims) {
+    const JobSpec& vj = s.jobs[v.index()];
+    free.give(s.runtime[v.index()].placement, vj.gpu_milli);
+    stopped(s, v);
+    job_[v.index()].preempted = true;
+    enqueue(vj, s.now);
+    out.preempt.push_back({v});
+    ++victims_;
+  }
+  ++reclaims_;
+  tenants_[j.tenant.index()].last_reclaim = s.now;
+  start(s, free, out, j, std::move(plan->placement), Run::Guaranteed);
+  return Outcome::Started;
+}
+
+void DeepSharePolicy::place_within_quota(const ClusterSnapshot& s, FreeMap& free, Decisions& out) {
+  for (std::size_t t = 0; t < tenants_.size(); ++t) {
+    TenantState& ts = tenants_[t];
+    if (!start_aged(s, free, out, t)) continue;  // the tenant's quota drains for it
+    int scanned = 0;
+    for (auto it = ts.others.begin(); it != ts.others.end() && scanned < kScan; ++scanned) {
+      const JobSpec& j = s.jobs[it->second.index()];
+      ++it;
+      // Quota still owed to queued entitled jobs is not available to others.
+      if (ts.guaranteed + ts.queued_entitled + share(j) > quota(s, t)) continue;
+      if (auto p = place_job(free, nodes_, j))
+        start(s, free, out, j, std::move(*p), Run::Guaranteed);
+    }
+  }
+}
+
+// Phase 4, first step: the tenant's longest-waiting other job, once it waited past
+// quota_aging, goes before shorter ones: it starts in quota (reclaiming borrowed
+// GPUs if needed), or no other job of the tenant takes quota this cycle, so that
+// finishing jobs free quota for it. Returns whether the tenant's other jobs may go.
+bool DeepSharePolicy::start_aged(const ClusterSnapshot& s, FreeMap& free, Decisions& out,
+                                 std::size_t t) {
+  TenantState& ts = tenants_[t];
+  if (ts.waiting.empty() || !c_.prediction) return true;  // FIFO order needs no aging
+  const auto [since, id] = *ts.waiting.begin();
+  if (s.now - since < c_.quota_aging) {
+    next_wake_ = std::min(next_wake_, since + c_.quota_aging);
+    return true;
+  }
+  const JobSpec& j = s.jobs[id.index()];
+  const int q = quota(s, t);
+  if (share(j) > q) return true;  // never fits the quota: it can only borrow
+  if (ts.guaranteed + ts.queued_entitled + share(j) > q) return false;
+  if (auto p = place_job(free, nodes_, j)) {
+    start(s, free, out, j, std::move(*p), Run::Guaranteed);
+    return true;
+  }
+  return reclaim_or_wait(s, free, out, j) == Outcome::Started;
+}
+
+void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, Decisions& out) {
+  if (!c_.borrowing) return;
+  const int borrowed = borrowed_total();
+  int available = lendable_total_ - borrowed;
+  // Borrowers that waited past borrow_aging may use reserves too (so that no job
+  // starves behind them); they stay preemptible, so a reserve returns by reclaim.
+  int aged_available = idle_total_ - borrowed;
+  if (aged_available <= 0) return;
+  std::vector<std::size_t> order;
+  for (std::size_t t = 0; t < tenants_.size(); ++t)
+    if (!tenants_[t].others.empty()) order.push_back(t);
+  auto borrowed_share = [&](std::size_t t) {
+    return tenants_[t].borrowed / std::max(1e-9, s.tenants[t].weight);
+  };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return borrowed_share(a) < borrowed_share(b);
+  });
+  const int headroom = static_cast<int>(std::ceil(lendable_total_ * c_.long_job_headroom));
+  for (std::size_t t : order) {
+    TenantState& ts = tenants_[t];
+    int scanned = 0;
+    for (auto it = ts.others.begin();
+         it != ts.others.end() && scanned < kScan && aged_available > 0; ++scanned) {
+      const JobSpec& j = s.jobs[it->second.index()];
+      ++it;
+      const Time since = s.runtime[j.id.index()].queued_since;
+      const bool aged = s.now - since >= c_.borrow_aging;
+      if (!aged && share(j) > available && share(j) <= aged_available)
+        next_wake_ = std::min(next_wake_, since + c_.borrow_aging);  // eligible then
+      if (share(j) > (aged ? aged_available : available)) continue;
+      const bool long_job = c_.prediction && job_[j.id.index()].predicted > c_.long_job;
+      if (long_job && available - share(j) < headroom) continue;
+      if (auto p = place_job(free, nodes_, j)) {
+        available -= share(j);
+        aged_available -= share(j);
+        start(s, free, out, j, std::move(*p), Run::Borrowed);
+      }
+    }
+  }
+}
+
+bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const JobSpec& j) {
+  if (!c_.sharing || !model_ || j.gpu_memory_mib <= 0) return false;
+  JobState& js = job_[j.id.index()];
+  if (js.tried == partner_epoch_ + 1) return false;  // nothing new to pair with
+  auto it = exclusive_.find(j.gpus);
+  if (it == exclusive_.end() || it->second.empty()) return false;
+  if (budgets_at_ != s.now) {
+    budgets_.resize(tenants_.size());
+    for (std::size_t t = 0; t < tenants_.size(); ++t)
+      budgets_[t] = sharing_budget(s.tenants[t], signal_.value(t), c_);
+    budgets_at_ = s.now;
+  }
+  std::vector<JobId> partners;
+  for (JobId id : it->second) {
+    if (static_cast<int>(partners.size()) >= c_.partner_scan) break;
+    partners.push_back(id);
+  }
+  auto choice = choose_partner(s, j, partners, budgets_, *model_);
+  if (!choice) {
+    js.tried = partner_epoch_ + 1;
+    return false;
+  }
+  dequeue(j);
+  js.run = Run::Shared;
+  // An entitled job within its quota holds quota while it shares (not preemptible).
+  js.quota_counted = js.entitled && fits_quota(s, j);
+  if (js.quota_counted) tenants_[j.tenant.index()].guaranteed += share(j);
+  js.partner = choice->partner;
+  job_[choice->partner.index()].partner = j.id;
+  exclusive_[j.gpus].erase(choice->partner);
+  StartJob st{j.id, std::move(choice->placement)};
+  st.borrowed = !js.quota_counted;
+  st.shared = true;
+  st.mps_thread_percent = choice->thread_percent;
+  st.mps_memory_limit_mib = choice->memory_limit_mib;
+  out.start.push_back(std::move(st));
+  ++shared_starts_;
+  return true;
+}
+
+void DeepSharePolicy::share(const ClusterSnapshot& s, Decisions& out) {
+  if (!c_.sharing || !model_) return;
+  int budget = c_.sharing_scan;
+  for (std::size_t t = 0; t < tenants_.size() && budget > 0; ++t) {
+    TenantState& ts = tenants_[t];
+    for (auto it = ts.others.begin(); it != ts.others.end() && budget > 0; --budget) {
+      const JobSpec& j = s.jobs[it->second.index()];
+      ++it;
+      try_share(s, out, j);
+    }
+  }
+}
+
+}  // namespace ds::deepshare

@@ -1,0 +1,125 @@
+// The DeepShare policy object (private to src/policy/deepshare): its state and its
+// phases. deepshare.cpp holds the bookkeeping (ingest, assurance, starting jobs);
+// phases.cpp the placement phases (entitled, quota, lending, borrowed, share). The
+// algorithm, phase by phase, is in deepshare.hpp.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "policy/deepshare/assurance.hpp"
+#include "policy/deepshare/config.hpp"
+#include "policy/deepshare/lending.hpp"
+#include "policy/interference/colocation.hpp"
+#include "policy/interference/interference.hpp"
+#include "policy/placement.hpp"
+#include "policy/policy.hpp"
+#include "policy/predict/predictor.hpp"
+
+namespace ds::deepshare {
+
+// Shared: colocated on a partner's GPUs; holds no GPUs of its own, so it counts against
+// neither quota nor lent capacity, and is never a reclaim victim.
+enum class Run : std::uint8_t { None, Guaranteed, Borrowed, Shared };
+
+// GPU quantities of tenants are in milli-GPUs (GPUs x gpu_milli): a fractional request
+// holds the share of a GPU it asks for, in quota as in lending.
+struct TenantState {
+  std::set<JobId> entitled;                   // pending, entitled at submit (FIFO)
+  std::set<std::pair<double, JobId>> others;  // pending, by predicted GPU time
+  std::set<std::pair<Time, JobId>> waiting;   // the same jobs, by the time they queued
+  int guaranteed = 0;                         // running guaranteed jobs
+  int borrowed = 0;                           // running borrowed jobs
+  int pending_gpus = 0;
+  int queued_entitled = 0;  // pending entitled jobs
+  double forecast = 0;      // smoothed demand
+  Time last_reclaim = -kNever / 2;
+  Lending lend;
+  double lent = 0;
+};
+
+class DeepSharePolicy final : public Policy {
+ public:
+  explicit DeepSharePolicy(const PolicyContext& ctx);
+  Decisions decide(const ClusterSnapshot& s) override;
+  void telemetry(std::span<TenantTelemetry> out) const override;
+  void summarize(std::map<std::string, double>& out) const override;
+
+ private:
+  struct JobState {
+    Time predicted = 0;
+    bool entitled = false;
+    bool queued = false;
+    Run run = Run::None;
+    JobId partner;               // sharing partner while both run
+    std::uint64_t tried = 0;     // partner epoch of the last failed sharing attempt (+1)
+    bool preempted = false;      // preempted by this policy; its requeue notice is expected
+    bool quota_counted = false;  // a Shared job that holds its tenant's quota
+    Time queued_since = 0;
+  };
+  enum class Outcome { Started, Waiting, NoRoom };
+
+  static int share(const JobSpec& j) { return j.gpus * j.gpu_milli; }  // milli-GPUs
+  static int quota(const ClusterSnapshot& s, std::size_t t) {
+    return s.tenants[t].quota_gpus * kMilliPerGpu;
+  }
+
+  // Phase 1 (deepshare.cpp): queues and accounting.
+  double key(const JobSpec& j) const;
+  void enqueue(const JobSpec& j, Time now);
+  void dequeue(const JobSpec& j);
+  void stopped(const ClusterSnapshot& s, JobId id);
+  void add_exclusive(const JobSpec& j);
+  void ingest(const ClusterSnapshot& s);
+  void adopt(const ClusterSnapshot& s, JobId id);
+  // Phase 2 (deepshare.cpp).
+  Time remaining(const ClusterSnapshot& s, JobId id) const;
+  void update_assurance(const ClusterSnapshot& s);
+  // Starting a job (deepshare.cpp).
+  void start(const ClusterSnapshot& s, FreeMap& free, Decisions& out, const JobSpec& j, Placement p,
+             Run run);
+  bool fits_quota(const ClusterSnapshot& s, const JobSpec& j) const;
+  // Phases 3-7 (phases.cpp).
+  void place_entitled(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
+  Outcome reclaim_or_wait(const ClusterSnapshot& s, FreeMap& free, Decisions& out,
+                          const JobSpec& j);
+  void place_within_quota(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
+  bool start_aged(const ClusterSnapshot& s, FreeMap& free, Decisions& out, std::size_t t);
+  int borrowed_total() const;
+  void compute_lending(const ClusterSnapshot& s);
+  void place_borrowed(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
+  bool try_share(const ClusterSnapshot& s, Decisions& out, const JobSpec& j);
+  void share(const ClusterSnapshot& s, Decisions& out);
+
+  static constexpr int kScan = 64;  // pending jobs examined per tenant and phase
+
+  Config c_;
+  std::vector<TenantState> tenants_;
+  AssuranceSignal signal_;
+  std::unique_ptr<RuntimePredictor> predictor_;
+  AccuracyTracker accuracy_;
+  std::unique_ptr<ColocationTable> table_;
+  std::unique_ptr<InterferenceModel> model_;
+  double model_cv_mae_ = -1;
+  std::vector<JobState> job_;
+  std::vector<NodeId> nodes_;
+  std::set<JobId> borrowed_running_;
+  std::map<int, std::set<JobId>> exclusive_;  // GPU count -> running jobs alone on their GPUs
+  std::uint64_t partner_epoch_ = 0;
+  std::vector<double> budgets_;
+  Time budgets_at_ = -1;
+  int unowned_ = 0;
+  int total_gpus_ = 0;
+  std::vector<RejectJob> rejected_;  // emitted with the next decisions
+  int lendable_total_ = 0;
+  int idle_total_ = 0;  // idle quota including reserves (not owed to entitled jobs)
+  Time last_forecast_ = 0;
+  Time next_wake_ = kNever;
+  std::size_t reclaims_ = 0, victims_ = 0, waits_ = 0, shared_starts_ = 0, borrowed_starts_ = 0;
+};
+
+}  // namespace ds::deepshare
