@@ -34,7 +34,8 @@
 namespace ds {
 
 // Speed of `job` on one GPU it shares with `others` (exclusive speed = 1).
-using SpeedModel = std::function<double(const JobSpec& job, std::span<const JobSpec* const> others)>;
+using SpeedModel =
+    std::function<double(const JobSpec& job, std::span<const JobSpec* const> others)>;
 
 struct SimConfig {
   Time restart_overhead_small = seconds(40);  // jobs of <= 8 GPUs
@@ -52,11 +53,11 @@ struct JobOutcome {
   JobStatus status = JobStatus::Future;
   Time first_start = kNever;
   Time end = kNever;
-  Time queue = 0;         // total time waiting (first wait + waits after preemption)
-  Time lost_work = 0;     // progress lost to preemption (wall ms per GPU)
-  Time overhead = 0;      // restart overhead added by preemptions
+  Time queue = 0;      // total time waiting (first wait + waits after preemption)
+  Time lost_work = 0;  // progress lost to preemption (wall ms per GPU)
+  Time overhead = 0;   // restart overhead added by preemptions
   std::uint16_t preemptions = 0;
-  bool entitled = false;  // within the tenant's quota at submit (DESIGN §4)
+  bool entitled = false;      // within the tenant's quota at submit (DESIGN §4)
   double max_slowdown = 1.0;  // worst 1/speed while running
   std::string reject_reason;
 };
@@ -104,8 +105,8 @@ struct SimResult {
   std::vector<TenantSample> tenant_samples;  // samples.size() x tenants, row-major
   std::vector<TenantTotals> tenants;
   std::map<std::string, double> policy_summary;  // Policy::summarize at the end
-  Time origin = 0;  // first submit time
-  Time end = 0;     // last event time
+  Time origin = 0;                               // first submit time
+  Time end = 0;                                  // last event time
   std::size_t cycles = 0;
   std::size_t decisions_applied = 0;
 };
