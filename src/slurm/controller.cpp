@@ -194,8 +194,17 @@ bool Controller::step() {
     log_.warn("observe_failed", {{"error", api_->last_error()}});
     return false;
   }
+  // Nodes every 5th cycle, and at once when Slurm requeued a job DeepShare runs (a node
+  // failure): the policy must not place the job back on the node that just went down.
   std::optional<std::vector<NodeInfo>> nodes;
-  if (counters_.cycles % 5 == 0) nodes = api_->nodes();
+  bool requeued = false;
+  for (const auto& j : *jobs) {
+    auto it = by_slurm_.find(j.id);
+    requeued = requeued || (it != by_slurm_.end() && j.state == JobState::Pending &&
+                            rt_[it->second.index()].status == JobStatus::Running &&
+                            recs_[it->second.index()].intent == Intent::None);
+  }
+  if (counters_.cycles % 5 == 0 || requeued) nodes = api_->nodes();
   std::lock_guard<std::mutex> lock(mu_);
   observe(*jobs, nodes ? *nodes : std::vector<NodeInfo>{});
   build_gpu_state(*jobs);

@@ -5,7 +5,8 @@
 //   unknown          + running/pinned       -> adopted (restart: rebuilt from the pin)
 //   Running/Start    + RUNNING              -> confirm (intent cleared)
 //   Running/Start    + PENDING              -> (re)issue pin + release; forget after
-//                                              start_timeout: hold again, hand back as requeued
+//                                              start_timeout, or at once when a pinned node
+//                                              is down: hold again, hand back as requeued
 //   Running          + PENDING              -> requeued by someone else (node failure,
 //                                              admin): requeued, held again
 //   Running          + ended / gone         -> finished
@@ -189,10 +190,16 @@ void Controller::observe_known(JobId id, const JobInfo& j) {
       } else if (j.terminal()) {
         finish(id);
       } else if (j.state == JobState::Pending) {
-        if (wall_ - rec.intent_wall > kStartTimeoutMs) {
-          // forget: Slurm did not start it; hand it back to the policy
+        bool node_down = false;
+        for (const auto& [name, mask] : rec.pin.gpus) {
+          auto n = node_index_.find(name);
+          node_down = node_down || (n != node_index_.end() && !node_usable_[n->second]);
+        }
+        if (wall_ - rec.intent_wall > kStartTimeoutMs || node_down) {
+          // forget: Slurm did not start it (or cannot: its node is down); hand it back
           ++counters_.rollbacks;
-          log_.warn("start_timeout", {{"job", std::to_string(j.id)}, {"reason", j.reason}});
+          log_.warn(node_down ? "start_on_down_node" : "start_timeout",
+                    {{"job", std::to_string(j.id)}, {"reason", j.reason}});
           journal("forget_start " + std::to_string(j.id));
           api_->hold(j.id);
           rec.intent = Intent::None;
