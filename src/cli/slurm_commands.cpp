@@ -39,6 +39,7 @@ struct SlurmArgs {
   bool quiet = false;
   std::string replay_dir;
   double tolerance = 0;
+  double start_latency = -1;
 };
 SlurmArgs g_args;
 
@@ -87,9 +88,11 @@ int cmd_slurm_replay() {
   const auto r = slurm::run_replay(req, log);
   std::printf(
       "replayed %zu jobs (%zu completed) in %.0f s wall: avg queue %.0f s  avg JCT %.0f s  "
-      "preemptions %zu  occupancy %.3f (trace seconds, time scale %g)\noutputs written to %s\n",
+      "preemptions %zu  occupancy %.3f (trace seconds, time scale %g)\n"
+      "measured start latency %.3f wall s (event -> decision -> RUNNING)\noutputs written to %s\n",
       r.submitted, r.completed, r.wall_seconds, r.metrics.avg_queue_s, r.metrics.avg_jct_s,
-      r.metrics.preemptions, r.metrics.gpu_occupancy_full, g_args.time_scale, g_args.out.c_str());
+      r.metrics.preemptions, r.metrics.gpu_occupancy_full, g_args.time_scale,
+      r.start_latency_wall_s, g_args.out.c_str());
   return r.completed == r.submitted ? 0 : 1;
 }
 #endif
@@ -97,7 +100,7 @@ int cmd_slurm_replay() {
 int cmd_fidelity() {
   const std::string out = g_args.out.empty() ? g_args.replay_dir : g_args.out;
   std::filesystem::create_directories(out);
-  const auto rep = slurm::run_fidelity(g_args.replay_dir, out);
+  const auto rep = slurm::run_fidelity(g_args.replay_dir, out, g_args.start_latency);
   std::printf("%s\nwritten to %s/fidelity.json, fidelity_jobs.csv, fidelity.md, sim/\n",
               rep.markdown.c_str(), out.c_str());
   if (g_args.tolerance > 0 &&
@@ -156,6 +159,9 @@ void register_slurm_commands(
   fid->add_option(
       "--tolerance", g_args.tolerance,
       "Fail (exit 1) when mean JCT or queueing delay differ by more than this fraction");
+  fid->add_option("--start-latency", g_args.start_latency,
+                  "Simulated decision -> running latency in wall seconds (default: the one the "
+                  "replay measured; 0: none)");
   add_action(fid, cmd_fidelity);
 }
 

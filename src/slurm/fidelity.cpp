@@ -17,7 +17,8 @@
 
 namespace ds::slurm {
 
-FidelityReport run_fidelity(const std::string& replay_dir, const std::string& out_dir) {
+FidelityReport run_fidelity(const std::string& replay_dir, const std::string& out_dir,
+                            double start_latency_wall_s) {
   namespace fs = std::filesystem;
   const fs::path dir(replay_dir);
   std::ifstream in(dir / "replay.json");
@@ -41,12 +42,18 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
     nodes.push_back({n.at("name").get<std::string>(), n.at("gpus").get<int>()});
   const Workload w = make_excerpt(spec, config, nodes);
 
-  PolicyOptions options(config.options);
-  PolicyContext ctx{w.cluster, w.tenants, w.jobs, options};
-  auto policy = make_policy(config.policy, ctx);
-  SimConfig sc;
-  sc.speed_model = [](const JobSpec&, std::span<const JobSpec* const>) { return 1.0; };
-  const SimResult sim = simulate(w, *policy, sc);
+  if (start_latency_wall_s < 0) start_latency_wall_s = rj.value("start_latency_wall_s", 0.0);
+  auto run_sim = [&](double latency_wall_s) {
+    PolicyOptions options(config.options);
+    PolicyContext ctx{w.cluster, w.tenants, w.jobs, options};
+    auto policy = make_policy(config.policy, ctx);
+    SimConfig sc;
+    sc.speed_model = [](const JobSpec&, std::span<const JobSpec* const>) { return 1.0; };
+    sc.start_latency = static_cast<Time>(std::llround(latency_wall_s * spec.time_scale * 1000.0));
+    return simulate(w, *policy, sc);
+  };
+  const SimResult sim = run_sim(start_latency_wall_s);
+  const SimResult sim0 = run_sim(0);
   const Metrics sm = compute_metrics(w, sim);
   RunInfo info;
   info.policy = config.policy;
@@ -67,6 +74,7 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
              c_done = csv.require_column("completed"), c_sh = csv.require_column("shared_runs"),
              c_bo = csv.require_column("borrowed_runs");
   FidelityReport rep;
+  rep.start_latency_wall_s = start_latency_wall_s;
   rep.time_scale = spec.time_scale;
   rep.replay_wall_s = rj.value("wall_seconds", 0.0);
   for (const auto& o : sim.jobs) rep.sim_preemptions += o.preemptions;
@@ -74,7 +82,7 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
   jobs_csv << "job,tenant,gpus,sim_queue_s,real_queue_s,sim_jct_s,real_jct_s,sim_preemptions,real_"
               "preemptions\n";
   std::vector<double> abs_jct;
-  double sq = 0, rq = 0, sj = 0, rj_sum = 0;
+  double sq = 0, rq = 0, sj = 0, rj_sum = 0, sq0 = 0, sj0 = 0;
   auto num = [&](std::size_t c) { return std::atof(std::string(csv.field(c)).c_str()); };
   while (csv.next()) {
     auto it = by_name.find(std::string(csv.field(c_job)));
@@ -84,7 +92,9 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
     rep.real_shared_runs += static_cast<std::size_t>(num(c_sh));
     rep.real_borrowed_runs += static_cast<std::size_t>(num(c_bo));
     const JobOutcome& o = sim.jobs[i];
-    if (num(c_done) != 1 || o.end == kNever || num(c_first) < 0) continue;
+    const JobOutcome& o0 = sim0.jobs[i];
+    if (num(c_done) != 1 || o.end == kNever || o0.end == kNever || num(c_first) < 0) continue;
+    sq0 += to_seconds(o0.queue), sj0 += to_seconds(o0.end - w.jobs[i].submit);
     const double s_q = to_seconds(o.queue), r_q = num(c_queue) / 1000.0;
     const double s_j = to_seconds(o.end - w.jobs[i].submit),
                  r_j = (num(c_end) - num(c_sub)) / 1000.0;
@@ -106,29 +116,42 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
   rep.queue_rel = rep.sim_avg_queue_s > 0
                       ? (rep.real_avg_queue_s - rep.sim_avg_queue_s) / rep.sim_avg_queue_s
                       : 0;
+  rep.sim0_avg_queue_s = sq0 / n, rep.sim0_avg_jct_s = sj0 / n;
+  auto rel = [](double real, double sim) { return sim > 0 ? (real - sim) / sim : 0.0; };
+  rep.jct_rel0 = rel(rep.real_avg_jct_s, rep.sim0_avg_jct_s);
+  rep.queue_rel0 = rel(rep.real_avg_queue_s, rep.sim0_avg_queue_s);
   rep.mean_abs_queue_diff_s /= n;
   for (double d : abs_jct) rep.mean_abs_jct_diff_s += d / n;
   rep.p90_abs_jct_diff_s = quantile(abs_jct, 0.9);
 
   char buf[2048];
   std::snprintf(buf, sizeof buf,
-                "| metric (trace seconds; time scale %g) | simulator | real Slurm | difference |\n"
+                "| metric (trace seconds; time scale %g; simulated start latency %.3f wall s) "
+                "| simulator | real Slurm | difference |\n"
                 "|---|---|---|---|\n"
                 "| mean JCT | %.1f | %.1f | %+.2f%% |\n"
                 "| mean queueing delay | %.1f | %.1f | %+.2f%% |\n"
+                "| mean JCT, simulated without start latency | %.1f | | %+.2f%% |\n"
+                "| mean queueing delay, simulated without start latency | %.1f | | %+.2f%% |\n"
                 "| per-job mean abs. JCT difference | | | %.1f s (p90 %.1f s) |\n"
                 "| per-job mean abs. queueing difference | | | %.1f s |\n"
                 "| preemptions | %zu | %zu | |\n"
                 "| jobs compared / replay wall time | %zu | %.0f s | |\n"
                 "| real runs shared (MPS) / borrowed | | %zu / %zu | |\n",
-                rep.time_scale, rep.sim_avg_jct_s, rep.real_avg_jct_s, 100 * rep.jct_rel,
-                rep.sim_avg_queue_s, rep.real_avg_queue_s, 100 * rep.queue_rel,
+                rep.time_scale, rep.start_latency_wall_s, rep.sim_avg_jct_s, rep.real_avg_jct_s,
+                100 * rep.jct_rel, rep.sim_avg_queue_s, rep.real_avg_queue_s, 100 * rep.queue_rel,
+                rep.sim0_avg_jct_s, 100 * rep.jct_rel0, rep.sim0_avg_queue_s, 100 * rep.queue_rel0,
                 rep.mean_abs_jct_diff_s, rep.p90_abs_jct_diff_s, rep.mean_abs_queue_diff_s,
                 rep.sim_preemptions, rep.real_preemptions, rep.jobs, rep.replay_wall_s,
                 rep.real_shared_runs, rep.real_borrowed_runs);
   rep.markdown = buf;
   nlohmann::json fj = {{"jobs_compared", rep.jobs},
                        {"time_scale", rep.time_scale},
+                       {"start_latency_wall_s", rep.start_latency_wall_s},
+                       {"sim_no_latency_avg_jct_s", rep.sim0_avg_jct_s},
+                       {"sim_no_latency_avg_queue_s", rep.sim0_avg_queue_s},
+                       {"jct_rel_diff_no_latency", rep.jct_rel0},
+                       {"queue_rel_diff_no_latency", rep.queue_rel0},
                        {"sim_avg_jct_s", rep.sim_avg_jct_s},
                        {"real_avg_jct_s", rep.real_avg_jct_s},
                        {"jct_rel_diff", rep.jct_rel},

@@ -6,6 +6,11 @@
 // sleeps on fake GPUs: no interference to reproduce) and the simulator's restart model
 // (which the stand-ins implement). Differences are reported in trace seconds; relative
 // differences are (real - sim) / sim of the means.
+// Start latency: a real start takes time (the controller sees the event within a poll,
+// Slurm starts a released job on its next scheduling pass, ~0.6-0.8 s wall here), which
+// the simulator counts as zero unless told (SimConfig::start_latency). The comparison
+// simulates with the latency the replay measured (replay.json start_latency_wall_s, or
+// --start-latency), scaled to trace time, and also reports the simulation without it.
 #pragma once
 
 #include <string>
@@ -22,10 +27,15 @@ struct FidelityReport {
   std::size_t real_shared_runs = 0, real_borrowed_runs = 0;
   double time_scale = 1;
   double replay_wall_s = 0;
+  double start_latency_wall_s = 0;  // used in the simulation (wall seconds)
+  // the same simulation without start latency, over the same jobs
+  double sim0_avg_jct_s = 0, sim0_avg_queue_s = 0, jct_rel0 = 0, queue_rel0 = 0;
   std::string markdown;
 };
 
 // Writes fidelity.json, fidelity_jobs.csv and the simulation's outputs (sim/) to out_dir.
-FidelityReport run_fidelity(const std::string& replay_dir, const std::string& out_dir);
+// start_latency_wall_s < 0: the latency the replay measured (0 for replays without one).
+FidelityReport run_fidelity(const std::string& replay_dir, const std::string& out_dir,
+                            double start_latency_wall_s = -1);
 
 }  // namespace ds::slurm

@@ -24,6 +24,7 @@ struct ObservedRun {
   bool shared = false;
   bool preempted = false;  // ended by a requeue, not by completion
   Placement placement;
+  Time decided = kNever;  // controller time of the start decision (the pin's t), if known
 };
 
 struct ObservedJob {

@@ -39,6 +39,7 @@ struct ReplayOutcome {
   double wall_seconds = 0;
   std::size_t submitted = 0;
   std::size_t completed = 0;
+  double start_latency_wall_s = 0;  // measured: submit/event -> decision -> RUNNING (mean)
 };
 
 ReplayOutcome run_replay(const ReplayRequest& request, Log& log);
