@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test:
-#  1. the optimized build (gcc) and its full test suite,
+#  1. the optimized build (gcc) and its full test suite, with the real-Slurm integration
+#     tests (tests/slurm, label `slurm`: each starts and stops its own local cluster),
 #  2. the same suite built with clang under AddressSanitizer + UndefinedBehaviorSanitizer,
 #  3. the clang-format check.
 # Tests that need ../shared/traces skip with a message when it is absent.
@@ -10,9 +11,22 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc)
 
 bash scripts/setup.sh
+bash scripts/setup-slurm.sh
+
+# The Slurm tests keep their clusters under DS_SLURM_TMP; one left behind by a killed test
+# (CTest timeout) is stopped here on exit, by its pid files (scripts/slurm/stop-cluster.sh).
+DS_SLURM_TMP=$(mktemp -d /tmp/dsci.XXXX)
+export DS_SLURM_TMP
+stop_slurm_leftovers() {
+  for b in "$DS_SLURM_TMP"/*/; do
+    [ -d "$b" ] && BASE=${b%/} bash scripts/slurm/stop-cluster.sh --purge >/dev/null 2>&1
+  done
+  rm -rf "$DS_SLURM_TMP"
+}
+trap stop_slurm_leftovers EXIT
 
 echo "== release build (gcc) and tests"
-cmake --preset release >/dev/null
+cmake --preset release -DDEEPSHARE_SLURM_TESTS=ON >/dev/null
 cmake --build --preset release -j "$jobs"
 ctest --preset release -j "$jobs"
 

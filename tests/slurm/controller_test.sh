@@ -14,7 +14,7 @@ for b in slurmctld slurmd munged sbatch; do
   command -v $b >/dev/null || { echo "SKIP: Slurm not installed (scripts/setup-slurm.sh)"; exit 77; }
 done
 [ -x "$BIN/deepshare" ] || { echo "FAIL: no $BIN/deepshare"; exit 1; }
-export BASE=$(mktemp -d /tmp/dst.XXXX)
+export BASE=$(mktemp -d "${DS_SLURM_TMP:-/tmp}/dst.XXXX")   # scripts/test.sh: stops leftovers
 CTL_PID=""
 cleanup() {
   [ -n "$CTL_PID" ] && kill "$CTL_PID" 2>/dev/null && wait "$CTL_PID" 2>/dev/null

@@ -10,7 +10,7 @@ TRACE=${TRACE:-$SRC/../shared/traces/venus-sept/venus_sept_23859_jobs.csv}
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
 command -v slurmctld >/dev/null || { echo "SKIP: Slurm not installed"; exit 77; }
 [ -f "$TRACE" ] || { echo "SKIP: no Venus trace at $TRACE"; exit 77; }
-export BASE=$(mktemp -d /tmp/dsr.XXXX)
+export BASE=$(mktemp -d "${DS_SLURM_TMP:-/tmp}/dsr.XXXX")   # scripts/test.sh: stops leftovers
 trap '"$SRC/scripts/slurm/stop-cluster.sh" --purge >/dev/null 2>&1' EXIT
 NODES=4 GPUS=4 "$SRC/scripts/slurm/start-cluster.sh" || exit 1
 source "$BASE/env.sh"
