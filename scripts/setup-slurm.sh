@@ -6,16 +6,4 @@
 # or /etc/munge is used by scripts/slurm/start-cluster.sh.
 set -euo pipefail
 packages=(slurmctld slurmd slurm-client munge libslurm-dev iproute2 curl)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup-slurm: installing ${missing[*]}"
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
-else
-  echo "setup-slurm: all packages present"
-fi
+bash "$(dirname "$0")/apt-install.sh" setup-slurm "${packages[@]}"

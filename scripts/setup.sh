@@ -16,20 +16,7 @@ packages+=(chromium)
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}"
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
-else
-  echo "setup: all packages present"
-fi
+bash "$(dirname "$0")/apt-install.sh" setup "${packages[@]}"
 
 # The HTML report's chart library (Apache ECharts) and the browser-test driver
 # (playwright-core), pinned in web/package-lock.json; reinstalled when the lock changes.

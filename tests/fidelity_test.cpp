@@ -10,17 +10,13 @@
 #include "report/metrics.hpp"
 #include "sim/simulator.hpp"
 #include "trace/load.hpp"
+#include "venus.hpp"
 
 namespace ds {
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kVenus = std::string(DEEPSHARE_SHARED_DIR) + "/traces/venus-sept";
-
-#define REQUIRE_VENUS()                                   \
-  if (!fs::exists(kVenus + "/venus_sept_23859_jobs.csv")) \
-  GTEST_SKIP() << "Venus trace not found at " << kVenus   \
-               << " (research data lives in ../shared/traces beside the project)"
+using testing::kVenus;
 
 struct VenusRun {
   Workload workload;
