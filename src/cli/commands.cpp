@@ -17,6 +17,7 @@
 #include "cli/report_command.hpp"
 #include "cli/run.hpp"
 #include "cli/slurm_commands.hpp"
+#include "cli/trace_args.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
 #include "registry/registry.hpp"
@@ -29,17 +30,12 @@ namespace ds {
 namespace {
 
 struct SimulateArgs {
-  std::string trace;
-  std::string format = "venus";
-  std::string cluster;
+  TraceArgs trace{"venus"};
   std::string policy = "fifo-isolated";
   std::vector<std::string> sets;
-  std::vector<std::string> columns;
   double load_factor = 1.0;
   std::uint64_t seed = 1;
   std::string out;
-  double checkpoint_interval = -1;  // seconds; < 0: keep the trace's intervals
-  double fit_load = 0;              // > 0: resize the cluster to this offered load
   bool quiet = false;
 };
 
@@ -78,14 +74,7 @@ void print_headline(const std::string& label, const RunOutcome& r) {
 }
 
 int cmd_simulate() {
-  LoadOptions lo;
-  lo.format = g_sim.format;
-  lo.cluster_file = g_sim.cluster;
-  lo.columns = g_sim.columns;
-  lo.fit_load = g_sim.fit_load;
-  Workload w = load_trace(g_sim.trace, lo);
-  override_checkpoint_interval(w, g_sim.checkpoint_interval);
-  print_notes(w);
+  Workload w = load_workload(g_sim.trace);
   w.scale_load(g_sim.load_factor);
   RunRequest req;
   req.policy = g_sim.policy;
@@ -95,7 +84,7 @@ int cmd_simulate() {
   req.out_dir = g_sim.out;
   req.progress = !g_sim.quiet;
   req.label = g_sim.policy;
-  RunOutcome r = run_simulation(w, req, g_sim.trace);
+  RunOutcome r = run_simulation(w, req, g_sim.trace.trace);
   print_headline(g_sim.policy, r);
   std::printf("outputs written to %s\n", g_sim.out.c_str());
   return 0;
@@ -180,12 +169,6 @@ void add_generator_options(CLI::App* cmd, GeneratorConfig& c) {
       ->capture_default_str();
 }
 
-std::string format_list() {
-  std::string formats;
-  for (const auto& f : trace_formats()) formats += "\n  " + f.name + ": " + f.summary;
-  return formats;
-}
-
 void register_demo(CLI::App& app) {
   auto* demo = app.add_subcommand(
       "demo",
@@ -240,28 +223,15 @@ const std::function<int()>* find_action(const CLI::App& app) {
 
 void register_commands(CLI::App& app) {
   auto* sim = app.add_subcommand("simulate", "Replay a trace under one policy and write outputs");
-  sim->add_option("--trace", g_sim.trace, "Trace file (or folder, for Lucid's per-VC logs)")
-      ->required();
-  sim->add_option("--format", g_sim.format, "Trace format:" + format_list())->capture_default_str();
-  sim->add_option("--cluster", g_sim.cluster,
-                  "YAML file with nodes and tenants (replaces those derived from the trace)");
+  add_trace_options(sim, g_sim.trace);
   sim->add_option("--policy", g_sim.policy, "Policy name (see `deepshare policies`)")
       ->capture_default_str();
   sim->add_option("--set", g_sim.sets, "Policy option KEY=VALUE (repeatable)");
-  sim->add_option("--columns", g_sim.columns,
-                  "Native format: FIELD=COLUMN mappings for CSVs with other headers");
   sim->add_option("--load-factor", g_sim.load_factor, "Compress inter-arrival times: load x FACTOR")
       ->capture_default_str()
       ->check(positive_number());
   sim->add_option("--seed", g_sim.seed, "Seed for any randomness")->capture_default_str();
   sim->add_option("--out", g_sim.out, "Output folder (summary.json, jobs.csv, ...)")->required();
-  sim->add_option("--checkpoint-interval", g_sim.checkpoint_interval,
-                  "Checkpoint interval of every tenant in seconds (0: at preemption, as Lucid)")
-      ->check(non_negative_number());
-  sim->add_option("--fit-load", g_sim.fit_load,
-                  "Resize the cluster (every owner's nodes and quotas alike) so that the "
-                  "offered load is about this, e.g. 0.9 for openb's mostly idle node list")
-      ->check(positive_number());
   sim->add_flag("--quiet", g_sim.quiet, "No progress output");
   g_actions[sim] = cmd_simulate;
 

@@ -7,19 +7,17 @@
 #include <fstream>
 
 #include "cli/compare.hpp"
+#include "cli/trace_args.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
 #include "registry/registry.hpp"
 #include "sim/pack.hpp"
-#include "trace/load.hpp"
 
 namespace ds {
 namespace {
 
 struct PackArgs {
-  std::string trace;
-  std::string format = "openb";
-  std::string cluster;
+  TraceArgs trace{"openb"};
   std::vector<std::string> policies;
   std::vector<std::string> sets;
   double interval_s = 600;
@@ -35,11 +33,7 @@ std::string pct(double num, double den) {
 }
 
 int cmd_pack() {
-  LoadOptions lo;
-  lo.format = g_pack.format;
-  lo.cluster_file = g_pack.cluster;
-  Workload w = load_trace(g_pack.trace, lo);
-  for (const auto& n : w.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+  Workload w = load_workload(g_pack.trace);
   CompareRequest req;
   req.policies = g_pack.policies.empty() ? main_policies() : g_pack.policies;
   req.sets = g_pack.sets;
@@ -97,10 +91,7 @@ void register_pack(CLI::App& app,
       "pack",
       "FGD-style packing: tasks arrive in trace order and never leave; report the share of "
       "GPU requests admitted (per QoS class) and the fragmentation as the cluster fills");
-  cmd->add_option("--trace", g_pack.trace, "Trace file")->required();
-  cmd->add_option("--format", g_pack.format, "Trace format (see `simulate --help`)")
-      ->capture_default_str();
-  cmd->add_option("--cluster", g_pack.cluster, "YAML file with nodes and tenants");
+  add_trace_options(cmd, g_pack.trace, /*workload_options=*/false);
   cmd->add_option("--policies", g_pack.policies, "Comma-separated policy names")->delimiter(',');
   cmd->add_option("--set", g_pack.sets, "KEY=VALUE or POLICY:KEY=VALUE (repeatable)");
   cmd->add_option("--interval", g_pack.interval_s,

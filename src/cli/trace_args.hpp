@@ -1,0 +1,38 @@
+// The trace options that `simulate`, `compare` and `pack` share, and loading a workload
+// from them (import notes printed, --checkpoint-interval applied).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/workload.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace ds {
+
+struct TraceArgs {
+  explicit TraceArgs(std::string default_format) : format(std::move(default_format)) {}
+
+  std::string trace;
+  std::string format;
+  std::string cluster;
+  std::vector<std::string> columns;
+  double fit_load = 0;              // > 0: resize the cluster to this offered load
+  double checkpoint_interval = -1;  // seconds; < 0: keep the trace's intervals
+};
+
+// "\n  name: summary" for every trace format, for --help texts.
+std::string format_list();
+
+// Adds --trace --format --cluster --columns and, with `workload_options`, --fit-load and
+// --checkpoint-interval. `args.format` holds the default format.
+void add_trace_options(CLI::App* cmd, TraceArgs& args, bool workload_options = true);
+
+// Loads the trace, prints its import notes to stderr and applies --checkpoint-interval.
+Workload load_workload(const TraceArgs& args);
+
+}  // namespace ds
