@@ -1,7 +1,11 @@
 // Builders for small hand-made workloads in tests.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
+
+#include "model/snapshot.hpp"
 
 #include "model/workload.hpp"
 
@@ -38,5 +42,51 @@ inline void add_job(Workload& w, int tenant, int gpus, std::int64_t submit_s,
   w.jobs.push_back(j);
   w.truth.push_back(JobTruth{seconds(duration_s), FinalState::Completed});
 }
+
+// Per-GPU usage of a cluster of 8-GPU nodes, for placement tests: occupy GPUs, then
+// take a snapshot that views it.
+struct GpuCluster {
+  Cluster cluster;
+  std::vector<GpuState> gpus;
+  std::vector<std::int16_t> free_milli;
+  std::vector<std::int32_t> node_free;
+  std::vector<NodeId> ids;
+  std::vector<Placement> placements;  // one per occupy()
+
+  // Node i has its lowest used[i] GPUs in use (one job per node).
+  explicit GpuCluster(const std::vector<int>& used) {
+    const int nodes = static_cast<int>(used.size());
+    cluster.add_nodes(nodes, 8, 24 * 1024, "", TenantId());
+    gpus.resize(static_cast<std::size_t>(cluster.total_gpus()));
+    free_milli.assign(gpus.size(), 1000);
+    node_free.assign(used.size(), 8);
+    for (int n = 0; n < nodes; ++n) {
+      ids.push_back(NodeId(static_cast<std::uint32_t>(n)));
+      if (used[static_cast<std::size_t>(n)] > 0)
+        occupy(n, (std::uint64_t{1} << used[static_cast<std::size_t>(n)]) - 1);
+    }
+  }
+  // One whole-GPU job on `mask` of node n; returns the index of its placement.
+  std::size_t occupy(int n, std::uint64_t mask) {
+    for (int k = 0; k < 8; ++k)
+      if (mask >> k & 1) {
+        const auto g = static_cast<std::size_t>(n * 8 + k);
+        gpus[g].jobs = 1;
+        gpus[g].milli_used = 1000;
+        free_milli[g] = 0;
+        --node_free[static_cast<std::size_t>(n)];
+      }
+    placements.push_back({NodeAlloc{NodeId(static_cast<std::uint32_t>(n)), mask}});
+    return placements.size() - 1;
+  }
+  [[nodiscard]] ClusterSnapshot snapshot() const {
+    ClusterSnapshot s;
+    s.cluster = &cluster;
+    s.gpus = gpus;
+    s.gpu_free_milli = free_milli;
+    s.node_free_gpus = node_free;
+    return s;
+  }
+};
 
 }  // namespace ds::testing

@@ -4,40 +4,12 @@
 
 #include <numeric>
 
+#include "model/testing.hpp"
+
 namespace ds {
 namespace {
 
-// A cluster of `nodes` 8-GPU nodes with `used[i]` GPUs in use on node i (lowest first).
-struct Fixture {
-  Cluster cluster;
-  std::vector<GpuState> gpus;
-  std::vector<std::int16_t> free_milli;
-  std::vector<std::int32_t> node_free;
-  std::vector<NodeId> ids;
-
-  explicit Fixture(std::vector<int> used) {
-    cluster.add_nodes(static_cast<int>(used.size()), 8, 24 * 1024, "", TenantId());
-    gpus.resize(static_cast<std::size_t>(cluster.total_gpus()));
-    free_milli.assign(gpus.size(), 1000);
-    for (std::size_t n = 0; n < used.size(); ++n) {
-      for (int k = 0; k < used[n]; ++k) {
-        gpus[n * 8 + static_cast<std::size_t>(k)].jobs = 1;
-        gpus[n * 8 + static_cast<std::size_t>(k)].milli_used = 1000;
-        free_milli[n * 8 + static_cast<std::size_t>(k)] = 0;
-      }
-      node_free.push_back(8 - used[n]);
-      ids.push_back(NodeId(static_cast<std::uint32_t>(n)));
-    }
-  }
-  ClusterSnapshot snapshot() const {
-    ClusterSnapshot s;
-    s.cluster = &cluster;
-    s.gpus = gpus;
-    s.gpu_free_milli = free_milli;
-    s.node_free_gpus = node_free;
-    return s;
-  }
-};
+using Fixture = testing::GpuCluster;
 
 int total(const Placement& p) {
   return std::accumulate(p.begin(), p.end(), 0,

@@ -93,40 +93,8 @@ TEST(Lending, BackoffAfterReclaimAndAblations) {
 
 // --- reclaim ---------------------------------------------------------------
 
-struct Cluster2 {
-  Cluster cluster;
-  std::vector<GpuState> gpus;
-  std::vector<std::int16_t> free_milli;
-  std::vector<std::int32_t> node_free;
-  std::vector<NodeId> ids;
-  std::vector<Placement> placements;
-
-  Cluster2() {
-    cluster.add_nodes(2, 8, 24 * 1024, "", TenantId());
-    gpus.resize(16);
-    free_milli.assign(16, 1000);
-    node_free = {8, 8};
-    ids = {NodeId(0), NodeId(1)};
-  }
-  // Occupies `mask` on node n; returns the placement index.
-  std::size_t occupy(int n, std::uint64_t mask) {
-    for (int k = 0; k < 8; ++k)
-      if (mask >> k & 1) {
-        gpus[static_cast<std::size_t>(n * 8 + k)].jobs = 1;
-        free_milli[static_cast<std::size_t>(n * 8 + k)] = 0;
-        --node_free[static_cast<std::size_t>(n)];
-      }
-    placements.push_back({NodeAlloc{NodeId(static_cast<std::uint32_t>(n)), mask}});
-    return placements.size() - 1;
-  }
-  ClusterSnapshot snapshot() const {
-    ClusterSnapshot s;
-    s.cluster = &cluster;
-    s.gpus = gpus;
-    s.gpu_free_milli = free_milli;
-    s.node_free_gpus = node_free;
-    return s;
-  }
+struct Cluster2 : testing::GpuCluster {
+  Cluster2() : GpuCluster({0, 0}) {}
 };
 
 TEST(Reclaim, PicksTheCheapestNodeAndAMinimalSet) {
