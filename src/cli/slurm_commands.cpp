@@ -5,16 +5,20 @@
 #include "cli/slurm_commands.hpp"
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <vector>
 
 #include "core/error.hpp"
 #include "slurm/config.hpp"
 #include "slurm/excerpt.hpp"
+#include "slurm/excerpt_sim.hpp"
 #include "slurm/fidelity.hpp"
 #include "slurm/log.hpp"
 #ifdef DEEPSHARE_HAVE_SLURM
@@ -40,6 +44,11 @@ struct SlurmArgs {
   std::string replay_dir;
   double tolerance = 0;
   double start_latency = -1;
+  double jitter = -1;
+  std::size_t ensemble = 8;
+  std::string nodes = "4x4";
+  std::uint64_t seed = 0;
+  bool json = false;
 };
 SlurmArgs g_args;
 
@@ -100,7 +109,11 @@ int cmd_slurm_replay() {
 int cmd_fidelity() {
   const std::string out = g_args.out.empty() ? g_args.replay_dir : g_args.out;
   std::filesystem::create_directories(out);
-  const auto rep = slurm::run_fidelity(g_args.replay_dir, out, g_args.start_latency);
+  slurm::FidelityOptions opt;
+  opt.start_latency_wall_s = g_args.start_latency;
+  opt.jitter_wall_s = g_args.jitter;
+  opt.ensemble = g_args.ensemble;
+  const auto rep = slurm::run_fidelity(g_args.replay_dir, out, opt);
   std::printf("%s\nwritten to %s/fidelity.json, fidelity_jobs.csv, fidelity.md, sim/\n",
               rep.markdown.c_str(), out.c_str());
   if (g_args.tolerance > 0 &&
@@ -109,6 +122,92 @@ int cmd_fidelity() {
                  100 * g_args.tolerance);
     return 1;
   }
+  return 0;
+}
+
+// "4x4": 4 nodes (node1..node4) of 4 GPUs, as scripts/slurm/start-cluster.sh makes them.
+std::vector<slurm::NodeShape> parse_nodes(const std::string& text) {
+  const auto x = text.find('x');
+  int n = 0, g = 0;
+  try {
+    if (x != std::string::npos) n = std::stoi(text.substr(0, x)), g = std::stoi(text.substr(x + 1));
+  } catch (const std::logic_error&) {
+  }
+  if (n <= 0 || g <= 0) throw InputError("--nodes: '" + text + "' is not NODESxGPUS (e.g. 4x4)");
+  std::vector<slurm::NodeShape> nodes;
+  for (int i = 1; i <= n; ++i) nodes.push_back({"node" + std::to_string(i), g});
+  return nodes;
+}
+
+// Relative half-width of a range around its mean.
+double spread(const slurm::Range& r) {
+  return r.mean > 0 ? (r.max - r.min) / 2 / r.mean : 0;
+}
+
+int cmd_excerpt() {
+  const slurm::ControllerConfig config = slurm::load_controller_config(g_args.config);
+  slurm::ExcerptSpec spec;
+  spec.trace = g_args.trace;
+  spec.format = g_args.format;
+  spec.time_scale = g_args.time_scale;
+  slurm::parse_excerpt(g_args.excerpt, spec);
+  const Workload w = slurm::make_excerpt(spec, config, parse_nodes(g_args.nodes));
+  const double latency = g_args.start_latency < 0 ? 0.48 : g_args.start_latency;
+  const double jitter = g_args.jitter < 0 ? 0.46 : g_args.jitter;
+  const SimResult sim = slurm::simulate_excerpt(w, config, spec.time_scale, latency,
+                                                g_args.seed > 0 ? jitter : 0, g_args.seed);
+  const auto one = slurm::excerpt_stats(w, sim);
+  if (!g_args.out.empty())
+    slurm::write_excerpt_outputs(g_args.out, w, config, spec.load, sim, "excerpt-sim");
+  const auto e = slurm::simulate_ensemble(w, config, spec.time_scale, {latency, jitter},
+                                          std::max<std::size_t>(1, g_args.ensemble));
+  std::map<std::string, int> per_tenant;
+  for (const auto& j : w.jobs) ++per_tenant[w.tenants[j.tenant.index()].name];
+  const double span_s = to_seconds(w.jobs.back().submit - w.jobs.front().submit);
+  if (g_args.json) {
+    auto range = [](const slurm::Range& r) {
+      return nlohmann::json{{"min", r.min}, {"max", r.max}, {"mean", r.mean}};
+    };
+    nlohmann::json j = {{"excerpt", slurm::format_excerpt(spec)},
+                        {"jobs", w.jobs.size()},
+                        {"tenants", per_tenant},
+                        {"submit_span_s", span_s},
+                        {"start_latency_wall_s", latency},
+                        {"jitter_wall_s", jitter},
+                        {"avg_jct_s", one.avg_jct_s},
+                        {"avg_queue_s", one.avg_queue_s},
+                        {"preemptions", one.preemptions},
+                        {"shared_starts", one.shared_starts},
+                        {"borrowed_starts", one.borrowed_starts},
+                        {"ensemble",
+                         {{"runs", e.runs},
+                          {"avg_jct_s", range(e.avg_jct_s)},
+                          {"avg_queue_s", range(e.avg_queue_s)},
+                          {"preemptions", range(e.preemptions)},
+                          {"jct_spread", spread(e.avg_jct_s)},
+                          {"queue_spread", spread(e.avg_queue_s)}}}};
+    std::printf("%s\n", j.dump().c_str());
+    return 0;
+  }
+  std::string tenants;
+  for (const auto& [name, n] : per_tenant)
+    tenants += (tenants.empty() ? "" : ", ") + name + " " + std::to_string(n);
+  std::printf(
+      "excerpt %s: %zu jobs (%s), submitted over %.0f trace s = %.0f wall s at time scale %g\n"
+      "simulated with start latency %.2f wall s%s: avg JCT %.1f s, avg queue %.1f s, "
+      "preemptions %zu, shared starts %zu, borrowed starts %zu\n"
+      "%zu simulations with start latency %.2f +- %.2f wall s:\n"
+      "  avg JCT   %.1f-%.1f s (mean %.1f, +-%.1f%%)\n"
+      "  avg queue %.1f-%.1f s (mean %.1f, +-%.1f%%)\n"
+      "  preemptions %.0f-%.0f\n",
+      slurm::format_excerpt(spec).c_str(), w.jobs.size(), tenants.c_str(), span_s,
+      span_s / spec.time_scale, spec.time_scale, latency,
+      g_args.seed > 0 ? (" (jittered, seed " + std::to_string(g_args.seed) + ")").c_str() : "",
+      one.avg_jct_s, one.avg_queue_s, one.preemptions, one.shared_starts, one.borrowed_starts,
+      e.runs, latency, jitter, e.avg_jct_s.min, e.avg_jct_s.max, e.avg_jct_s.mean,
+      100 * spread(e.avg_jct_s), e.avg_queue_s.min, e.avg_queue_s.max, e.avg_queue_s.mean,
+      100 * spread(e.avg_queue_s), e.preemptions.min, e.preemptions.max);
+  for (const auto& note : w.notes) std::printf("note: %s\n", note.c_str());
   return 0;
 }
 
@@ -162,7 +261,41 @@ void register_slurm_commands(
   fid->add_option("--start-latency", g_args.start_latency,
                   "Simulated decision -> running latency in wall seconds (default: the one the "
                   "replay measured; 0: none)");
+  fid->add_option("--jitter", g_args.jitter,
+                  "Ensemble: each start's latency varies by +- this many wall seconds (default: "
+                  "p90 - p50 of the replay's measured decision -> RUNNING)");
+  fid->add_option("--ensemble", g_args.ensemble,
+                  "How many jittered simulations show the spread timing noise alone causes "
+                  "(0: none)")
+      ->capture_default_str();
   add_action(fid, cmd_fidelity);
+
+  auto* ex = app.add_subcommand(
+      "excerpt",
+      "Simulate a replay excerpt before replaying it: its jobs, preemptions, sharing, and how "
+      "far its means move with start-latency noise alone (no Slurm needed)");
+  ex->add_option("--config", g_args.config, "Controller YAML (as for `slurm replay`)")->required();
+  ex->add_option("--trace", g_args.trace, "Trace file")->required();
+  ex->add_option("--format", g_args.format, "Trace format")->capture_default_str();
+  ex->add_option("--excerpt", g_args.excerpt, "from=N,jobs=N,load=F,min=WALL_S,max=WALL_S")
+      ->capture_default_str();
+  ex->add_option("--time-scale", g_args.time_scale, "Trace seconds per wall second")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  ex->add_option("--nodes", g_args.nodes, "Cluster as NODESxGPUS")->capture_default_str();
+  ex->add_option(
+      "--start-latency", g_args.start_latency,
+      "Decision -> running in wall seconds (default 0.48, measured here: docs/slurm.md)");
+  ex->add_option("--jitter", g_args.jitter,
+                 "Each start's latency varies by +- this many wall seconds (default 0.46)");
+  ex->add_option("--ensemble", g_args.ensemble, "How many jittered simulations")
+      ->capture_default_str();
+  ex->add_option("--seed", g_args.seed,
+                 "Jitter the single simulation too, with this seed (0: mean latency only)")
+      ->capture_default_str();
+  ex->add_option("--out", g_args.out, "Write the single simulation's outputs (jobs.csv, ...) here");
+  ex->add_flag("--json", g_args.json, "One JSON object on stdout (for scripts)");
+  add_action(ex, cmd_excerpt);
 }
 
 }  // namespace ds

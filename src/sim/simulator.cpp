@@ -6,6 +6,8 @@
 #include <queue>
 #include <stdexcept>
 
+#include "core/rng.hpp"
+
 namespace ds {
 namespace {
 
@@ -80,7 +82,8 @@ class Engine {
         gpu_sm_(gpus_.size(), 0.0),
         node_free_(w.cluster.nodes.size()),
         tenants_(w.tenants.size()),
-        telemetry_(w.tenants.size()) {
+        telemetry_(w.tenants.size()),
+        latency_rng_(c.latency_seed) {
     for (const auto& node : w.cluster.nodes) node_free_[node.id.index()] = node.gpus;
     res_.jobs.resize(n_);
     res_.tenants.resize(w.tenants.size());
@@ -301,6 +304,13 @@ class Engine {
     requeued_.push_back(id);
   }
 
+  Time start_latency() {
+    if (cfg_.start_latency_jitter <= 0) return cfg_.start_latency;
+    const double j = static_cast<double>(cfg_.start_latency_jitter);
+    const auto drawn = static_cast<Time>(std::llround(latency_rng_.uniform(-j, j)));
+    return std::max<Time>(0, cfg_.start_latency + drawn);
+  }
+
   void start(StartJob& d) {
     const JobId id = d.job;
     check(id.index() < n_ && rt_[id.index()].status == JobStatus::Pending, id,
@@ -311,7 +321,7 @@ class Engine {
     remove_pending(id);
     JobRuntime& r = rt_[id.index()];
     auto& out = res_.jobs[id.index()];
-    const Time running_at = now_ + cfg_.start_latency;
+    const Time running_at = now_ + start_latency();
     out.queue += running_at - r.queued_since;
     if (r.first_start == kNever) {
       r.first_start = running_at;
@@ -541,6 +551,7 @@ class Engine {
   std::vector<std::int32_t> node_free_;
   std::vector<TenantState> tenants_;
   std::vector<TenantTelemetry> telemetry_;
+  Rng latency_rng_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::vector<JobId> arrived_;
   std::vector<JobId> requeued_;

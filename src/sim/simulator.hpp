@@ -42,7 +42,11 @@ struct SimConfig {
   Time restart_overhead_large = seconds(60);
   Time sample_interval = seconds(600);  // timeseries.csv resolution
   Time start_latency = 0;               // decision -> running (GPUs held, no progress)
-  SpeedModel speed_model;               // empty: time slicing (1/n when oversubscribed)
+  // Each start's latency is start_latency + uniform(-jitter, +jitter), at least 0, drawn
+  // from a generator seeded with latency_seed (a real cluster's starts vary: docs/slurm.md).
+  Time start_latency_jitter = 0;
+  std::uint64_t latency_seed = 1;
+  SpeedModel speed_model;  // empty: time slicing (1/n when oversubscribed)
   // Called now and then (every few thousand event times) with the simulated time
   // and the number of jobs that finished or were rejected.
   std::function<void(Time now, std::size_t settled, std::size_t total)> progress;

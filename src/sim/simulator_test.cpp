@@ -58,6 +58,32 @@ TEST(Simulator, StartLatencyHoldsGpusWithoutProgressAndCountsAsQueueing) {
   EXPECT_EQ(r.jobs[1].end, seconds(160));
 }
 
+TEST(Simulator, StartLatencyJitterStaysInRangeAndDependsOnlyOnTheSeed) {
+  auto w = make_workload(1, 1);
+  for (int i = 0; i < 20; ++i) add_job(w, 0, 1, i * 200, 100);  // never wait for GPUs
+  w.finalize();
+  auto run = [&](std::uint64_t seed) {
+    auto p = fifo_isolated(w);
+    SimConfig cfg;
+    cfg.start_latency = seconds(5);
+    cfg.start_latency_jitter = seconds(3);
+    cfg.latency_seed = seed;
+    return simulate(w, *p, cfg);
+  };
+  const auto a = run(7), b = run(7), c = run(8);
+  bool differs = false, varies = false;
+  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+    EXPECT_GE(a.jobs[i].queue, seconds(2));
+    EXPECT_LE(a.jobs[i].queue, seconds(8));
+    EXPECT_EQ(a.jobs[i].queue, b.jobs[i].queue);
+    EXPECT_EQ(a.jobs[i].end - a.jobs[i].first_start, seconds(100));
+    differs = differs || a.jobs[i].queue != c.jobs[i].queue;
+    varies = varies || a.jobs[i].queue != a.jobs[0].queue;
+  }
+  EXPECT_TRUE(differs);
+  EXPECT_TRUE(varies);
+}
+
 TEST(Simulator, FifoIsolatedBlocksTheHeadOfLine) {
   auto w = make_workload(1, 1);
   add_job(w, 0, 6, 0, 100);  // takes 6 of 8 GPUs

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -9,16 +10,44 @@
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
-#include "registry/registry.hpp"
 #include "report/metrics.hpp"
-#include "report/outputs.hpp"
 #include "sim/simulator.hpp"
 #include "slurm/excerpt.hpp"
+#include "slurm/excerpt_sim.hpp"
 
 namespace ds::slurm {
 
+namespace {
+
+// Half the width of the uniform jitter that matches the replay's measured spread of
+// decision -> RUNNING: p90 - p50 of `actuate` (0 for replays that did not measure it).
+double measured_jitter_wall_s(const nlohmann::json& rj) {
+  if (!rj.contains("latency_wall_s") || !rj["latency_wall_s"].contains("actuate")) return 0;
+  const auto& a = rj["latency_wall_s"]["actuate"];
+  return std::max(0.0, a.value("p90", 0.0) - a.value("p50", 0.0));
+}
+
+std::string ensemble_rows(const FidelityReport& rep) {
+  const Ensemble& e = rep.ensemble;
+  if (e.runs == 0) return {};
+  char buf[1024];
+  std::snprintf(buf, sizeof buf,
+                "| mean JCT, %zu simulations with start latency %.3f +- %.3f wall s: "
+                "min-max (mean) | %.1f-%.1f (%.1f) | %.1f | %+.2f%% vs. mean |\n"
+                "| mean queueing delay, same simulations | %.1f-%.1f (%.1f) | %.1f | %+.2f%% vs. "
+                "mean |\n"
+                "| preemptions, same simulations | %.0f-%.0f | | |\n",
+                e.runs, rep.start_latency_wall_s, rep.jitter_wall_s, e.avg_jct_s.min,
+                e.avg_jct_s.max, e.avg_jct_s.mean, rep.real_avg_jct_s, 100 * rep.jct_rel_ensemble,
+                e.avg_queue_s.min, e.avg_queue_s.max, e.avg_queue_s.mean, rep.real_avg_queue_s,
+                100 * rep.queue_rel_ensemble, e.preemptions.min, e.preemptions.max);
+  return buf;
+}
+
+}  // namespace
+
 FidelityReport run_fidelity(const std::string& replay_dir, const std::string& out_dir,
-                            double start_latency_wall_s) {
+                            FidelityOptions opt) {
   namespace fs = std::filesystem;
   const fs::path dir(replay_dir);
   std::ifstream in(dir / "replay.json");
@@ -42,27 +71,13 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
     nodes.push_back({n.at("name").get<std::string>(), n.at("gpus").get<int>()});
   const Workload w = make_excerpt(spec, config, nodes);
 
-  if (start_latency_wall_s < 0) start_latency_wall_s = rj.value("start_latency_wall_s", 0.0);
-  auto run_sim = [&](double latency_wall_s) {
-    PolicyOptions options(config.options);
-    PolicyContext ctx{w.cluster, w.tenants, w.jobs, options};
-    auto policy = make_policy(config.policy, ctx);
-    SimConfig sc;
-    sc.speed_model = [](const JobSpec&, std::span<const JobSpec* const>) { return 1.0; };
-    sc.start_latency = static_cast<Time>(std::llround(latency_wall_s * spec.time_scale * 1000.0));
-    return simulate(w, *policy, sc);
-  };
-  const SimResult sim = run_sim(start_latency_wall_s);
-  const SimResult sim0 = run_sim(0);
-  const Metrics sm = compute_metrics(w, sim);
-  RunInfo info;
-  info.policy = config.policy;
-  info.trace = w.name;
-  info.format = w.format;
-  info.load_factor = spec.load;
-  info.options = config.options;
-  info.version = "fidelity-sim";
-  write_outputs((fs::path(out_dir) / "sim").string(), w, sim, sm, info);
+  if (opt.start_latency_wall_s < 0)
+    opt.start_latency_wall_s = rj.value("start_latency_wall_s", 0.0);
+  if (opt.jitter_wall_s < 0) opt.jitter_wall_s = measured_jitter_wall_s(rj);
+  const SimResult sim = simulate_excerpt(w, config, spec.time_scale, opt.start_latency_wall_s);
+  const SimResult sim0 = simulate_excerpt(w, config, spec.time_scale, 0);
+  write_excerpt_outputs((fs::path(out_dir) / "sim").string(), w, config, spec.load, sim,
+                        "fidelity-sim");
 
   std::map<std::string, std::size_t> by_name;
   for (const auto& j : w.jobs) by_name[j.name] = j.id.index();
@@ -74,7 +89,8 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
              c_done = csv.require_column("completed"), c_sh = csv.require_column("shared_runs"),
              c_bo = csv.require_column("borrowed_runs");
   FidelityReport rep;
-  rep.start_latency_wall_s = start_latency_wall_s;
+  rep.start_latency_wall_s = opt.start_latency_wall_s;
+  rep.jitter_wall_s = opt.jitter_wall_s;
   rep.time_scale = spec.time_scale;
   rep.replay_wall_s = rj.value("wall_seconds", 0.0);
   for (const auto& o : sim.jobs) rep.sim_preemptions += o.preemptions;
@@ -82,6 +98,7 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
   jobs_csv << "job,tenant,gpus,sim_queue_s,real_queue_s,sim_jct_s,real_jct_s,sim_preemptions,real_"
               "preemptions\n";
   std::vector<double> abs_jct;
+  std::vector<bool> compared(w.jobs.size(), false);
   double sq = 0, rq = 0, sj = 0, rj_sum = 0, sq0 = 0, sj0 = 0;
   auto num = [&](std::size_t c) { return std::atof(std::string(csv.field(c)).c_str()); };
   while (csv.next()) {
@@ -99,6 +116,7 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
     const double s_j = to_seconds(o.end - w.jobs[i].submit),
                  r_j = (num(c_end) - num(c_sub)) / 1000.0;
     ++rep.jobs;
+    compared[i] = true;
     sq += s_q, rq += r_q, sj += s_j, rj_sum += r_j;
     rep.mean_abs_queue_diff_s += std::abs(r_q - s_q);
     abs_jct.push_back(std::abs(r_j - s_j));
@@ -124,6 +142,14 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
   for (double d : abs_jct) rep.mean_abs_jct_diff_s += d / n;
   rep.p90_abs_jct_diff_s = quantile(abs_jct, 0.9);
 
+  if (opt.ensemble > 0) {
+    rep.ensemble =
+        simulate_ensemble(w, config, spec.time_scale, {opt.start_latency_wall_s, opt.jitter_wall_s},
+                          opt.ensemble, compared);
+    rep.jct_rel_ensemble = rel(rep.real_avg_jct_s, rep.ensemble.avg_jct_s.mean);
+    rep.queue_rel_ensemble = rel(rep.real_avg_queue_s, rep.ensemble.avg_queue_s.mean);
+  }
+
   char buf[2048];
   std::snprintf(buf, sizeof buf,
                 "| metric (trace seconds; time scale %g; simulated start latency %.3f wall s) "
@@ -136,14 +162,15 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
                 "| per-job mean abs. JCT difference | | | %.1f s (p90 %.1f s) |\n"
                 "| per-job mean abs. queueing difference | | | %.1f s |\n"
                 "| preemptions | %zu | %zu | |\n"
+                "%s"
                 "| jobs compared / replay wall time | %zu | %.0f s | |\n"
                 "| real runs shared (MPS) / borrowed | | %zu / %zu | |\n",
                 rep.time_scale, rep.start_latency_wall_s, rep.sim_avg_jct_s, rep.real_avg_jct_s,
                 100 * rep.jct_rel, rep.sim_avg_queue_s, rep.real_avg_queue_s, 100 * rep.queue_rel,
                 rep.sim0_avg_jct_s, 100 * rep.jct_rel0, rep.sim0_avg_queue_s, 100 * rep.queue_rel0,
                 rep.mean_abs_jct_diff_s, rep.p90_abs_jct_diff_s, rep.mean_abs_queue_diff_s,
-                rep.sim_preemptions, rep.real_preemptions, rep.jobs, rep.replay_wall_s,
-                rep.real_shared_runs, rep.real_borrowed_runs);
+                rep.sim_preemptions, rep.real_preemptions, ensemble_rows(rep).c_str(), rep.jobs,
+                rep.replay_wall_s, rep.real_shared_runs, rep.real_borrowed_runs);
   rep.markdown = buf;
   nlohmann::json fj = {{"jobs_compared", rep.jobs},
                        {"time_scale", rep.time_scale},
@@ -165,7 +192,19 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
                        {"real_preemptions", rep.real_preemptions},
                        {"real_shared_runs", rep.real_shared_runs},
                        {"real_borrowed_runs", rep.real_borrowed_runs},
-                       {"replay_wall_s", rep.replay_wall_s}};
+                       {"replay_wall_s", rep.replay_wall_s},
+                       {"jitter_wall_s", rep.jitter_wall_s}};
+  if (rep.ensemble.runs > 0) {
+    auto range = [](const Range& r) {
+      return nlohmann::json{{"min", r.min}, {"max", r.max}, {"mean", r.mean}};
+    };
+    fj["ensemble"] = {{"runs", rep.ensemble.runs},
+                      {"avg_jct_s", range(rep.ensemble.avg_jct_s)},
+                      {"avg_queue_s", range(rep.ensemble.avg_queue_s)},
+                      {"preemptions", range(rep.ensemble.preemptions)},
+                      {"jct_rel_diff", rep.jct_rel_ensemble},
+                      {"queue_rel_diff", rep.queue_rel_ensemble}};
+  }
   std::ofstream(fs::path(out_dir) / "fidelity.json", std::ios::binary) << fj.dump(2) << '\n';
   std::ofstream(fs::path(out_dir) / "fidelity.md", std::ios::binary) << rep.markdown;
   return rep;

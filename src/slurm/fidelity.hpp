@@ -11,9 +11,14 @@
 // the simulator counts as zero unless told (SimConfig::start_latency). The comparison
 // simulates with the latency the replay measured (replay.json start_latency_wall_s, or
 // --start-latency), scaled to trace time, and also reports the simulation without it.
+// Timing noise: it also simulates an ensemble with each start's latency jittered
+// (excerpt_sim.hpp; jitter from the replay's measured spread) and reports the range of
+// its means, i.e. how much of a difference timing noise alone can explain.
 #pragma once
 
 #include <string>
+
+#include "slurm/excerpt_sim.hpp"
 
 namespace ds::slurm {
 
@@ -30,12 +35,21 @@ struct FidelityReport {
   double start_latency_wall_s = 0;  // used in the simulation (wall seconds)
   // the same simulation without start latency, over the same jobs
   double sim0_avg_jct_s = 0, sim0_avg_queue_s = 0, jct_rel0 = 0, queue_rel0 = 0;
+  double jitter_wall_s = 0;                             // of the ensemble
+  Ensemble ensemble;                                    // runs == 0: not simulated
+  double jct_rel_ensemble = 0, queue_rel_ensemble = 0;  // real vs. the ensemble's mean
   std::string markdown;
 };
 
-// Writes fidelity.json, fidelity_jobs.csv and the simulation's outputs (sim/) to out_dir.
-// start_latency_wall_s < 0: the latency the replay measured (0 for replays without one).
+struct FidelityOptions {
+  double start_latency_wall_s = -1;  // < 0: the latency the replay measured (0 if none)
+  double jitter_wall_s = -1;         // < 0: measured (p90 - p50 of decision -> RUNNING)
+  std::size_t ensemble = 8;          // jittered simulations; 0: none
+};
+
+// Writes fidelity.json, fidelity.md, fidelity_jobs.csv and the simulation's outputs (sim/)
+// to out_dir.
 FidelityReport run_fidelity(const std::string& replay_dir, const std::string& out_dir,
-                            double start_latency_wall_s = -1);
+                            FidelityOptions options = {});
 
 }  // namespace ds::slurm

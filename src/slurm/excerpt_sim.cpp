@@ -1,0 +1,84 @@
+#include "slurm/excerpt_sim.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "registry/registry.hpp"
+#include "report/metrics.hpp"
+#include "report/outputs.hpp"
+
+namespace ds::slurm {
+
+SimResult simulate_excerpt(const Workload& w, const ControllerConfig& config, double time_scale,
+                           double latency_wall_s, double jitter_wall_s, std::uint64_t seed) {
+  PolicyOptions options(config.options);
+  PolicyContext ctx{w.cluster, w.tenants, w.jobs, options};
+  auto policy = make_policy(config.policy, ctx);
+  SimConfig sc;
+  sc.speed_model = [](const JobSpec&, std::span<const JobSpec* const>) { return 1.0; };
+  auto to_trace_ms = [&](double wall_s) {
+    return static_cast<Time>(std::llround(wall_s * time_scale * 1000.0));
+  };
+  sc.start_latency = to_trace_ms(latency_wall_s);
+  sc.start_latency_jitter = to_trace_ms(jitter_wall_s);
+  sc.latency_seed = seed;
+  return simulate(w, *policy, sc);
+}
+
+void write_excerpt_outputs(const std::string& dir, const Workload& w,
+                           const ControllerConfig& config, double load, const SimResult& r,
+                           const std::string& version) {
+  RunInfo info;
+  info.policy = config.policy;
+  info.trace = w.name;
+  info.format = w.format;
+  info.load_factor = load;
+  info.options = config.options;
+  info.version = version;
+  write_outputs(dir, w, r, compute_metrics(w, r), info);
+}
+
+ExcerptStats excerpt_stats(const Workload& w, const SimResult& r, const std::vector<bool>& include) {
+  ExcerptStats s;
+  double jct = 0, queue = 0;
+  for (std::size_t i = 0; i < r.jobs.size(); ++i) {
+    const JobOutcome& o = r.jobs[i];
+    s.preemptions += o.preemptions;
+    if (o.end == kNever || (!include.empty() && !include[i])) continue;
+    ++s.jobs;
+    jct += to_seconds(o.end - w.jobs[i].submit);
+    queue += to_seconds(o.queue);
+  }
+  if (s.jobs > 0) s.avg_jct_s = jct / static_cast<double>(s.jobs);
+  if (s.jobs > 0) s.avg_queue_s = queue / static_cast<double>(s.jobs);
+  auto count = [&](const char* key) {
+    auto it = r.policy_summary.find(key);
+    return it == r.policy_summary.end() ? 0 : static_cast<std::size_t>(it->second);
+  };
+  s.shared_starts = count("shared_starts");
+  s.borrowed_starts = count("borrowed_starts");
+  return s;
+}
+
+Ensemble simulate_ensemble(const Workload& w, const ControllerConfig& config, double time_scale,
+                           const LatencyModel& latency, std::size_t runs,
+                           const std::vector<bool>& include) {
+  Ensemble e;
+  e.runs = runs;
+  auto add = [&](Range& r, double v, std::size_t k) {
+    r.min = k == 0 ? v : std::min(r.min, v);
+    r.max = k == 0 ? v : std::max(r.max, v);
+    r.mean += v / static_cast<double>(runs);
+  };
+  for (std::size_t k = 0; k < runs; ++k) {
+    const SimResult r = simulate_excerpt(w, config, time_scale, latency.mean_wall_s,
+                                         latency.jitter_wall_s, k + 1);
+    const ExcerptStats s = excerpt_stats(w, r, include);
+    add(e.avg_jct_s, s.avg_jct_s, k);
+    add(e.avg_queue_s, s.avg_queue_s, k);
+    add(e.preemptions, static_cast<double>(s.preemptions), k);
+  }
+  return e;
+}
+
+}  // namespace ds::slurm
