@@ -14,7 +14,8 @@
 #    the job environment, so DeepShare, not Slurm, decides which GPUs a job uses.
 #  - Everything (config, state, logs, pid files, sockets) lives under BASE, which must be
 #    short (unix socket paths < 108 bytes). Ports: CTLD_PORT and NODE_PORT_BASE+1..NODES;
-#    when CTLD_PORT is not given a free block above 20000 is picked.
+#    when CTLD_PORT is not given a free block between 20000 and the ephemeral port range
+#    (ip_local_port_range) is picked.
 #
 # Usage:  BASE=$(mktemp -d /tmp/dss.XXXX) NODES=4 GPUS=4 scripts/slurm/start-cluster.sh
 # Then:   source $BASE/env.sh      (SLURM_CONF for sbatch/squeue/scontrol/libslurm)
@@ -47,14 +48,20 @@ for f in "$BASE"/ctld/*.pid "$BASE"/spool/*.pid "$BASE"/munge/*.pid; do
   fi
 done
 
-port_free() { ! ss -Htln "sport = :$1" | grep -q .; }
+# Free = no TCP socket in any state uses it (a client connection in TIME_WAIT also blocks a bind).
+port_free() { ! ss -Htan "sport = :$1" | grep -q .; }
 block_free() { # $1 = controller port; node ports follow at +100
   port_free "$1" || return 1
   for i in $(seq 1 "$NODES"); do port_free $(($1 + 100 + i)) || return 1; done
 }
 if [ -z "${CTLD_PORT:-}" ]; then
+  # Below the kernel's ephemeral range (client ports: a block there can be taken between
+  # this check and the daemons' bind, as seen in a test run).
+  eph=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  blocks=$(((eph - 20000 - 200) / 100))
+  [ "$blocks" -ge 10 ] || blocks=10
   for _ in $(seq 1 50); do
-    c=$((20000 + (RANDOM % 400) * 100)); block_free "$c" && { CTLD_PORT=$c; break; }
+    c=$((20000 + (RANDOM % blocks) * 100)); block_free "$c" && { CTLD_PORT=$c; break; }
   done
   : "${CTLD_PORT:?no free port block found}"
 fi
