@@ -45,7 +45,7 @@ struct SlurmArgs {
   double tolerance = 0;
   double start_latency = -1;
   double jitter = -1;
-  std::size_t ensemble = 8;
+  std::size_t ensemble = 32;
   std::string nodes = "4x4";
   std::uint64_t seed = 0;
   bool json = false;
