@@ -52,6 +52,28 @@ struct SlurmArgs {
 };
 SlurmArgs g_args;
 
+// The options that name a replay excerpt (`slurm replay`, `excerpt`) and what they build.
+void add_excerpt_options(CLI::App* cmd) {
+  cmd->add_option("--config", g_args.config, "Controller YAML; tenants name their trace tenant")
+      ->required();
+  cmd->add_option("--trace", g_args.trace, "Trace file")->required();
+  cmd->add_option("--format", g_args.format, "Trace format")->capture_default_str();
+  cmd->add_option("--excerpt", g_args.excerpt, "from=N,jobs=N,load=F,min=WALL_S,max=WALL_S")
+      ->capture_default_str();
+  cmd->add_option("--time-scale", g_args.time_scale, "Trace seconds per wall second")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+}
+
+slurm::ExcerptSpec excerpt_spec() {
+  slurm::ExcerptSpec spec;
+  spec.trace = g_args.trace;
+  spec.format = g_args.format;
+  spec.time_scale = g_args.time_scale;
+  slurm::parse_excerpt(g_args.excerpt, spec);
+  return spec;
+}
+
 #ifdef DEEPSHARE_HAVE_SLURM
 std::atomic<bool> g_stop{false};
 extern "C" void on_signal(int) {
@@ -85,10 +107,7 @@ int cmd_slurm_replay() {
   req.config = slurm::load_controller_config(g_args.config);
   req.config_path = g_args.config;
   if (!g_args.metrics.empty()) req.config.metrics = g_args.metrics;
-  req.excerpt.trace = g_args.trace;
-  req.excerpt.format = g_args.format;
-  req.excerpt.time_scale = g_args.time_scale;
-  slurm::parse_excerpt(g_args.excerpt, req.excerpt);
+  req.excerpt = excerpt_spec();
   req.out_dir = g_args.out;
   req.work_dir = g_args.work_dir.empty() ? (std::filesystem::absolute(g_args.out) / "work").string()
                                          : g_args.work_dir;
@@ -146,11 +165,7 @@ double spread(const slurm::Range& r) {
 
 int cmd_excerpt() {
   const slurm::ControllerConfig config = slurm::load_controller_config(g_args.config);
-  slurm::ExcerptSpec spec;
-  spec.trace = g_args.trace;
-  spec.format = g_args.format;
-  spec.time_scale = g_args.time_scale;
-  slurm::parse_excerpt(g_args.excerpt, spec);
+  const slurm::ExcerptSpec spec = excerpt_spec();
   const Workload w = slurm::make_excerpt(spec, config, parse_nodes(g_args.nodes));
   const double latency = g_args.start_latency < 0 ? 0.48 : g_args.start_latency;
   const double jitter = g_args.jitter < 0 ? 0.46 : g_args.jitter;
@@ -232,15 +247,7 @@ void register_slurm_commands(
   auto* replay = slurm->add_subcommand(
       "replay",
       "Submit a trace excerpt as real time-scaled jobs, schedule them, write the outputs");
-  replay->add_option("--config", g_args.config, "Controller YAML; tenants name their trace tenant")
-      ->required();
-  replay->add_option("--trace", g_args.trace, "Trace file")->required();
-  replay->add_option("--format", g_args.format, "Trace format")->capture_default_str();
-  replay->add_option("--excerpt", g_args.excerpt, "from=N,jobs=N,load=F,min=WALL_S,max=WALL_S")
-      ->capture_default_str();
-  replay->add_option("--time-scale", g_args.time_scale, "Trace seconds per wall second")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  add_excerpt_options(replay);
   replay->add_option("--out", g_args.out, "Output folder")->required();
   replay->add_option("--work-dir", g_args.work_dir,
                      "Stand-in job output and checkpoints (default OUT/work)");
@@ -274,14 +281,7 @@ void register_slurm_commands(
       "excerpt",
       "Simulate a replay excerpt before replaying it: its jobs, preemptions, sharing, and how "
       "far its means move with start-latency noise alone (no Slurm needed)");
-  ex->add_option("--config", g_args.config, "Controller YAML (as for `slurm replay`)")->required();
-  ex->add_option("--trace", g_args.trace, "Trace file")->required();
-  ex->add_option("--format", g_args.format, "Trace format")->capture_default_str();
-  ex->add_option("--excerpt", g_args.excerpt, "from=N,jobs=N,load=F,min=WALL_S,max=WALL_S")
-      ->capture_default_str();
-  ex->add_option("--time-scale", g_args.time_scale, "Trace seconds per wall second")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  add_excerpt_options(ex);
   ex->add_option("--nodes", g_args.nodes, "Cluster as NODESxGPUS")->capture_default_str();
   ex->add_option(
       "--start-latency", g_args.start_latency,

@@ -1,5 +1,5 @@
 // Unit tests of the Slurm driver's pure parts: the pin codec (job Comment), the excerpt
-// spec, and the observed-runs -> SimResult conversion. The parts that talk to Slurm are
+// spec and its (jittered) simulation, and the observed-runs -> SimResult conversion. The parts that talk to Slurm are
 // tested against a real cluster in tests/slurm/.
 #include <gtest/gtest.h>
 
@@ -7,6 +7,7 @@
 #include "model/testing.hpp"
 #include "report/metrics.hpp"
 #include "slurm/excerpt.hpp"
+#include "slurm/excerpt_sim.hpp"
 #include "slurm/observed.hpp"
 #include "slurm/pin.hpp"
 
@@ -81,6 +82,52 @@ TEST(Observed, QueueJctPreemptionAndOccupancy) {
   EXPECT_EQ(m.preemptions, 1u);
   // GPU-seconds: 2x15 + 2x100 + 4x50 = 430 over 8 GPUs x 130 s
   EXPECT_NEAR(m.gpu_occupancy_full, 430.0 / (8 * 130.0), 1e-9);
+}
+
+namespace {
+Workload contended_workload() {
+  Workload w = testing::make_workload(2, 1, 4);
+  for (int i = 0; i < 30; ++i) testing::add_job(w, i % 2, 1 + i % 3, i * 7, 40 + (i * 13) % 60);
+  w.finalize();
+  return w;
+}
+}  // namespace
+
+TEST(ExcerptSim, EnsembleWithoutJitterIsTheSingleSimulation) {
+  const Workload w = contended_workload();
+  ControllerConfig config;  // deepshare, default options
+  const ExcerptStats one = excerpt_stats(w, simulate_excerpt(w, config, 1.0, 2.0));
+  EXPECT_EQ(one.jobs, w.jobs.size());
+  const Ensemble e = simulate_ensemble(w, config, 1.0, {2.0, 0.0}, 4);
+  EXPECT_EQ(e.runs, 4u);
+  EXPECT_DOUBLE_EQ(e.avg_queue_s.min, one.avg_queue_s);
+  EXPECT_DOUBLE_EQ(e.avg_queue_s.max, one.avg_queue_s);
+  EXPECT_NEAR(e.avg_jct_s.mean, one.avg_jct_s, 1e-9);
+}
+
+TEST(ExcerptSim, JitteredEnsembleIsReproducibleAndBracketsItsMean) {
+  const Workload w = contended_workload();
+  ControllerConfig config;
+  const LatencyModel latency{2.0, 1.5};
+  const Ensemble a = simulate_ensemble(w, config, 1.0, latency, 8);
+  const Ensemble b = simulate_ensemble(w, config, 1.0, latency, 8);
+  EXPECT_DOUBLE_EQ(a.avg_queue_s.min, b.avg_queue_s.min);
+  EXPECT_DOUBLE_EQ(a.avg_queue_s.max, b.avg_queue_s.max);
+  EXPECT_LT(a.avg_queue_s.min, a.avg_queue_s.max);  // the latency draws differ per seed
+  EXPECT_LE(a.avg_queue_s.min, a.avg_queue_s.mean);
+  EXPECT_GE(a.avg_queue_s.max, a.avg_queue_s.mean);
+}
+
+TEST(ExcerptSim, StatsCountOnlyIncludedJobs) {
+  const Workload w = contended_workload();
+  ControllerConfig config;
+  const SimResult r = simulate_excerpt(w, config, 1.0, 0.0);
+  std::vector<bool> include(w.jobs.size(), false);
+  include[3] = true;
+  const ExcerptStats s = excerpt_stats(w, r, include);
+  EXPECT_EQ(s.jobs, 1u);
+  EXPECT_DOUBLE_EQ(s.avg_queue_s, to_seconds(r.jobs[3].queue));
+  EXPECT_DOUBLE_EQ(s.avg_jct_s, to_seconds(r.jobs[3].end - w.jobs[3].submit));
 }
 
 }  // namespace ds::slurm
