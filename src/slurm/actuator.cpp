@@ -6,7 +6,9 @@
 //             apart: the TaskProlog sets CUDA_VISIBLE_DEVICES from the pin.
 //  - preempt: requeue in held state (the job waits for DeepShare again).
 //  - reject:  cancel (the job can never run under this policy), with the reason logged.
-// A job still completing after a requeue is released only once it is pending again.
+// A job still completing after a requeue is released only once it is pending again, and
+// onto a node it was requeued from only in a later wall-clock second than the one in which
+// it was seen pending again (slurmd's credential revocation: Controller::Rec).
 #include <algorithm>
 #include <bit>
 #include <climits>
@@ -73,6 +75,13 @@ bool Controller::try_start(JobId id, const JobInfo* j) {
   rec.last_retry_wall = wall_;
   // Not yet pending again (still completing after our requeue): retried next cycle.
   if (!j || j->state != JobState::Pending) return false;
+  if (must_wait_for_revocation(rec)) {
+    if (!rec.start_deferred) journal("defer_start " + std::to_string(rec.slurm_id));
+    rec.start_deferred = true;
+    return false;  // retried next cycle
+  }
+  rec.requeued_from.clear();
+  rec.start_deferred = false;
   if (rec.pin.restart != j->restarts) rec.pin.restart = j->restarts;
   CommentFields fields = parse_comment(j->comment);
   write_pin(fields, rec.pin);
@@ -107,6 +116,23 @@ bool Controller::try_start(JobId id, const JobInfo* j) {
   return true;
 }
 
+void Controller::note_requeue(Rec& rec) {
+  rec.requeued_from.clear();
+  for (const auto& [node, mask] : rec.pin.gpus) rec.requeued_from.push_back(node);
+  rec.pending_again_wall = 0;
+}
+
+bool Controller::must_wait_for_revocation(Rec& rec) const {
+  if (rec.requeued_from.empty()) return false;
+  bool same_node = false;
+  for (const auto& [node, mask] : rec.pin.gpus)
+    same_node = same_node || std::find(rec.requeued_from.begin(), rec.requeued_from.end(), node) !=
+                                 rec.requeued_from.end();
+  // Seen pending again => the old credential is revoked; a launch in a later second is safe.
+  return same_node &&
+         (rec.pending_again_wall == 0 || wall_ / 1000 <= rec.pending_again_wall / 1000);
+}
+
 void Controller::preempt(JobId id) {
   JobRuntime& r = rt_[id.index()];
   Rec& rec = recs_[id.index()];
@@ -124,6 +150,7 @@ void Controller::preempt(JobId id) {
                 {{"job", std::to_string(rec.slurm_id)}, {"error", api_->last_error()}});
     }
   }
+  if (was_started) note_requeue(rec);
   r.attained += std::max<Time>(0, now() - r.last_start);
   r.status = JobStatus::Pending;
   r.placement.clear();

@@ -92,6 +92,13 @@ class Controller {
     std::int64_t last_retry_wall = 0;
     std::uint32_t restarts = 0;
     bool seen = false;
+    // The nodes of a run that was requeued, and when the job was first seen pending again.
+    // slurmd refuses to launch the job on such a node with a credential created in the
+    // same second as the revocation ("Job credential revoked": Slurm compares whole
+    // seconds), which kills the job; so such a start waits for the next second.
+    std::vector<std::string> requeued_from;
+    std::int64_t pending_again_wall = 0;
+    bool start_deferred = false;
   };
 
   void observe(const std::vector<JobInfo>& jobs, const std::vector<NodeInfo>& nodes);
@@ -109,6 +116,8 @@ class Controller {
   bool try_start(JobId id, const JobInfo* j);
   void start(StartJob& s, const JobInfo* j);
   void preempt(JobId id);
+  void note_requeue(Rec& rec);
+  bool must_wait_for_revocation(Rec& rec) const;
   void reject(const RejectJob& r);
   void ensure_held(const JobInfo& j);
   const TenantConfig* tenant_of(const std::string& account) const;

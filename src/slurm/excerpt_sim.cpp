@@ -38,7 +38,8 @@ void write_excerpt_outputs(const std::string& dir, const Workload& w,
   write_outputs(dir, w, r, compute_metrics(w, r), info);
 }
 
-ExcerptStats excerpt_stats(const Workload& w, const SimResult& r, const std::vector<bool>& include) {
+ExcerptStats excerpt_stats(const Workload& w, const SimResult& r,
+                           const std::vector<bool>& include) {
   ExcerptStats s;
   double jct = 0, queue = 0;
   for (std::size_t i = 0; i < r.jobs.size(); ++i) {
@@ -71,8 +72,8 @@ Ensemble simulate_ensemble(const Workload& w, const ControllerConfig& config, do
     r.mean += v / static_cast<double>(runs);
   };
   for (std::size_t k = 0; k < runs; ++k) {
-    const SimResult r = simulate_excerpt(w, config, time_scale, latency.mean_wall_s,
-                                         latency.jitter_wall_s, k + 1);
+    const SimResult r =
+        simulate_excerpt(w, config, time_scale, latency.mean_wall_s, latency.jitter_wall_s, k + 1);
     const ExcerptStats s = excerpt_stats(w, r, include);
     add(e.avg_jct_s, s.avg_jct_s, k);
     add(e.avg_queue_s, s.avg_queue_s, k);

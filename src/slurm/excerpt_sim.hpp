@@ -27,8 +27,7 @@ struct LatencyModel {
 
 // Speed 1 on shared GPUs (the replay's stand-ins are sleeps on fake GPUs).
 SimResult simulate_excerpt(const Workload& w, const ControllerConfig& config, double time_scale,
-                           double latency_wall_s, double jitter_wall_s = 0,
-                           std::uint64_t seed = 1);
+                           double latency_wall_s, double jitter_wall_s = 0, std::uint64_t seed = 1);
 
 // The simulator's outputs (summary.json, jobs.csv, ...: report/outputs.hpp) in `dir`.
 void write_excerpt_outputs(const std::string& dir, const Workload& w,

@@ -44,7 +44,7 @@ struct FidelityReport {
 struct FidelityOptions {
   double start_latency_wall_s = -1;  // < 0: the latency the replay measured (0 if none)
   double jitter_wall_s = -1;         // < 0: measured (p90 - p50 of decision -> RUNNING)
-  std::size_t ensemble = 32;          // jittered simulations; 0: none
+  std::size_t ensemble = 32;         // jittered simulations; 0: none
 };
 
 // Writes fidelity.json, fidelity.md, fidelity_jobs.csv and the simulation's outputs (sim/)

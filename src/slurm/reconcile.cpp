@@ -180,6 +180,8 @@ void Controller::observe_known(JobId id, const JobInfo& j) {
   Rec& rec = recs_[id.index()];
   JobRuntime& r = rt_[id.index()];
   const bool running = runs(j);
+  if (!rec.requeued_from.empty() && rec.pending_again_wall == 0 && j.state == JobState::Pending)
+    rec.pending_again_wall = wall_;
   if (r.status == JobStatus::Running) {
     if (rec.intent == Intent::Start) {
       if (running) {
@@ -258,6 +260,8 @@ void Controller::requeued_by_others(JobId id, const JobInfo& j) {
   r.queued_since = now();
   ++r.preemptions;
   recs_[id.index()].restarts = j.restarts;
+  note_requeue(recs_[id.index()]);
+  recs_[id.index()].pending_again_wall = wall_;  // pending now
   requeued_.push_back(id);
   log_.warn("requeued_by_slurm", {{"job", std::to_string(j.id)}, {"reason", j.reason}});
   journal("requeued " + std::to_string(j.id));

@@ -1,6 +1,6 @@
 // Unit tests of the Slurm driver's pure parts: the pin codec (job Comment), the excerpt
-// spec and its (jittered) simulation, and the observed-runs -> SimResult conversion. The parts that talk to Slurm are
-// tested against a real cluster in tests/slurm/.
+// spec and its (jittered) simulation, and the observed-runs -> SimResult conversion. The parts that
+// talk to Slurm are tested against a real cluster in tests/slurm/.
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
