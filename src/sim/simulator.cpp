@@ -370,8 +370,15 @@ class Engine {
     for_each_gpu(d.placement, [&](std::size_t g, NodeId n) {
       if (d.shared) {
         const double mem = gpus_[g].memory_used_mib + j.gpu_memory_mib;
-        check(mem <= static_cast<double>(w_.cluster.nodes[n.index()].gpu_memory_mib), d.job,
-              "shares a GPU whose memory would overflow");
+        if (mem <= static_cast<double>(w_.cluster.nodes[n.index()].gpu_memory_mib)) return;
+        std::string on;
+        for (JobId other : gpu_jobs_[g]) on += " '" + spec(other).name + "'";
+        const std::string what = "shares GPU " + std::to_string(g) + " (with" + on + ", " +
+                                 std::to_string(gpus_[g].memory_used_mib) +
+                                 " MiB used) but needs " +
+                                 std::to_string(static_cast<long long>(j.gpu_memory_mib)) +
+                                 " MiB more: its memory would overflow";
+        check(false, d.job, what.c_str());
       } else {
         check(gpu_free_[g] >= j.gpu_milli && (j.gpu_milli < kMilliPerGpu || gpus_[g].jobs == 0),
               d.job, "places a job on a GPU that is not free");

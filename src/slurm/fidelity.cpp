@@ -27,10 +27,18 @@ double measured_jitter_wall_s(const nlohmann::json& rj) {
   return std::max(0.0, a.value("p90", 0.0) - a.value("p50", 0.0));
 }
 
+// The ensemble's rows of fidelity.md, and a row for jobs Slurm did not complete.
 std::string ensemble_rows(const FidelityReport& rep) {
   const Ensemble& e = rep.ensemble;
-  if (e.runs == 0) return {};
   char buf[1024];
+  std::string incomplete;
+  if (rep.real_incomplete > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "| jobs that did not complete on Slurm (left out; observed.csv) | | %zu | |\n",
+                  rep.real_incomplete);
+    incomplete = buf;
+  }
+  if (e.runs == 0) return incomplete;
   std::snprintf(buf, sizeof buf,
                 "| mean JCT, %zu simulations with start latency %.3f +- %.3f wall s: "
                 "min-max (mean) | %.1f-%.1f (%.1f) | %.1f | %+.2f%% vs. mean |\n"
@@ -41,7 +49,7 @@ std::string ensemble_rows(const FidelityReport& rep) {
                 e.avg_jct_s.max, e.avg_jct_s.mean, rep.real_avg_jct_s, 100 * rep.jct_rel_ensemble,
                 e.avg_queue_s.min, e.avg_queue_s.max, e.avg_queue_s.mean, rep.real_avg_queue_s,
                 100 * rep.queue_rel_ensemble, e.preemptions.min, e.preemptions.max);
-  return buf;
+  return buf + incomplete;
 }
 
 }  // namespace
@@ -110,6 +118,7 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
     rep.real_borrowed_runs += static_cast<std::size_t>(num(c_bo));
     const JobOutcome& o = sim.jobs[i];
     const JobOutcome& o0 = sim0.jobs[i];
+    if (num(c_done) != 1) ++rep.real_incomplete;
     if (num(c_done) != 1 || o.end == kNever || o0.end == kNever || num(c_first) < 0) continue;
     sq0 += to_seconds(o0.queue), sj0 += to_seconds(o0.end - w.jobs[i].submit);
     const double s_q = to_seconds(o.queue), r_q = num(c_queue) / 1000.0;
@@ -193,7 +202,8 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
                        {"real_shared_runs", rep.real_shared_runs},
                        {"real_borrowed_runs", rep.real_borrowed_runs},
                        {"replay_wall_s", rep.replay_wall_s},
-                       {"jitter_wall_s", rep.jitter_wall_s}};
+                       {"jitter_wall_s", rep.jitter_wall_s},
+                       {"real_incomplete", rep.real_incomplete}};
   if (rep.ensemble.runs > 0) {
     auto range = [](const Range& r) {
       return nlohmann::json{{"min", r.min}, {"max", r.max}, {"mean", r.mean}};

@@ -30,6 +30,7 @@ struct FidelityReport {
   double p90_abs_jct_diff_s = 0;
   std::size_t sim_preemptions = 0, real_preemptions = 0;
   std::size_t real_shared_runs = 0, real_borrowed_runs = 0;
+  std::size_t real_incomplete = 0;  // replayed jobs that did not complete on Slurm
   double time_scale = 1;
   double replay_wall_s = 0;
   double start_latency_wall_s = 0;  // used in the simulation (wall seconds)

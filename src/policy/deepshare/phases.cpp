@@ -217,6 +217,9 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
   std::vector<JobId> partners;
   for (JobId id : it->second) {
     if (static_cast<int>(partners.size()) >= c_.partner_scan) break;
+    // Preempted in this cycle (and perhaps restarted elsewhere): the snapshot still shows
+    // its old GPUs, which another start of this cycle may now use.
+    if (job_[id.index()].preempted) continue;
     partners.push_back(id);
   }
   auto choice = choose_partner(s, j, partners, budgets_, *model_);
