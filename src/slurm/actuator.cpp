@@ -7,8 +7,8 @@
 //  - preempt: requeue in held state (the job waits for DeepShare again).
 //  - reject:  cancel (the job can never run under this policy), with the reason logged.
 // A job still completing after a requeue is released only once it is pending again, and
-// onto a node it was requeued from only in a later wall-clock second than the one in which
-// it was seen pending again (slurmd's credential revocation: Controller::Rec).
+// onto a node it was requeued from only 1.2 s after it was seen pending again (slurmd's
+// credential revocation: Controller::Rec).
 #include <algorithm>
 #include <bit>
 #include <climits>
@@ -122,15 +122,18 @@ void Controller::note_requeue(Rec& rec) {
   rec.pending_again_wall = 0;
 }
 
-bool Controller::must_wait_for_revocation(Rec& rec) const {
+bool Controller::must_wait_for_revocation(const Rec& rec) const {
+  // Seen pending again => slurmd has revoked the old credential. A credential created a
+  // full second later is from a later second whatever the sub-second phase; the 200 ms
+  // margin covers clock offsets between the controller's and the node's machine.
+  constexpr std::int64_t kRevocationWaitMs = 1200;
   if (rec.requeued_from.empty()) return false;
   bool same_node = false;
   for (const auto& [node, mask] : rec.pin.gpus)
     same_node = same_node || std::find(rec.requeued_from.begin(), rec.requeued_from.end(), node) !=
                                  rec.requeued_from.end();
-  // Seen pending again => the old credential is revoked; a launch in a later second is safe.
   return same_node &&
-         (rec.pending_again_wall == 0 || wall_ / 1000 <= rec.pending_again_wall / 1000);
+         (rec.pending_again_wall == 0 || wall_ - rec.pending_again_wall < kRevocationWaitMs);
 }
 
 void Controller::preempt(JobId id) {

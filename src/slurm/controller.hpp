@@ -95,7 +95,7 @@ class Controller {
     // The nodes of a run that was requeued, and when the job was first seen pending again.
     // slurmd refuses to launch the job on such a node with a credential created in the
     // same second as the revocation ("Job credential revoked": Slurm compares whole
-    // seconds), which kills the job; so such a start waits for the next second.
+    // seconds), which kills the job; so such a start waits until a second has passed.
     std::vector<std::string> requeued_from;
     std::int64_t pending_again_wall = 0;
     bool start_deferred = false;
@@ -117,7 +117,7 @@ class Controller {
   void start(StartJob& s, const JobInfo* j);
   void preempt(JobId id);
   void note_requeue(Rec& rec);
-  bool must_wait_for_revocation(Rec& rec) const;
+  bool must_wait_for_revocation(const Rec& rec) const;
   void reject(const RejectJob& r);
   void ensure_held(const JobInfo& j);
   const TenantConfig* tenant_of(const std::string& account) const;
