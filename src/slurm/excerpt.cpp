@@ -78,7 +78,7 @@ Workload make_excerpt(const ExcerptSpec& spec, const ControllerConfig& config,
     auto it = by_trace.find(full.tenants[j.tenant.index()].name);
     if (it == by_trace.end()) continue;
     if (j.gpus > max_node || j.gpu_milli < kMilliPerGpu) {
-      ++skipped_big;
+      if (seen >= spec.from) ++skipped_big;  // among the excerpt's jobs, not before it
       continue;
     }
     if (seen++ < spec.from) continue;
@@ -98,7 +98,8 @@ Workload make_excerpt(const ExcerptSpec& spec, const ControllerConfig& config,
   if (w.jobs.empty())
     throw InputError("the excerpt selects no job (check the tenants' trace: keys)");
   if (skipped_big)
-    w.notes.push_back("skipped " + std::to_string(skipped_big) + " jobs needing more than " +
+    w.notes.push_back("skipped " + std::to_string(skipped_big) +
+                      " jobs in the excerpt's span that need more than " +
                       std::to_string(max_node) + " GPUs (one node) or a fractional GPU");
   w.finalize();
   return w;
