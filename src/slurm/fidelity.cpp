@@ -107,7 +107,7 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
               "preemptions\n";
   std::vector<double> abs_jct;
   std::vector<bool> compared(w.jobs.size(), false);
-  double sq = 0, rq = 0, sj = 0, rj_sum = 0, sq0 = 0, sj0 = 0;
+  double rq = 0, rj_sum = 0;
   auto num = [&](std::size_t c) { return std::atof(std::string(csv.field(c)).c_str()); };
   while (csv.next()) {
     auto it = by_name.find(std::string(csv.field(c_job)));
@@ -120,13 +120,12 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
     const JobOutcome& o0 = sim0.jobs[i];
     if (num(c_done) != 1) ++rep.real_incomplete;
     if (num(c_done) != 1 || o.end == kNever || o0.end == kNever || num(c_first) < 0) continue;
-    sq0 += to_seconds(o0.queue), sj0 += to_seconds(o0.end - w.jobs[i].submit);
     const double s_q = to_seconds(o.queue), r_q = num(c_queue) / 1000.0;
     const double s_j = to_seconds(o.end - w.jobs[i].submit),
                  r_j = (num(c_end) - num(c_sub)) / 1000.0;
     ++rep.jobs;
     compared[i] = true;
-    sq += s_q, rq += r_q, sj += s_j, rj_sum += r_j;
+    rq += r_q, rj_sum += r_j;
     rep.mean_abs_queue_diff_s += std::abs(r_q - s_q);
     abs_jct.push_back(std::abs(r_j - s_j));
     jobs_csv << w.jobs[i].name << ',' << w.tenants[w.jobs[i].tenant.index()].name << ','
@@ -136,15 +135,13 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
   if (rep.jobs == 0)
     throw InputError(replay_dir + ": no job completed in both the replay and the simulation");
   const double n = static_cast<double>(rep.jobs);
-  rep.sim_avg_queue_s = sq / n, rep.real_avg_queue_s = rq / n;
-  rep.sim_avg_jct_s = sj / n, rep.real_avg_jct_s = rj_sum / n;
-  rep.jct_rel =
-      rep.sim_avg_jct_s > 0 ? (rep.real_avg_jct_s - rep.sim_avg_jct_s) / rep.sim_avg_jct_s : 0;
-  rep.queue_rel = rep.sim_avg_queue_s > 0
-                      ? (rep.real_avg_queue_s - rep.sim_avg_queue_s) / rep.sim_avg_queue_s
-                      : 0;
-  rep.sim0_avg_queue_s = sq0 / n, rep.sim0_avg_jct_s = sj0 / n;
+  rep.real_avg_queue_s = rq / n, rep.real_avg_jct_s = rj_sum / n;
+  const ExcerptStats s1 = excerpt_stats(w, sim, compared), s0 = excerpt_stats(w, sim0, compared);
+  rep.sim_avg_queue_s = s1.avg_queue_s, rep.sim_avg_jct_s = s1.avg_jct_s;
+  rep.sim0_avg_queue_s = s0.avg_queue_s, rep.sim0_avg_jct_s = s0.avg_jct_s;
   auto rel = [](double real, double sim) { return sim > 0 ? (real - sim) / sim : 0.0; };
+  rep.jct_rel = rel(rep.real_avg_jct_s, rep.sim_avg_jct_s);
+  rep.queue_rel = rel(rep.real_avg_queue_s, rep.sim_avg_queue_s);
   rep.jct_rel0 = rel(rep.real_avg_jct_s, rep.sim0_avg_jct_s);
   rep.queue_rel0 = rel(rep.real_avg_queue_s, rep.sim0_avg_queue_s);
   rep.mean_abs_queue_diff_s /= n;
