@@ -120,6 +120,13 @@ std::string find_beside(const std::string& trace_path, std::initializer_list<con
   return {};
 }
 
+HeliosJobColumns require_helios_job_columns(const CsvReader& csv) {
+  return {csv.require_column("job_id"),  csv.require_column("user"),
+          csv.require_column("vc"),      csv.require_column("gpu_num"),
+          csv.require_column("state"),   csv.require_column("submit_time"),
+          csv.require_column("duration")};
+}
+
 ProfileColumns::ProfileColumns(const CsvReader& csv)
     : model_(csv.find_column("model")),
       dataset_(csv.find_column("dataset")),

@@ -34,6 +34,13 @@ TenantId add_tenant(Workload& w, const std::string& name, int quota_gpus = 0,
 // folder's aux/); empty when none does.
 std::string find_beside(const std::string& trace_path, std::initializer_list<const char*> names);
 
+// The required columns of a Helios-style job CSV (raw HeliosData and Lucid's Venus
+// preparation share them), looked up by name; throws InputError naming a missing one.
+struct HeliosJobColumns {
+  std::size_t id, user, vc, gpus, state, submit, duration;
+};
+HeliosJobColumns require_helios_job_columns(const CsvReader& csv);
+
 // The optional workload-profile columns of a trace (model, dataset, batchsize, amp,
 // gpu_util, gmem), found by name; absent columns are left unknown.
 class ProfileColumns {

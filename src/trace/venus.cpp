@@ -59,13 +59,8 @@ void read_jobs(const std::string& path, Workload& w, std::vector<Row>& rows,
                std::unordered_map<std::string, std::size_t>& seen_ids, bool add_vcs) {
   CsvReader csv = CsvReader::open(path);
   csv.read_header();
-  const auto c_id = csv.require_column("job_id");
-  const auto c_user = csv.require_column("user");
-  const auto c_vc = csv.require_column("vc");
-  const auto c_gpu = csv.require_column("gpu_num");
-  const auto c_state = csv.require_column("state");
-  const auto c_submit = csv.require_column("submit_time");
-  const auto c_dur = csv.require_column("duration");
+  const auto [c_id, c_user, c_vc, c_gpu, c_state, c_submit, c_dur] =
+      require_helios_job_columns(csv);
   const auto c_order = csv.find_column("lucid_vc_order");
   ProfileColumns prof(csv);
   std::unordered_map<std::uint32_t, std::int64_t> next_order;  // per VC, when no order column
