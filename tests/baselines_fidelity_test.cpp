@@ -33,7 +33,7 @@ Metrics run_venus(const std::string& policy, std::vector<std::string> sets = {},
   for (const auto& t : w.truth) oracle.push_back(t.work);
   auto p = make_policy(
       policy, PolicyContext{w.cluster, w.tenants, w.jobs, options, w.profiles, oracle, w.aux_dir});
-  SimResult r = simulate(w, *p);
+  RunRecord r = simulate(w, *p);
   return compute_metrics(w, r);
 }
 

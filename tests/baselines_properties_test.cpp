@@ -18,7 +18,7 @@ Workload random_workload() {
   return testing::random_workload({.max_jobs = 60});
 }
 
-SimResult run(const Workload& w, const std::string& policy, const std::string& scope) {
+RunRecord run(const Workload& w, const std::string& policy, const std::string& scope) {
   PolicyOptions options;
   options.set("scope=" + scope);
   std::vector<Time> oracle;
@@ -31,7 +31,7 @@ SimResult run(const Workload& w, const std::string& policy, const std::string& s
 void check(const std::string& policy, bool preemptive) {
   const Workload w = random_workload();
   const std::string scope = *rc::gen::element<std::string>("isolated", "pooled");
-  const SimResult r = run(w, policy, scope);
+  const RunRecord r = run(w, policy, scope);
   const int tenant_gpus = w.tenants.front().quota_gpus;  // equal for every tenant here
   const int capacity = scope == "pooled" ? w.cluster.total_gpus() : tenant_gpus;
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
@@ -45,7 +45,7 @@ void check(const std::string& policy, bool preemptive) {
     RC_ASSERT(o.end == j.submit + o.queue + w.truth[i].work + o.lost_work + o.overhead);
     if (!preemptive) RC_ASSERT(o.preemptions == 0);
   }
-  const SimResult again = run(w, policy, scope);
+  const RunRecord again = run(w, policy, scope);
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
     RC_ASSERT(r.jobs[i].first_start == again.jobs[i].first_start);
     RC_ASSERT(r.jobs[i].end == again.jobs[i].end);

@@ -146,7 +146,7 @@ RC_GTEST_PROP(DeepShareProperties, InvariantsHoldOnRandomWorkloads, ()) {
   PolicyOptions o;
   Checked p(make_policy("deepshare", PolicyContext{w.cluster, w.tenants, w.jobs, o, w.profiles}),
             w);
-  SimResult r = simulate(w, p);
+  RunRecord r = simulate(w, p);
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
     RC_ASSERT(r.jobs[i].status == JobStatus::Done);
     RC_ASSERT(r.jobs[i].first_start >= w.jobs[i].submit);
@@ -156,7 +156,7 @@ RC_GTEST_PROP(DeepShareProperties, InvariantsHoldOnRandomWorkloads, ()) {
   PolicyOptions o2;
   auto again =
       make_policy("deepshare", PolicyContext{w.cluster, w.tenants, w.jobs, o2, w.profiles});
-  SimResult r2 = simulate(w, *again);
+  RunRecord r2 = simulate(w, *again);
   for (std::size_t i = 0; i < w.jobs.size(); ++i) RC_ASSERT(r.jobs[i].end == r2.jobs[i].end);
 }
 
@@ -203,7 +203,7 @@ TEST(DeepShareProperties, PartnerPreemptedAndRestartedInOneCycleIsNotSharedWith)
   w.finalize();
   PolicyOptions o;
   auto p = make_policy("deepshare", PolicyContext{w.cluster, w.tenants, w.jobs, o, w.profiles});
-  SimResult r;
+  RunRecord r;
   ASSERT_NO_THROW(r = simulate(w, *p));
   for (const auto& job : r.jobs) EXPECT_EQ(job.status, JobStatus::Done);
 }

@@ -20,7 +20,7 @@ using testing::kVenus;
 
 struct VenusRun {
   Workload workload;
-  SimResult result;
+  RunRecord result;
   Metrics metrics;
 };
 

@@ -58,7 +58,7 @@ TEST(LucidFidelity, LucidAveragesMatchLucidsSimulator) {
     }
     return speed;
   };
-  const SimResult r = simulate(w, *policy, cfg);
+  const RunRecord r = simulate(w, *policy, cfg);
   const Metrics m = compute_metrics(w, r);
   const auto& sum = r.policy_summary;
   auto get = [&](const char* k) { return sum.count(k) ? sum.at(k) : -1.0; };

@@ -42,7 +42,7 @@ void check_policy(const std::string& name) {
   Workload w = random_workload();
   PolicyOptions o;
   Checked p(make_policy(name, PolicyContext{w.cluster, w.tenants, w.jobs, o}), w);
-  SimResult r = simulate(w, p);
+  RunRecord r = simulate(w, p);
   std::size_t rejected = 0;
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
     const auto& o2 = r.jobs[i];
@@ -62,7 +62,7 @@ void check_policy(const std::string& name) {
   // Determinism: the same run again gives the same outcome.
   PolicyOptions o3;
   auto again = make_policy(name, PolicyContext{w.cluster, w.tenants, w.jobs, o3});
-  SimResult r2 = simulate(w, *again);
+  RunRecord r2 = simulate(w, *again);
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
     RC_ASSERT(r.jobs[i].first_start == r2.jobs[i].first_start);
     RC_ASSERT(r.jobs[i].end == r2.jobs[i].end);

@@ -16,7 +16,7 @@ namespace {
 using testing::add_job;
 using testing::make_workload;
 
-SimResult run(const Workload& w, const std::vector<std::string>& options = {}) {
+RunRecord run(const Workload& w, const std::vector<std::string>& options = {}) {
   PolicyOptions o;
   for (const auto& kv : options) o.set(kv);
   auto p = make_kueue(PolicyContext{w.cluster, w.tenants, w.jobs, o});

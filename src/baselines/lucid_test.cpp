@@ -19,7 +19,7 @@ using testing::add_job;
 using testing::make_workload;
 
 struct Outcome {
-  SimResult result;
+  RunRecord result;
   std::map<std::string, double> summary;
 };
 

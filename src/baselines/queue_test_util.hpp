@@ -15,7 +15,7 @@ using MakePolicy = std::unique_ptr<Policy> (*)(const PolicyContext&);
 
 // Simulates `w` under make(...) with the given `--set` options, the true run times
 // as oracle and `aux` as the aux folder.
-inline SimResult run_policy(const Workload& w, MakePolicy make,
+inline RunRecord run_policy(const Workload& w, MakePolicy make,
                             const std::vector<std::string>& sets = {},
                             const std::string& aux = "") {
   PolicyOptions options;
@@ -31,10 +31,10 @@ inline void checkpoint_at_preemption(Workload& w) {
   for (auto& t : w.tenants) t.checkpoint_interval = 0;
 }
 
-inline std::int64_t start_s(const SimResult& r, int job) {
+inline std::int64_t start_s(const RunRecord& r, int job) {
   return r.jobs[static_cast<std::size_t>(job)].first_start / kSecond;
 }
-inline std::int64_t end_s(const SimResult& r, int job) {
+inline std::int64_t end_s(const RunRecord& r, int job) {
   return r.jobs[static_cast<std::size_t>(job)].end / kSecond;
 }
 

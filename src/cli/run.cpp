@@ -56,7 +56,7 @@ RunOutcome run_simulation(const Workload& workload, const RunRequest& req,
           tty ? "   " : "\n");
     };
   }
-  SimResult result = simulate(workload, *policy, cfg);
+  RunRecord result = simulate(workload, *policy, cfg);
   if (printed && tty) std::fprintf(stderr, "\n");
   RunOutcome out;
   out.metrics = compute_metrics(workload, result);

@@ -169,7 +169,7 @@ int cmd_excerpt() {
   const Workload w = slurm::make_excerpt(spec, config, parse_nodes(g_args.nodes));
   const double latency = g_args.start_latency < 0 ? 0.48 : g_args.start_latency;
   const double jitter = g_args.jitter < 0 ? 0.46 : g_args.jitter;
-  const SimResult sim = slurm::simulate_excerpt(w, config, spec.time_scale, latency,
+  const RunRecord sim = slurm::simulate_excerpt(w, config, spec.time_scale, latency,
                                                 g_args.seed > 0 ? jitter : 0, g_args.seed);
   const auto one = slurm::excerpt_stats(w, sim);
   if (!g_args.out.empty())

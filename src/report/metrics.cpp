@@ -34,7 +34,7 @@ double integrate(const std::vector<StepPoint>& steps, Time a, Time b, F value) {
   return sum;
 }
 
-double lucid_occupancy(const Workload& w, const SimResult& r, int total_gpus) {
+double lucid_occupancy(const Workload& w, const RunRecord& r, int total_gpus) {
   // Cut: the earliest "last job end" over tenants that have jobs.
   std::vector<Time> tenant_end(w.tenants.size(), -1);
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
@@ -62,7 +62,7 @@ double lucid_occupancy(const Workload& w, const SimResult& r, int total_gpus) {
 
 }  // namespace
 
-Metrics compute_metrics(const Workload& w, const SimResult& r) {
+Metrics compute_metrics(const Workload& w, const RunRecord& r) {
   Metrics m;
   m.jobs = w.jobs.size();
   const int total_gpus = w.cluster.total_gpus();

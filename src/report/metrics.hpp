@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "model/run_record.hpp"
 #include "model/workload.hpp"
-#include "sim/simulator.hpp"
 
 namespace ds {
 
@@ -72,7 +72,7 @@ struct Metrics {
   std::vector<TenantMetrics> tenants;
 };
 
-Metrics compute_metrics(const Workload& w, const SimResult& r);
+Metrics compute_metrics(const Workload& w, const RunRecord& r);
 
 // Nearest-rank-free linear-interpolated quantile (as numpy's default) of `values`,
 // which it sorts; 0 for an empty vector.

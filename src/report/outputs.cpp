@@ -101,7 +101,7 @@ void write_summary(const fs::path& p, const Metrics& m, const RunInfo& info,
   out << j.dump(2) << '\n';
 }
 
-void write_jobs(const fs::path& p, const Workload& w, const SimResult& r) {
+void write_jobs(const fs::path& p, const Workload& w, const RunRecord& r) {
   auto out = open_out(p);
   out << "job_id,tenant,user,gpus,gpu_milli,submit_s,start_s,end_s,queue_s,jct_s,preemptions,"
          "lost_work_s,max_slowdown,entitled,status,trace_state\n";
@@ -148,7 +148,7 @@ void write_tenants(const fs::path& p, const Metrics& m) {
         << (t.min_assurance >= 0 ? num(t.min_assurance) : "") << '\n';
 }
 
-void write_timeseries(const fs::path& p, const Workload& w, const SimResult& r) {
+void write_timeseries(const fs::path& p, const Workload& w, const RunRecord& r) {
   auto out = open_out(p);
   out << "time_s,scope,gpus,busy_gpus,allocated_gpus,occupancy,sm_util,running_jobs,"
          "pending_jobs,pending_gpus,borrowed_gpus,lent_gpus,reserve_gpus,assurance,preemptions,"
@@ -177,7 +177,7 @@ void write_timeseries(const fs::path& p, const Workload& w, const SimResult& r) 
 
 }  // namespace
 
-void write_outputs(const std::string& dir, const Workload& w, const SimResult& r, const Metrics& m,
+void write_outputs(const std::string& dir, const Workload& w, const RunRecord& r, const Metrics& m,
                    const RunInfo& info) {
   std::error_code ec;
   fs::create_directories(dir, ec);

@@ -23,7 +23,7 @@ struct RunInfo {
 };
 
 // Creates `dir` if needed; throws InputError when it cannot be written.
-void write_outputs(const std::string& dir, const Workload& w, const SimResult& r, const Metrics& m,
+void write_outputs(const std::string& dir, const Workload& w, const RunRecord& r, const Metrics& m,
                    const RunInfo& info);
 
 // "12" for whole seconds, "12.345" otherwise.

@@ -74,7 +74,7 @@ PackResult run_packing(const Workload& workload, const PolicyFactory& make, Time
   Recording policy(make(w), w, out, interval);
   SimConfig cfg;
   cfg.sample_interval = kForever;  // no timeseries needed
-  const SimResult r = simulate(w, policy, cfg);
+  const RunRecord r = simulate(w, policy, cfg);
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
     const JobSpec& j = w.jobs[i];
     const double gpus = j.gpus * static_cast<double>(j.gpu_milli) / kMilliPerGpu;

@@ -91,7 +91,7 @@ class Engine {
     if (cfg_.sample_interval <= 0) cfg_.sample_interval = seconds(600);
   }
 
-  SimResult run() {
+  RunRecord run() {
     const Time origin = n_ ? w_.jobs.front().submit : 0;
     res_.origin = origin;
     next_sample_ =
@@ -563,7 +563,7 @@ class Engine {
   std::vector<JobId> arrived_;
   std::vector<JobId> requeued_;
   std::vector<FinishedJob> finished_;
-  SimResult res_;
+  RunRecord res_;
   Time now_ = 0;
   Time wake_at_ = kNever;
   Time next_sample_ = 0;
@@ -579,7 +579,7 @@ class Engine {
 
 }  // namespace
 
-SimResult simulate(const Workload& workload, Policy& policy, const SimConfig& config) {
+RunRecord simulate(const Workload& workload, Policy& policy, const SimConfig& config) {
   Engine engine(workload, policy, config);
   return engine.run();
 }

@@ -9,7 +9,7 @@
 
 namespace ds::slurm {
 
-SimResult simulate_excerpt(const Workload& w, const ControllerConfig& config, double time_scale,
+RunRecord simulate_excerpt(const Workload& w, const ControllerConfig& config, double time_scale,
                            double latency_wall_s, double jitter_wall_s, std::uint64_t seed) {
   PolicyOptions options(config.options);
   PolicyContext ctx{w.cluster, w.tenants, w.jobs, options};
@@ -26,7 +26,7 @@ SimResult simulate_excerpt(const Workload& w, const ControllerConfig& config, do
 }
 
 void write_excerpt_outputs(const std::string& dir, const Workload& w,
-                           const ControllerConfig& config, double load, const SimResult& r,
+                           const ControllerConfig& config, double load, const RunRecord& r,
                            const std::string& version) {
   RunInfo info;
   info.policy = config.policy;
@@ -38,7 +38,7 @@ void write_excerpt_outputs(const std::string& dir, const Workload& w,
   write_outputs(dir, w, r, compute_metrics(w, r), info);
 }
 
-ExcerptStats excerpt_stats(const Workload& w, const SimResult& r,
+ExcerptStats excerpt_stats(const Workload& w, const RunRecord& r,
                            const std::vector<bool>& include) {
   ExcerptStats s;
   double jct = 0, queue = 0;
@@ -72,7 +72,7 @@ Ensemble simulate_ensemble(const Workload& w, const ControllerConfig& config, do
     r.mean += v / static_cast<double>(runs);
   };
   for (std::size_t k = 0; k < runs; ++k) {
-    const SimResult r =
+    const RunRecord r =
         simulate_excerpt(w, config, time_scale, latency.mean_wall_s, latency.jitter_wall_s, k + 1);
     const ExcerptStats s = excerpt_stats(w, r, include);
     add(e.avg_jct_s, s.avg_jct_s, k);

@@ -26,12 +26,12 @@ struct LatencyModel {
 };
 
 // Speed 1 on shared GPUs (the replay's stand-ins are sleeps on fake GPUs).
-SimResult simulate_excerpt(const Workload& w, const ControllerConfig& config, double time_scale,
+RunRecord simulate_excerpt(const Workload& w, const ControllerConfig& config, double time_scale,
                            double latency_wall_s, double jitter_wall_s = 0, std::uint64_t seed = 1);
 
 // The simulator's outputs (summary.json, jobs.csv, ...: report/outputs.hpp) in `dir`.
 void write_excerpt_outputs(const std::string& dir, const Workload& w,
-                           const ControllerConfig& config, double load, const SimResult& r,
+                           const ControllerConfig& config, double load, const RunRecord& r,
                            const std::string& version);
 
 struct Range {
@@ -45,7 +45,7 @@ struct ExcerptStats {
 };
 
 // Means over the jobs that finished (and, when `include` is not empty, are marked in it).
-ExcerptStats excerpt_stats(const Workload& w, const SimResult& r,
+ExcerptStats excerpt_stats(const Workload& w, const RunRecord& r,
                            const std::vector<bool>& include = {});
 
 struct Ensemble {

@@ -82,8 +82,8 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
   if (opt.start_latency_wall_s < 0)
     opt.start_latency_wall_s = rj.value("start_latency_wall_s", 0.0);
   if (opt.jitter_wall_s < 0) opt.jitter_wall_s = measured_jitter_wall_s(rj);
-  const SimResult sim = simulate_excerpt(w, config, spec.time_scale, opt.start_latency_wall_s);
-  const SimResult sim0 = simulate_excerpt(w, config, spec.time_scale, 0);
+  const RunRecord sim = simulate_excerpt(w, config, spec.time_scale, opt.start_latency_wall_s);
+  const RunRecord sim0 = simulate_excerpt(w, config, spec.time_scale, 0);
   write_excerpt_outputs((fs::path(out_dir) / "sim").string(), w, config, spec.load, sim,
                         "fidelity-sim");
 

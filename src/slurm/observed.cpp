@@ -17,8 +17,8 @@ struct Ev {
 
 }  // namespace
 
-SimResult result_from_observation(const Workload& w, const std::vector<ObservedJob>& obs) {
-  SimResult r;
+RunRecord result_from_observation(const Workload& w, const std::vector<ObservedJob>& obs) {
+  RunRecord r;
   const std::size_t n = w.jobs.size();
   r.jobs.resize(n);
   r.tenants.resize(w.tenants.size());

@@ -1,5 +1,5 @@
 // Turns what a real replay observed (per job: submit time and its runs, in controller
-// time) into the simulator's SimResult, so that compute_metrics and write_outputs give
+// time) into the simulator's RunRecord, so that compute_metrics and write_outputs give
 // the same summary.json / jobs.csv / tenants.csv as a simulation.
 //
 // Assumptions: GPU sharing slows nothing down on fake GPUs (speed 1, max_slowdown 1);
@@ -11,9 +11,9 @@
 
 #include <vector>
 
+#include "model/run_record.hpp"
 #include "model/snapshot.hpp"
 #include "model/workload.hpp"
-#include "sim/simulator.hpp"
 
 namespace ds::slurm {
 
@@ -33,6 +33,6 @@ struct ObservedJob {
   std::vector<ObservedRun> runs;
 };
 
-SimResult result_from_observation(const Workload& w, const std::vector<ObservedJob>& jobs);
+RunRecord result_from_observation(const Workload& w, const std::vector<ObservedJob>& jobs);
 
 }  // namespace ds::slurm

@@ -184,7 +184,7 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
   if (ended < n)
     log.warn("replay_timeout", {{"ended", std::to_string(ended)}, {"jobs", std::to_string(n)}});
 
-  SimResult result = result_from_observation(w, obs);
+  RunRecord result = result_from_observation(w, obs);
   ReplayOutcome out;
   out.metrics = compute_metrics(w, result);
   out.wall_seconds = wall_s;

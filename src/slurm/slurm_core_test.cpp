@@ -1,5 +1,5 @@
 // Unit tests of the Slurm driver's pure parts: the pin codec (job Comment), the excerpt
-// spec and its (jittered) simulation, and the observed-runs -> SimResult conversion. The parts that
+// spec and its (jittered) simulation, and the observed-runs -> RunRecord conversion. The parts that
 // talk to Slurm are tested against a real cluster in tests/slurm/.
 #include <gtest/gtest.h>
 
@@ -69,7 +69,7 @@ TEST(Observed, QueueJctPreemptionAndOccupancy) {
   obs[1].submit = seconds(10);
   obs[1].completed = true;
   obs[1].runs.push_back({seconds(20), seconds(70), false, false, false, {{NodeId(1), 0b1111}}});
-  const SimResult r = result_from_observation(w, obs);
+  const RunRecord r = result_from_observation(w, obs);
   EXPECT_EQ(r.jobs[0].queue, seconds(5 + 10));
   EXPECT_EQ(r.jobs[0].preemptions, 1);
   EXPECT_EQ(r.jobs[0].end, seconds(130));
@@ -121,7 +121,7 @@ TEST(ExcerptSim, JitteredEnsembleIsReproducibleAndBracketsItsMean) {
 TEST(ExcerptSim, StatsCountOnlyIncludedJobs) {
   const Workload w = contended_workload();
   ControllerConfig config;
-  const SimResult r = simulate_excerpt(w, config, 1.0, 0.0);
+  const RunRecord r = simulate_excerpt(w, config, 1.0, 0.0);
   std::vector<bool> include(w.jobs.size(), false);
   include[3] = true;
   const ExcerptStats s = excerpt_stats(w, r, include);

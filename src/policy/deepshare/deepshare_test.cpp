@@ -217,7 +217,7 @@ TEST(Sharing, ChoosesTheFeasiblePartnerWithTheBestCombinedSpeed) {
 
 // --- the policy, end to end ------------------------------------------------
 
-SimResult run(const Workload& w, std::map<std::string, std::string> options = {}) {
+RunRecord run(const Workload& w, std::map<std::string, std::string> options = {}) {
   PolicyOptions o(std::move(options));
   auto p = make_deepshare(PolicyContext{w.cluster, w.tenants, w.jobs, o, w.profiles});
   return simulate(w, *p);
