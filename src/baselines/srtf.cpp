@@ -62,7 +62,7 @@ class Srtf final : public Policy {
     const Time left = remaining_[id.index()] - (s.now - r.last_start);
     const Time done = work - left;
     const Time interval = s.tenants[j.tenant.index()].checkpoint_interval;
-    const Time kept = interval > 0 ? (done / interval) * interval : done;
+    const Time kept = interval > 0 && done > 0 ? (done / interval) * interval : done;
     remaining_[id.index()] = work - kept + lucid_restart_overhead(j.gpus);
   }
 

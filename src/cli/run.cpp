@@ -1,6 +1,7 @@
 #include "cli/run.hpp"
 
 #include <unistd.h>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -11,6 +12,12 @@
 #include "sim/speed_models.hpp"
 
 namespace ds {
+
+std::size_t max_samples_for(const Workload& w) {
+  constexpr std::size_t kSamples = 10'000, kRows = 500'000;
+  const std::size_t by_rows = kRows / (w.tenants.size() + 1);
+  return std::max<std::size_t>(2, std::min(kSamples, by_rows));
+}
 
 RunOutcome run_simulation(const Workload& workload, const RunRequest& req,
                           const std::string& trace_label) {
@@ -29,6 +36,7 @@ RunOutcome run_simulation(const Workload& workload, const RunRequest& req,
   // Ground truth of GPU sharing: measured pairs where Lucid profiled them, the fitted
   // interference model otherwise (never shown to the policy).
   SimConfig cfg;
+  cfg.max_samples = max_samples_for(workload);
   const std::string coloc = req.colocation_dir.empty() ? workload.aux_dir : req.colocation_dir;
   std::unique_ptr<ColocationTable> table;
   if (!coloc.empty() && ColocationTable::available(coloc))

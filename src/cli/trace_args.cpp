@@ -5,6 +5,7 @@
 
 #include "cli/compare.hpp"
 #include "cli/validators.hpp"
+#include "core/limits.hpp"
 #include "trace/load.hpp"
 
 namespace ds {
@@ -17,7 +18,8 @@ std::string format_list() {
 
 void add_trace_options(CLI::App* cmd, TraceArgs& a, bool workload_options) {
   cmd->add_option("--trace", a.trace, "Trace file (or folder, for Lucid's per-VC logs)")
-      ->required();
+      ->required()
+      ->check(non_empty_path());
   cmd->add_option("--format", a.format, "Trace format:" + format_list())->capture_default_str();
   cmd->add_option("--cluster", a.cluster,
                   "YAML file with nodes and tenants (replaces those derived from the trace)");
@@ -26,11 +28,11 @@ void add_trace_options(CLI::App* cmd, TraceArgs& a, bool workload_options) {
   if (!workload_options) return;
   cmd->add_option("--checkpoint-interval", a.checkpoint_interval,
                   "Checkpoint interval of every tenant in seconds (0: at preemption, as Lucid)")
-      ->check(non_negative_number());
+      ->check(number_in(0, static_cast<double>(limits::kMaxInterval / kSecond)));
   cmd->add_option("--fit-load", a.fit_load,
                   "Resize the cluster (every owner's nodes and quotas alike) so that the "
                   "offered load is about this, e.g. 0.9 for openb's mostly idle node list")
-      ->check(positive_number());
+      ->check(number_in(limits::kMinFactor, limits::kMaxFactor));
 }
 
 Workload load_workload(const TraceArgs& a) {

@@ -47,10 +47,10 @@ TEST(Checked, SaturatingTimeStaysAddable) {
 }
 
 TEST(Quoted, EscapesControlCharactersAndCutsLongInput) {
-  EXPECT_EQ(quoted("a\nb\x01"), "'a\\nb\\x01'");
-  EXPECT_EQ(quoted(std::string(100, 'x'), 4), "'xxxx'... (100 bytes)");
+  EXPECT_EQ(quote_input("a\nb\x01"), "'a\\nb\\x01'");
+  EXPECT_EQ(quote_input(std::string(100, 'x'), 4), "'xxxx'... (100 bytes)");
   // A UTF-8 character is not cut in half: "é" is two bytes.
-  EXPECT_EQ(quoted("a\xC3\xA9z", 2), "'a'... (4 bytes)");
+  EXPECT_EQ(quote_input("a\xC3\xA9z", 2), "'a'... (4 bytes)");
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ void CsvReader::read_header() {
   for (std::size_t i = 0; i < fields_.size(); ++i) {
     for (std::size_t k = 0; k < header_.size(); ++k)
       if (header_[k] == fields_[i].text)
-        throw InputError(where(i), "column " + quoted(fields_[i].text) +
+        throw InputError(where(i), "column " + quote_input(fields_[i].text) +
                                        " appears twice in the header (columns " +
                                        std::to_string(k + 1) + " and " + std::to_string(i + 1) +
                                        ")");
@@ -56,10 +56,19 @@ std::optional<std::size_t> CsvReader::find_column(std::string_view name) const {
 
 std::size_t CsvReader::require_column(std::string_view name) const {
   if (auto i = find_column(name)) return *i;
-  std::string have;
-  for (const auto& h : header_) have += (have.empty() ? "" : ",") + h;
   throw InputError(SourceLocation{name_, 1},
-                   "missing column '" + std::string(name) + "' (header has: " + have + ")");
+                   "missing column " + quote_input(name) + " (header has: " + header_list() + ")");
+}
+
+std::string CsvReader::header_list() const {
+  std::string have;
+  for (const auto& h : header_) {
+    if (!have.empty()) have += ',';
+    have += h;
+    if (have.size() > 200) break;
+  }
+  const std::string q = quote_input(have, 200);
+  return q.substr(1, q.rfind('\'') - 1) + (have.size() > 200 ? "..." : "");
 }
 
 bool CsvReader::next() {
@@ -171,11 +180,11 @@ SourceLocation CsvReader::where(std::size_t i) const {
 void CsvReader::fail(std::size_t i, const std::string& expected) const {
   std::string field_name = i < header_.size() ? header_[i] : "#" + std::to_string(i + 1);
   if (i >= fields_.size())
-    throw InputError(where(i), "field " + quoted(field_name) + ": missing (row has " +
+    throw InputError(where(i), "field " + quote_input(field_name) + ": missing (row has " +
                                    std::to_string(fields_.size()) + " fields, header has " +
                                    std::to_string(header_.size()) + ")");
-  throw InputError(where(i), "field " + quoted(field_name) + ": expected " + expected + ", got " +
-                                 quoted(fields_[i].text));
+  throw InputError(where(i), "field " + quote_input(field_name) + ": expected " + expected +
+                                 ", got " + quote_input(fields_[i].text));
 }
 
 std::int64_t CsvReader::get_int(std::size_t i) const {

@@ -34,6 +34,8 @@ class CsvReader {
   [[nodiscard]] std::optional<std::size_t> find_column(std::string_view name) const;
   // Throws InputError naming the file and the missing column.
   [[nodiscard]] std::size_t require_column(std::string_view name) const;
+  // "a,b,c" for messages (cut after 200 bytes).
+  [[nodiscard]] std::string header_list() const;
 
   // Advances to the next non-blank record; false at the end of the input.
   bool next();

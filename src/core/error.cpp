@@ -12,7 +12,7 @@ std::string SourceLocation::str() const {
   return s;
 }
 
-std::string quoted(std::string_view input, std::size_t max) {
+std::string quote_input(std::string_view input, std::size_t max) {
   std::string out = "'";
   std::size_t n = input.size() > max ? max : input.size();
   // Cut at a UTF-8 character boundary, not inside a character.

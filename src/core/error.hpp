@@ -25,7 +25,7 @@ struct SourceLocation {
 // Input echoed in a message: in single quotes, control characters escaped (\n, \x01),
 // and cut after `max` bytes with the full length noted, so that a message never repeats
 // megabytes of a bad file.
-std::string quoted(std::string_view input, std::size_t max = 80);
+std::string quote_input(std::string_view input, std::size_t max = 80);
 
 // Thrown for invalid user input; the CLI prints what() and exits with status 2.
 class InputError : public std::runtime_error {

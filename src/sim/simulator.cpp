@@ -6,7 +6,10 @@
 #include <queue>
 #include <stdexcept>
 
+#include "core/checked.hpp"
+#include "core/error.hpp"
 #include "core/rng.hpp"
+#include "sim/sample_bound.hpp"
 
 namespace ds {
 namespace {
@@ -103,6 +106,10 @@ class Engine {
       Time t = next_arrival < n_ ? w_.jobs[next_arrival].submit : kNever;
       if (!events_.empty()) t = std::min(t, events_.top().t);
       if (t == kNever) break;
+      if (t > cfg_.max_time)  // a hard cap: a run that never ends is no result
+        throw InputError("stopped: the simulation passed " +
+                         std::to_string(cfg_.max_time / limits::kYear) +
+                         " years of simulated time with jobs unfinished");
       emit_samples_before(t);
       now_ = t;
       bool happened = false;  // stale completions (of preempted or re-timed runs) are no events
@@ -173,6 +180,10 @@ class Engine {
                                        ts.pending_jobs, ts.pending_gpus});
       }
       next_sample_ += cfg_.sample_interval;
+      if (cfg_.max_samples >= 2 && res_.samples.size() >= cfg_.max_samples) {
+        cfg_.sample_interval = thin_samples(res_, tenants_.size(), cfg_.sample_interval);
+        next_sample_ = res_.samples.back().t + cfg_.sample_interval;
+      }
     }
   }
 
@@ -257,6 +268,7 @@ class Engine {
   void reject(const RejectJob& d) {
     check(d.job.index() < n_ && rt_[d.job.index()].status == JobStatus::Pending, d.job,
           "rejects a job that is not pending");
+    check(!d.reason.empty(), d.job, "rejects a job without a reason");
     const JobSpec& j = spec(d.job);
     touch(j.tenant);
     remove_pending(d.job);
@@ -277,7 +289,11 @@ class Engine {
     const double done = static_cast<double>(work) - remaining_[id.index()];
     const Time interval = w_.tenants[j.tenant.index()].checkpoint_interval;
     double kept = done;
-    if (interval > 0) kept = std::floor(done / static_cast<double>(interval)) * interval;
+    // done < 0: preempted again before it paid its restart overhead; the unpaid rest is
+    // carried (kept = done), never rounded down to -interval (which added a whole phantom
+    // checkpoint interval of work per such preemption: 31 years at 1e9 s).
+    if (interval > 0 && done > 0)
+      kept = std::floor(done / static_cast<double>(interval)) * interval;
     const Time overhead = j.gpus <= 8 ? cfg_.restart_overhead_small : cfg_.restart_overhead_large;
     auto& out = res_.jobs[id.index()];
     out.lost_work += static_cast<Time>(std::llround(done - kept));
@@ -494,8 +510,8 @@ class Engine {
     const double speed = rt_[id.index()].speed;
     if (speed <= 0) return;
     const double left = remaining_[id.index()] / speed;
-    const Time from = std::max(now_, progressed_at_[id.index()]);  // after the start latency
-    const Time end = from + static_cast<Time>(std::ceil(left - 1e-9));
+    const Time from = std::max(now_, progressed_at_[id.index()]);     // after the start latency
+    const Time end = from + saturating_time(std::ceil(left - 1e-9));  // max_time stops it
     events_.push({end, seq_++, EventKind::Complete, id, version_[id.index()]});
   }
 
