@@ -237,10 +237,9 @@ std::unique_ptr<Policy> make_kueue(const PolicyContext& ctx) {
     c.reclaim = ReclaimPolicy::Never;
   else
     throw InputError("--set reclaim: expected any, lower_priority or never, got '" + reclaim + "'");
-  c.limits.lending_limit = static_cast<int>(o.get_int("lending_limit", -1));
-  c.limits.borrowing_limit = static_cast<int>(o.get_int("borrowing_limit", -1));
-  if (c.limits.lending_limit < -1 || c.limits.borrowing_limit < -1)
-    throw InputError("--set lending_limit / borrowing_limit: expected GPUs >= 0, or -1");
+  // GPUs, or -1 for no limit; ranged so that the int cannot wrap.
+  c.limits.lending_limit = static_cast<int>(o.get_int("lending_limit", -1, -1, 100'000));
+  c.limits.borrowing_limit = static_cast<int>(o.get_int("borrowing_limit", -1, -1, 100'000));
   return make_kueue(ctx, c);
 }
 

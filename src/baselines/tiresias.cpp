@@ -18,11 +18,8 @@ class Tiresias final : public Policy {
  public:
   explicit Tiresias(const PolicyContext& ctx)
       : queues_(ctx, read_scope(ctx.options, Scope::Isolated)),
-        threshold_gpu_ms_(static_cast<double>(ctx.options.get_double("threshold", 18000)) *
-                          kSecond),
-        interval_(static_cast<Time>(ctx.options.get_double("interval", 60) * kSecond)) {
-    if (threshold_gpu_ms_ < 0) throw InputError("--set threshold: expected >= 0 GPU-seconds");
-    if (interval_ <= 0) throw InputError("--set interval: expected > 0 seconds");
+        threshold_gpu_ms_(ctx.options.get_double("threshold", 18000, 0, 1e15) * kSecond),
+        interval_(static_cast<Time>(ctx.options.get_double("interval", 60, 0.001, 1e9) * kSecond)) {
   }
 
   Decisions decide(const ClusterSnapshot& s) override {

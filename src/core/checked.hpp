@@ -43,6 +43,12 @@ inline std::optional<Time> seconds_to_ms(double s, Time lo, Time hi) {
   return round_in_range(s * static_cast<double>(kSecond), lo, hi);
 }
 
+// An int64 sum shown where an int is kept (a count in a sample), clamped to int's range.
+inline int saturate_int(std::int64_t v) {
+  constexpr std::int64_t kMax = 2147483647;
+  return static_cast<int>(v > kMax ? kMax : v < -kMax ? -kMax : v);
+}
+
 // A time computed in floating point, clamped to +-2^61 ms: two of them still add up
 // without overflow, and the simulator's cap on simulated time turns it into an error.
 inline Time saturating_time(double ms) {

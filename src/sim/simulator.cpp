@@ -51,14 +51,14 @@ class IdSet {
 // Tenant GPU quantities are in milli-GPUs (GPUs x gpu_milli), so that fractional
 // requests count as the share of a GPU they ask for.
 struct TenantState {
-  int held = 0;        // running jobs
-  int borrowed = 0;    // running borrowed jobs
-  int demand = 0;      // pending + running jobs
-  int guaranteed = 0;  // running non-borrowed jobs
+  int held = 0;             // running jobs
+  int borrowed = 0;         // running borrowed jobs
+  std::int64_t demand = 0;  // pending + running jobs (int64: a sum over every job)
+  int guaranteed = 0;       // running non-borrowed jobs
   int queued_entitled = 0;
   int running_jobs = 0;
   int pending_jobs = 0;
-  int pending_gpus = 0;
+  std::int64_t pending_gpus = 0;
   Time last = 0;
 };
 
@@ -153,7 +153,8 @@ class Engine {
       auto& tot = res_.tenants[id.index()];
       tot.received_gpu_ms += dt * t.held / kMilliPerGpu;
       tot.entitled_gpu_ms +=
-          dt * std::min(w_.tenants[id.index()].quota_gpus * kMilliPerGpu, t.demand) / kMilliPerGpu;
+          dt * std::min<std::int64_t>(w_.tenants[id.index()].quota_gpus * kMilliPerGpu, t.demand) /
+          kMilliPerGpu;
       t.last = now_;
     }
   }
@@ -166,7 +167,7 @@ class Engine {
                       sm_total_,
                       static_cast<int>(running_.size()),
                       static_cast<int>(pending_.size()),
-                      pending_gpus_,
+                      saturate_int(pending_gpus_),
                       preemptions_,
                       lost_gpu_ms_ / 3.6e6};
       res_.samples.push_back(s);
@@ -177,7 +178,7 @@ class Engine {
         const auto& tel = telemetry_[k];
         res_.tenant_samples.push_back({tel.assurance, tel.lent_gpus, tel.reserve_gpus,
                                        gpus(ts.held), gpus(ts.borrowed), ts.running_jobs,
-                                       ts.pending_jobs, ts.pending_gpus});
+                                       ts.pending_jobs, saturate_int(ts.pending_gpus)});
       }
       next_sample_ += cfg_.sample_interval;
       if (cfg_.max_samples >= 2 && res_.samples.size() >= cfg_.max_samples) {
@@ -586,7 +587,7 @@ class Engine {
   std::uint64_t seq_ = 0;
   int busy_ = 0;
   int allocated_ = 0;
-  int pending_gpus_ = 0;
+  std::int64_t pending_gpus_ = 0;
   double sm_total_ = 0;
   std::size_t preemptions_ = 0;
   double lost_gpu_ms_ = 0;

@@ -1,8 +1,13 @@
 #include "policy/deepshare/config.hpp"
 
+#include "core/limits.hpp"
+
 namespace ds::deepshare {
 
+// Every number is read with its range (docs/deepshare.md lists them): shares in 0..1, times
+// in whole seconds up to 100 years, scan limits up to a million.
 Config Config::from(const PolicyOptions& o) {
+  constexpr long kMaxS = limits::kMaxInterval / kSecond;
   Config c;
   c.borrowing = o.get_bool("borrowing", c.borrowing);
   c.reclaim = o.get_bool("reclaim", c.reclaim);
@@ -10,20 +15,18 @@ Config Config::from(const PolicyOptions& o) {
   c.prediction = o.get_bool("prediction", c.prediction);
   c.assurance = o.get_bool("assurance", c.assurance);
   c.predictor = o.get("predictor", c.predictor);
-  c.reserve_min = o.get_double("reserve_min", c.reserve_min);
-  c.reserve_at_risk = o.get_double("reserve_at_risk", c.reserve_at_risk);
-  c.sharing_budget = o.get_double("sharing_budget", c.sharing_budget);
-  c.sharing_min_assurance = o.get_double("sharing_min_assurance", c.sharing_min_assurance);
-  c.min_runtime = seconds(o.get_int("min_runtime_s", static_cast<long>(c.min_runtime / kSecond)));
-  c.lend_backoff =
-      seconds(o.get_int("lend_backoff_s", static_cast<long>(c.lend_backoff / kSecond)));
-  c.ewma_tau = seconds(o.get_int("ewma_tau_s", static_cast<long>(c.ewma_tau / kSecond)));
-  c.sharing_scan = static_cast<int>(o.get_int("sharing_scan", c.sharing_scan));
-  c.partner_scan = static_cast<int>(o.get_int("partner_scan", c.partner_scan));
-  c.borrow_aging =
-      seconds(o.get_int("borrow_aging_s", static_cast<long>(c.borrow_aging / kSecond)));
-  c.quota_aging = seconds(o.get_int("quota_aging_s", static_cast<long>(c.quota_aging / kSecond)));
-  c.long_job = seconds(o.get_int("long_job_s", static_cast<long>(c.long_job / kSecond)));
+  c.reserve_min = o.get_double("reserve_min", c.reserve_min, 0, 1);
+  c.reserve_at_risk = o.get_double("reserve_at_risk", c.reserve_at_risk, 0, 1);
+  c.sharing_budget = o.get_double("sharing_budget", c.sharing_budget, 1, 100);
+  c.sharing_min_assurance = o.get_double("sharing_min_assurance", c.sharing_min_assurance, 0, 1);
+  c.min_runtime = o.get_seconds("min_runtime_s", c.min_runtime, 0, kMaxS);
+  c.lend_backoff = o.get_seconds("lend_backoff_s", c.lend_backoff, 0, kMaxS);
+  c.ewma_tau = o.get_seconds("ewma_tau_s", c.ewma_tau, 1, kMaxS);  // divides elapsed time
+  c.sharing_scan = static_cast<int>(o.get_int("sharing_scan", c.sharing_scan, 0, 1'000'000));
+  c.partner_scan = static_cast<int>(o.get_int("partner_scan", c.partner_scan, 0, 1'000'000));
+  c.borrow_aging = o.get_seconds("borrow_aging_s", c.borrow_aging, 0, kMaxS);
+  c.quota_aging = o.get_seconds("quota_aging_s", c.quota_aging, 0, kMaxS);
+  c.long_job = o.get_seconds("long_job_s", c.long_job, 0, kMaxS);
   return c;
 }
 

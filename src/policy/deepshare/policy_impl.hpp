@@ -34,9 +34,9 @@ struct TenantState {
   std::set<std::pair<Time, JobId>> waiting;   // the same jobs, by the time they queued
   int guaranteed = 0;                         // running guaranteed jobs
   int borrowed = 0;                           // running borrowed jobs
-  int pending_gpus = 0;
-  int queued_entitled = 0;  // pending entitled jobs
-  double forecast = 0;      // smoothed demand
+  std::int64_t pending_gpus = 0;              // int64: a sum over every pending job
+  int queued_entitled = 0;                    // pending entitled jobs
+  double forecast = 0;                        // smoothed demand
   Time last_reclaim = -kNever / 2;
   Lending lend;
   double lent = 0;
