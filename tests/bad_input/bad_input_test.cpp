@@ -29,8 +29,8 @@ using Files = std::vector<std::pair<std::string, std::string>>;  // path in the 
 using Check = std::function<void(const std::filesystem::path& dir)>;
 
 struct Case {
-  Case(std::string n, Files f, std::string a, int code, std::string m,
-       Outputs o = Outputs::Absent, std::string sh = "", Check c = {})
+  Case(std::string n, Files f, std::string a, int code, std::string m, Outputs o = Outputs::Absent,
+       std::string sh = "", Check c = {})
       : name(std::move(n)),
         files(std::move(f)),
         args(std::move(a)),
@@ -144,7 +144,8 @@ std::vector<Case> cases() {
   return {
       // 1. Times overflow.
       {"VenusDurationBeyondTheRange",
-       {{"t.csv", kVenusHeader + "1,u,teamA,1,COMPLETED,0,9223372036854775\n"}, {"c.yaml", kCluster}},
+       {{"t.csv", kVenusHeader + "1,u,teamA,1,COMPLETED,0,9223372036854775\n"},
+        {"c.yaml", kCluster}},
        "simulate --trace {d}/t.csv --cluster {d}/c.yaml --quiet --out {d}/out",
        2,
        "t.csv:2:25: field 'duration': expected a duration (whole seconds) in 0..10000000000, got "
@@ -196,7 +197,8 @@ std::vector<Case> cases() {
       // into its 40 s overhead), restarts at 125 s with 1,000 + 30 + 40 s to go.
       {"SrtfPreemptedDuringItsRestartOverheadKeepsItsWork",
        {{"t.csv", native("a,teamA,0,1000,1\nb,teamA,100,10,1\nc,teamA,120,5,1\n")},
-        {"c.yaml", "nodes:\n  - {count: 1, gpus: 1}\ntenants:\n  - {name: teamA, quota_gpus: 1}\n"}},
+        {"c.yaml",
+         "nodes:\n  - {count: 1, gpus: 1}\ntenants:\n  - {name: teamA, quota_gpus: 1}\n"}},
        "simulate --trace {d}/t.csv --format native --cluster {d}/c.yaml --policy srtf --set "
        "scope=pooled --checkpoint-interval 1e9 --quiet --out {d}/out",
        0,
@@ -289,7 +291,8 @@ std::vector<Case> cases() {
        "c.yaml:4:31: key 'quota_gpus': expected a GPU count in 0..100000, got '1000000'"},
       {"QuotasAddUpBeyondTheLimit",
        {{"t.csv", native("j1,teamA,0,10,1\n")},
-        {"c.yaml", [] {
+        {"c.yaml",
+         [] {
            std::string y = "nodes:\n  - {count: 1, gpus: 8}\ntenants:\n";
            for (int i = 0; i < 11; ++i)
              y += "  - {name: team" + std::string(1, static_cast<char>('A' + i)) +
@@ -307,15 +310,17 @@ std::vector<Case> cases() {
        "vc_config.csv:2:5: field 'nodes': expected a node count in 0..100000, got '3000000000'"},
       {"ThirteenMillionNodes",
        {{"t.csv", native("j1,teamA,0,10,1\n")},
-        {"c.yaml", "nodes:\n  - {count: 13000000, gpus: 8}\ntenants:\n  - {name: teamA, "
-                   "quota_gpus: 8}\n"}},
+        {"c.yaml",
+         "nodes:\n  - {count: 13000000, gpus: 8}\ntenants:\n  - {name: teamA, "
+         "quota_gpus: 8}\n"}},
        simulate(),
        2,
        "key 'count': expected a node count in 1..100000, got '13000000'"},
       {"NodeGroupsAddUpBeyondTheLimit",
        {{"t.csv", native("j1,teamA,0,10,1\n")},
-        {"c.yaml", "nodes:\n  - {count: 60000, gpus: 1}\n  - {count: 60000, gpus: 1}\ntenants:\n"
-                   "  - {name: teamA, quota_gpus: 8}\n"}},
+        {"c.yaml",
+         "nodes:\n  - {count: 60000, gpus: 1}\n  - {count: 60000, gpus: 1}\ntenants:\n"
+         "  - {name: teamA, quota_gpus: 8}\n"}},
        simulate(),
        2,
        "c.yaml:3:13: the cluster would have more than 100000 nodes (node group #2)"},
@@ -416,20 +421,13 @@ std::vector<Case> cases() {
        Outputs::Ignore},
       // 11. report validates what it reads; --out ''; huge input is not echoed.
       {"ReportOfASummaryWithWrongTypes",
-       run_folder(R"({"policy": "fifo", "trace": 7, "jobs": 1})", kJobsCsv),
-       "report {d}/r",
-       2,
+       run_folder(R"({"policy": "fifo", "trace": 7, "jobs": 1})", kJobsCsv), "report {d}/r", 2,
        "summary.json: key 'trace': expected a string, got a number"},
-      {"ReportOfASummaryThatIsNoObject",
-       run_folder("[]", kJobsCsv),
-       "report {d}/r",
-       2,
+      {"ReportOfASummaryThatIsNoObject", run_folder("[]", kJobsCsv), "report {d}/r", 2,
        "summary.json: expected a JSON object, got an array"},
       {"ReportOfAShiftedJobsCsv",
        run_folder(R"({"policy": "fifo", "jobs": 1})", kJobsCsv + "j2,a,u,1,1000,0\n"),
-       "report {d}/r",
-       2,
-       "jobs.csv:3: row has 6 fields, the header has 17"},
+       "report {d}/r", 2, "jobs.csv:3: row has 6 fields, the header has 17"},
       {"EmptyOutFolderName",
        {{"t.csv", native("j1,teamA,0,10,1\n")}, {"c.yaml", kCluster}},
        "simulate --trace {d}/t.csv --format native --cluster {d}/c.yaml --out ''",
@@ -475,7 +473,10 @@ std::vector<Case> cases() {
        2,
        "unterminated quoted field"},
       {"BinaryGarbage",
-       {{"t.csv", std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10)}, {"c.yaml", kCluster}},
+       {{"t.csv", std::string("\x7f"
+                              "ELF\x02\x01\x01\0\0\0",
+                              10)},
+        {"c.yaml", kCluster}},
        simulate(),
        2,
        "missing column 'job_id'"},
@@ -489,17 +490,24 @@ std::vector<Case> cases() {
        simulate(),
        2,
        "c.yaml:2:1: invalid YAML"},
+      {"ClusterFileNestedTooDeep",
+       {{"t.csv", native("j1,teamA,0,10,1\n")}, {"c.yaml", std::string(100'000, '[')}},
+       simulate(),
+       2,
+       "c.yaml:1:1: invalid YAML"},
       {"ClusterFileHugeGpuMemory",
        {{"t.csv", native("j1,teamA,0,10,1\n")},
-        {"c.yaml", "nodes:\n  - {count: 1, gpus: 8, gpu_memory_gib: 1e300}\ntenants:\n"
-                   "  - {name: teamA, quota_gpus: 8}\n"}},
+        {"c.yaml",
+         "nodes:\n  - {count: 1, gpus: 8, gpu_memory_gib: 1e300}\ntenants:\n"
+         "  - {name: teamA, quota_gpus: 8}\n"}},
        simulate(),
        2,
        "key 'gpu_memory_gib': expected GiB in 0.000976562..1024, got '1e300'"},
       {"ClusterFileHugeSlo",
        {{"t.csv", native("j1,teamA,0,10,1\n")},
-        {"c.yaml", "nodes:\n  - {count: 1, gpus: 8}\ntenants:\n"
-                   "  - {name: teamA, quota_gpus: 8, slo_queue_s: 1e300}\n"}},
+        {"c.yaml",
+         "nodes:\n  - {count: 1, gpus: 8}\ntenants:\n"
+         "  - {name: teamA, quota_gpus: 8, slo_queue_s: 1e300}\n"}},
        simulate(),
        2,
        "key 'slo_queue_s': expected seconds in 0..3155760000, got '1e300'"},
@@ -539,8 +547,8 @@ TEST_P(BadInput, ClearErrorOrCorrectResult) {
     fs::create_directories((d / path).parent_path());
     std::ofstream(d / path, std::ios::binary) << text;
   }
-  const std::string src = std::getenv("DEEPSHARE_SOURCE_DIR") ? std::getenv("DEEPSHARE_SOURCE_DIR")
-                                                              : ".";
+  const std::string src =
+      std::getenv("DEEPSHARE_SOURCE_DIR") ? std::getenv("DEEPSHARE_SOURCE_DIR") : ".";
   auto fill = [&](std::string s) {
     s = replace_all(s, "{bin}", DEEPSHARE_BIN);
     s = replace_all(s, "{src}", src);
