@@ -131,8 +131,10 @@ void read_timeseries(const fs::path& p, RunData& run) {
   std::map<std::string, std::size_t, std::less<>> index;
   bool any_assurance = false;
   bool first = true;
+  // Times of a run: the simulator stops at 10,000 years (limits::kMaxSimulatedTime).
+  const double max_t = static_cast<double>(limits::kMaxSimulatedTime / kSecond);
   while (csv.next()) {
-    const double t = csv.get_double(time);
+    const double t = csv.get_double_in(time, -max_t, max_t, "a time in seconds");
     if (first) run.first_t = t;
     first = false;
     run.last_t = t;
