@@ -36,9 +36,8 @@ DEEPSHARE_FUZZ_TARGET(csv) {
         quietly([&] { (void)csv.get_int_lenient(i); });
         quietly([&] { (void)csv.get_int_in(i, -5, 100'000, "a count"); });
         quietly([&] { (void)csv.get_double_in(i, 0, 1, "a share"); });
-        quietly([&] {
-          (void)csv.get_seconds(i, -limits::kMaxAbsTime, limits::kMaxAbsTime, "a time");
-        });
+        quietly(
+            [&] { (void)csv.get_seconds(i, -limits::kMaxAbsTime, limits::kMaxAbsTime, "a time"); });
       }
       std::string again;
       append_csv_row(again, fields);

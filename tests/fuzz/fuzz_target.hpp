@@ -27,15 +27,15 @@ struct Register {
 }  // namespace ds::fuzz
 
 #ifdef DEEPSHARE_FUZZING
-#define DEEPSHARE_FUZZ_TARGET(name)                                                     \
-  static int fuzz_one(const std::uint8_t* data, std::size_t size);                      \
-  extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {   \
-    return fuzz_one(data, size);                                                        \
-  }                                                                                     \
+#define DEEPSHARE_FUZZ_TARGET(name)                                                   \
+  static int fuzz_one(const std::uint8_t* data, std::size_t size);                    \
+  extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) { \
+    return fuzz_one(data, size);                                                      \
+  }                                                                                   \
   static int fuzz_one(const std::uint8_t* data, std::size_t size)
 #else
-#define DEEPSHARE_FUZZ_TARGET(name)                                   \
-  static int fuzz_one(const std::uint8_t* data, std::size_t size);    \
+#define DEEPSHARE_FUZZ_TARGET(name)                                         \
+  static int fuzz_one(const std::uint8_t* data, std::size_t size);          \
   static const ::ds::fuzz::Register fuzz_register_##name(#name, &fuzz_one); \
   static int fuzz_one(const std::uint8_t* data, std::size_t size)
 #endif
