@@ -110,7 +110,8 @@ int cmd_demo() {
   const std::vector<std::string> policies =
       g_demo.policies.empty() ? main_policies() : g_demo.policies;
   for (const auto& p : policies)
-    if (!find_policy(p)) throw InputError("unknown policy '" + p + "' (see `deepshare policies`)");
+    if (!find_policy(p))
+      throw InputError("unknown policy " + quote_input(p) + " (see `deepshare policies`)");
   const Workload w = generate_workload(g_demo.workload);
   std::printf("DeepShare demo on the built-in workload (%s): %zu jobs, %zu tenants, %d GPUs\n",
               describe(g_demo.workload).c_str(), w.jobs.size(), w.tenants.size(),

@@ -181,8 +181,8 @@ std::vector<PolicyOptions> options_per_policy(const Workload& w, const CompareRe
   for (const auto& s : sets)
     if (!s.policy.empty() &&
         std::find(req.policies.begin(), req.policies.end(), s.policy) == req.policies.end())
-      throw InputError("--set " + s.policy + ":" + s.key_value + ": '" + s.policy +
-                       "' is not among --policies");
+      throw InputError("--set " + quote_input(s.policy + ":" + s.key_value) + ": " +
+                       quote_input(s.policy) + " is not among --policies");
   std::map<std::string, bool> global_read;  // key -> read by some policy
   for (const auto& s : sets)
     if (s.policy.empty()) global_read[s.key] = false;
@@ -214,7 +214,8 @@ std::vector<PolicyOptions> options_per_policy(const Workload& w, const CompareRe
     out.push_back(std::move(options));
   }
   for (const auto& [key, read] : global_read)
-    if (!read) throw InputError("--set " + key + ": none of the compared policies reads it");
+    if (!read)
+      throw InputError("--set " + quote_input(key) + ": none of the compared policies reads it");
   return out;
 }
 

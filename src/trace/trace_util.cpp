@@ -1,5 +1,6 @@
 #include "trace/trace_util.hpp"
 
+#include "core/checked.hpp"
 #include "core/limits.hpp"
 
 #include <algorithm>
@@ -172,8 +173,11 @@ std::int64_t read_whole_seconds(const CsvReader& csv, std::size_t column, bool d
 }
 
 void NodeTally::add(const SourceLocation& where, std::int64_t nodes, std::int64_t gpus_each) {
-  nodes_ += nodes;
-  gpus_ += nodes * gpus_each;  // both <= kMaxNodes and 64 per call, so no overflow
+  const auto gpus = checked_mul(nodes, gpus_each);
+  const auto n = checked_add(nodes_, nodes);
+  const auto g = gpus ? checked_add(gpus_, *gpus) : std::nullopt;
+  nodes_ = n.value_or(limits::kMaxNodes + 1);  // an overflow is over the limit too
+  gpus_ = g.value_or(limits::kMaxClusterGpus + 1);
   if (nodes_ > limits::kMaxNodes)
     throw InputError(
         where, "the cluster would have more than " + std::to_string(limits::kMaxNodes) + " nodes");
