@@ -80,6 +80,11 @@ void write_summary(const fs::path& p, const Metrics& m, const RunInfo& info,
   j["last_submit_s"] = m.last_submit_s;
   j["last_end_s"] = m.last_end_s;
   j["oracle"] = info.oracle;
+  auto& by_reason = j["queue_s_by_reason"] = nlohmann::ordered_json::object();
+  for (int k = 0; k < kWaitReasons; ++k)
+    if (m.queue_s_by_reason[static_cast<std::size_t>(k)] > 0)
+      by_reason[to_string(static_cast<WaitReason>(k))] =
+          r6(m.queue_s_by_reason[static_cast<std::size_t>(k)]);
   auto& pm = j["policy_metrics"] = nlohmann::ordered_json::object();
   for (const auto& [k, v] : policy_metrics) pm[k] = r6(v);
   j["version"] = info.version;
@@ -104,7 +109,7 @@ void write_summary(const fs::path& p, const Metrics& m, const RunInfo& info,
 void write_jobs(const fs::path& p, const Workload& w, const RunRecord& r) {
   auto out = open_out(p);
   out << "job_id,tenant,user,gpus,gpu_milli,submit_s,start_s,end_s,queue_s,jct_s,preemptions,"
-         "lost_work_s,max_slowdown,entitled,status,trace_state\n";
+         "lost_work_s,max_slowdown,entitled,status,trace_state,wait_reason\n";
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
     const JobSpec& j = w.jobs[i];
     const JobOutcome& o = r.jobs[i];
@@ -129,7 +134,8 @@ void write_jobs(const fs::path& p, const Workload& w, const RunRecord& r) {
         << format_seconds(o.end) << ',' << (o.first_start == kNever ? "" : format_seconds(o.queue))
         << ',' << (o.end == kNever ? "" : format_seconds(o.end - j.submit)) << ',' << o.preemptions
         << ',' << format_seconds(o.lost_work) << ',' << num(o.max_slowdown) << ','
-        << (o.entitled ? 1 : 0) << ',' << status << ',' << to_string(w.truth[i].state) << '\n';
+        << (o.entitled ? 1 : 0) << ',' << status << ',' << to_string(w.truth[i].state) << ','
+        << (o.wait_reason == WaitReason::None ? "" : to_string(o.wait_reason)) << '\n';
   }
 }
 

@@ -219,7 +219,7 @@ TEST(Sharing, ChoosesTheFeasiblePartnerWithTheBestCombinedSpeed) {
 
 RunRecord run(const Workload& w, std::map<std::string, std::string> options = {}) {
   PolicyOptions o(std::move(options));
-  auto p = make_deepshare(PolicyContext{w.cluster, w.tenants, w.jobs, o, w.profiles});
+  auto p = make_deepshare(PolicyContext{w.cluster, w.tenants, o});
   return simulate(w, *p);
 }
 
@@ -292,7 +292,7 @@ TEST(DeepShare, ReportsPredictorAccuracyAndAssurance) {
   for (int i = 0; i < 20; ++i) testing::add_job(w, i % 2, 2, i * 100, 300);
   w.finalize();
   PolicyOptions o;
-  auto p = make_deepshare(PolicyContext{w.cluster, w.tenants, w.jobs, o, w.profiles});
+  auto p = make_deepshare(PolicyContext{w.cluster, w.tenants, o});
   SimConfig cfg;
   cfg.sample_interval = seconds(60);
   auto r = simulate(w, *p, cfg);
@@ -308,7 +308,7 @@ TEST(DeepShare, BadOptionValuesAreReported) {
   PolicyOptions o(std::map<std::string, std::string>{{"borrowing", "maybe"}});
   Workload w = testing::make_workload(1, 1);
   w.finalize();
-  EXPECT_THROW(make_deepshare(PolicyContext{w.cluster, w.tenants, w.jobs, o}), InputError);
+  EXPECT_THROW(make_deepshare(PolicyContext{w.cluster, w.tenants, o}), InputError);
 }
 
 }  // namespace
