@@ -67,13 +67,13 @@ void ClusterState::touch(TenantId id, Time now) {
   const TenantUsage& u = usage_[t];
   const std::int64_t quota = std::int64_t{tenants_[t].quota_gpus} * kMilliPerGpu;
   totals_[t].received_gpu_ms += dt * static_cast<double>(u.held) / kMilliPerGpu;
-  totals_[t].entitled_gpu_ms +=
-      dt * static_cast<double>(std::min(quota, u.demand)) / kMilliPerGpu;
+  totals_[t].entitled_gpu_ms += dt * static_cast<double>(std::min(quota, u.demand)) / kMilliPerGpu;
   touched_[t] = now;
 }
 
 void ClusterState::touch_all(Time now) {
-  for (std::size_t t = 0; t < usage_.size(); ++t) touch(TenantId(static_cast<std::uint32_t>(t)), now);
+  for (std::size_t t = 0; t < usage_.size(); ++t)
+    touch(TenantId(static_cast<std::uint32_t>(t)), now);
 }
 
 void ClusterState::enter_pending(JobId id, Time now) {
@@ -178,10 +178,9 @@ void ClusterState::set_blocked(std::size_t g, bool blocked) {
   GpuState& s = gpus_[g];
   const int sign = blocked ? 1 : -1;
   // The node of GPU g (nodes are ordered by first_gpu).
-  auto it = std::upper_bound(cluster_->nodes.begin(), cluster_->nodes.end(), g,
-                             [](std::size_t gpu, const Node& n) {
-                               return gpu < static_cast<std::size_t>(n.first_gpu);
-                             });
+  auto it = std::upper_bound(
+      cluster_->nodes.begin(), cluster_->nodes.end(), g,
+      [](std::size_t gpu, const Node& n) { return gpu < static_cast<std::size_t>(n.first_gpu); });
   const Node& node = *(it - 1);
   if (s.jobs == blocked_[g]) node_free_[node.id.index()] -= sign;  // had no job
   blocked_[g] = blocked ? 1 : 0;
@@ -238,8 +237,7 @@ std::optional<std::string> ClusterState::start_error(const StartJob& d) const {
       for (JobId other : gpu_jobs_[g]) on += " '" + spec(other).name + "'";
       error = "shares GPU " + std::to_string(g) + " (with" + on + ", " +
               std::to_string(gpus_[g].memory_used_mib) + " MiB used) but needs " +
-              std::to_string(memory_mib(j.gpu_memory_mib)) +
-              " MiB more: its memory would overflow";
+              std::to_string(memory_mib(j.gpu_memory_mib)) + " MiB more: its memory would overflow";
     } else if (gpu_free_[g] < j.gpu_milli || (j.gpu_milli >= kMilliPerGpu && gpus_[g].jobs != 0)) {
       error = "is placed on a GPU that is not free";
     }
@@ -344,8 +342,7 @@ void ClusterState::adopt(JobId id, Time now, Placement placement, bool borrowed,
     switch_wait(id, WaitReason::None, now);
     leave_pending(id);
   } else if (r.status == JobStatus::Future) {
-    const std::int64_t quota =
-        std::int64_t{tenants_[j.tenant.index()].quota_gpus} * kMilliPerGpu;
+    const std::int64_t quota = std::int64_t{tenants_[j.tenant.index()].quota_gpus} * kMilliPerGpu;
     const TenantUsage& u = usage_[j.tenant.index()];
     r.entitled = entitled_at_submit(u.guaranteed, u.queued_entitled, milli(j), quota);
     usage_[j.tenant.index()].demand += milli(j);

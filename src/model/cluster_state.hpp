@@ -78,8 +78,7 @@ class ClusterState {
   void requeue(JobId id, Time now);
   void withdraw(JobId id, Time now);
   void reject(JobId id, Time now);
-  void adopt(JobId id, Time now, Placement placement, bool borrowed, bool shared,
-             Time last_start);
+  void adopt(JobId id, Time now, Placement placement, bool borrowed, bool shared, Time last_start);
   // Applies the policy's waiting reasons (the last one stated for a job wins); notes for
   // jobs that are not pending are ignored.
   void note_waits(std::span<const WaitNote> notes, Time now);
@@ -105,9 +104,7 @@ class ClusterState {
   [[nodiscard]] const JobRuntime& runtime(JobId id) const { return rt_[id.index()]; }
   [[nodiscard]] std::span<const JobRuntime> runtimes() const { return rt_; }
   [[nodiscard]] const TenantUsage& usage(TenantId t) const { return usage_[t.index()]; }
-  [[nodiscard]] std::span<const JobId> jobs_on_gpu(std::size_t gpu) const {
-    return gpu_jobs_[gpu];
-  }
+  [[nodiscard]] std::span<const JobId> jobs_on_gpu(std::size_t gpu) const { return gpu_jobs_[gpu]; }
   [[nodiscard]] const GpuState& gpu(std::size_t g) const { return gpus_[g]; }
   [[nodiscard]] std::span<const JobId> pending() const { return pending_.view(); }
   [[nodiscard]] std::span<const JobId> running() const { return running_.view(); }
