@@ -308,27 +308,23 @@ void ClusterState::requeue(JobId id, Time now) {
 }
 
 void ClusterState::withdraw(JobId id, Time now) {
-  if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Pending)
-    fail(id, "is withdrawn but is not pending");
-  const JobSpec& j = spec(id);
-  touch(j.tenant, now);
-  switch_wait(id, WaitReason::None, now);
-  leave_pending(id);
-  usage_[j.tenant.index()].demand -= milli(j);
-  rt_[id.index()].status = JobStatus::Done;
+  leave_without_running(id, now, JobStatus::Done, "is withdrawn but is not pending");
   rt_[id.index()].end = now;
   withdrawn_.push_back(id);
 }
 
 void ClusterState::reject(JobId id, Time now) {
-  if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Pending)
-    fail(id, "is rejected but is not pending");
+  leave_without_running(id, now, JobStatus::Rejected, "is rejected but is not pending");
+}
+
+void ClusterState::leave_without_running(JobId id, Time now, JobStatus to, const char* what) {
+  if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Pending) fail(id, what);
   const JobSpec& j = spec(id);
   touch(j.tenant, now);
   switch_wait(id, WaitReason::None, now);
   leave_pending(id);
   usage_[j.tenant.index()].demand -= milli(j);
-  rt_[id.index()].status = JobStatus::Rejected;
+  rt_[id.index()].status = to;
 }
 
 void ClusterState::adopt(JobId id, Time now, Placement placement, bool borrowed, bool shared,

@@ -157,6 +157,7 @@ class ClusterState {
   void occupy(JobId id);
   void release(JobId id);
   void stop_running(JobId id, Time now);
+  void leave_without_running(JobId id, Time now, JobStatus to, const char* what);
   void switch_wait(JobId id, WaitReason r, Time now);
   void fail(JobId id, const std::string& what) const;
 
