@@ -37,7 +37,7 @@ void BM_SimulateVenus(benchmark::State& state, const char* policy) {
   if (!w) return state.SkipWithError("Venus trace not found in ../shared/traces");
   for (auto _ : state) {
     ds::PolicyOptions o;
-    auto p = ds::make_policy(policy, ds::PolicyContext{w->cluster, w->tenants, w->jobs, o});
+    auto p = ds::make_policy(policy, ds::PolicyContext{w->cluster, w->tenants, o});
     auto r = ds::simulate(*w, *p);
     benchmark::DoNotOptimize(r);
   }
@@ -51,7 +51,7 @@ void BM_MetricsVenus(benchmark::State& state) {
   const ds::Workload* w = venus();
   if (!w) return state.SkipWithError("Venus trace not found in ../shared/traces");
   ds::PolicyOptions o;
-  auto p = ds::make_policy("fifo-isolated", ds::PolicyContext{w->cluster, w->tenants, w->jobs, o});
+  auto p = ds::make_policy("fifo-isolated", ds::PolicyContext{w->cluster, w->tenants, o});
   auto r = ds::simulate(*w, *p);
   for (auto _ : state) benchmark::DoNotOptimize(ds::compute_metrics(*w, r));
 }

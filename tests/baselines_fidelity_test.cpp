@@ -12,6 +12,7 @@
 #include "registry/registry.hpp"
 #include "report/metrics.hpp"
 #include "sim/simulator.hpp"
+#include "trace/aux_files.hpp"
 #include "trace/load.hpp"
 #include "venus.hpp"
 
@@ -31,8 +32,8 @@ Metrics run_venus(const std::string& policy, std::vector<std::string> sets = {},
   for (const auto& s : sets) options.set(s);
   std::vector<Time> oracle;
   for (const auto& t : w.truth) oracle.push_back(t.work);
-  auto p = make_policy(
-      policy, PolicyContext{w.cluster, w.tenants, w.jobs, options, w.profiles, oracle, w.aux_dir});
+  const AuxData aux = load_aux(w.aux_dir);
+  auto p = make_policy(policy, PolicyContext{w.cluster, w.tenants, options, oracle, &aux});
   RunRecord r = simulate(w, *p);
   return compute_metrics(w, r);
 }

@@ -1,7 +1,8 @@
-// Property tests (rapidcheck) of the Lucid baselines sjf, srtf, qssf and tiresias on
-// random workloads, isolated and pooled: every job ends or is rejected for a reason,
-// time accounting is exact, and runs are deterministic. (The simulator validates every
-// decision, so a placement on busy GPUs fails the property too.)
+// Property tests (rapidcheck) of the scopes of the Lucid baselines sjf, srtf, qssf and
+// tiresias on random workloads: a job is rejected exactly when it is larger than its
+// scope (a tenant's nodes when isolated, the cluster when pooled), time accounting is
+// exact, and the non-preemptive ones never preempt. What every policy must keep is the
+// policy contract (tests/contract_test.cpp).
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
@@ -23,8 +24,7 @@ RunRecord run(const Workload& w, const std::string& policy, const std::string& s
   options.set("scope=" + scope);
   std::vector<Time> oracle;
   for (const auto& t : w.truth) oracle.push_back(t.work);
-  auto p = make_policy(
-      policy, PolicyContext{w.cluster, w.tenants, w.jobs, options, w.profiles, oracle, w.aux_dir});
+  auto p = make_policy(policy, PolicyContext{w.cluster, w.tenants, options, oracle});
   return simulate(w, *p);
 }
 
@@ -44,11 +44,6 @@ void check(const std::string& policy, bool preemptive) {
     // Exact accounting: waiting + work + work redone + restart overheads.
     RC_ASSERT(o.end == j.submit + o.queue + w.truth[i].work + o.lost_work + o.overhead);
     if (!preemptive) RC_ASSERT(o.preemptions == 0);
-  }
-  const RunRecord again = run(w, policy, scope);
-  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
-    RC_ASSERT(r.jobs[i].first_start == again.jobs[i].first_start);
-    RC_ASSERT(r.jobs[i].end == again.jobs[i].end);
   }
 }
 

@@ -144,8 +144,7 @@ class Checked final : public Policy {
 RC_GTEST_PROP(DeepShareProperties, InvariantsHoldOnRandomWorkloads, ()) {
   Workload w = random_workload();
   PolicyOptions o;
-  Checked p(make_policy("deepshare", PolicyContext{w.cluster, w.tenants, w.jobs, o, w.profiles}),
-            w);
+  Checked p(make_policy("deepshare", PolicyContext{w.cluster, w.tenants, o}), w);
   RunRecord r = simulate(w, p);
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
     RC_ASSERT(r.jobs[i].status == JobStatus::Done);
@@ -154,8 +153,7 @@ RC_GTEST_PROP(DeepShareProperties, InvariantsHoldOnRandomWorkloads, ()) {
   RC_ASSERT(p.done_.size() == w.jobs.size());
   for (const auto& step : r.steps) RC_ASSERT(step.busy_gpus <= w.cluster.total_gpus());
   PolicyOptions o2;
-  auto again =
-      make_policy("deepshare", PolicyContext{w.cluster, w.tenants, w.jobs, o2, w.profiles});
+  auto again = make_policy("deepshare", PolicyContext{w.cluster, w.tenants, o2});
   RunRecord r2 = simulate(w, *again);
   for (std::size_t i = 0; i < w.jobs.size(); ++i) RC_ASSERT(r.jobs[i].end == r2.jobs[i].end);
 }
@@ -202,7 +200,7 @@ TEST(DeepShareProperties, PartnerPreemptedAndRestartedInOneCycleIsNotSharedWith)
   for (const auto& j : jobs) testing::add_job(w, j[0], j[1], j[2], j[3], j[4], j[5]);
   w.finalize();
   PolicyOptions o;
-  auto p = make_policy("deepshare", PolicyContext{w.cluster, w.tenants, w.jobs, o, w.profiles});
+  auto p = make_policy("deepshare", PolicyContext{w.cluster, w.tenants, o});
   RunRecord r;
   ASSERT_NO_THROW(r = simulate(w, *p));
   for (const auto& job : r.jobs) EXPECT_EQ(job.status, JobStatus::Done);

@@ -1,11 +1,14 @@
 // End-to-end: the `deepshare` binary, run twice on the same input, writes
-// byte-identical outputs (summary.json differs only in wall_seconds).
+// byte-identical outputs (summary.json differs only in wall_seconds), for every
+// registered policy.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "registry/registry.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -37,7 +40,8 @@ TEST(Determinism, VenusOutputsAreByteIdentical) {
   if (!fs::exists(trace)) GTEST_SKIP() << "Venus trace not found at " << trace;
   const fs::path tmp = fs::temp_directory_path() / "deepshare-determinism";
   fs::remove_all(tmp);
-  for (const char* policy : {"fifo-isolated", "fifo-pooled"}) {
+  for (const auto& info : ds::policy_registry()) {  // every registered policy
+    const std::string& policy = info.name;
     for (const char* run_name : {"a", "b"}) {
       ASSERT_EQ(run("simulate --quiet --trace " + trace + " --policy " + policy +
                     " --load-factor 1.25 --out " + (tmp / policy / run_name).string()),

@@ -30,8 +30,7 @@ VenusRun run(const std::string& path, const std::string& policy) {
   lo.format = "venus";
   r.workload = load_trace(path, lo);
   PolicyOptions options;
-  auto p = make_policy(
-      policy, PolicyContext{r.workload.cluster, r.workload.tenants, r.workload.jobs, options});
+  auto p = make_policy(policy, PolicyContext{r.workload.cluster, r.workload.tenants, options});
   r.result = simulate(r.workload, *p);
   r.metrics = compute_metrics(r.workload, r.result);
   return r;

@@ -13,6 +13,7 @@
 #include "registry/registry.hpp"
 #include "report/metrics.hpp"
 #include "sim/simulator.hpp"
+#include "trace/aux_files.hpp"
 #include "trace/load.hpp"
 
 namespace ds {
@@ -37,9 +38,8 @@ TEST(LucidFidelity, LucidAveragesMatchLucidsSimulator) {
 
   PolicyOptions options;
   options.set("fidelity=lucid");
-  options.set("aux=" + kVenus + "/aux");
-  auto policy =
-      make_policy("lucid", PolicyContext{w.cluster, w.tenants, w.jobs, options, w.profiles});
+  const AuxData aux = load_aux(kVenus + "/aux");
+  auto policy = make_policy("lucid", PolicyContext{w.cluster, w.tenants, options, {}, &aux});
 
   const ColocationTable table = ColocationTable::load(kVenus + "/aux");
   std::size_t unmeasured = 0;

@@ -152,8 +152,7 @@ int main(int argc, char** argv) {
     std::vector<ds::Time> end(n, ds::kNever), runtime(n, 0);
     if (finish == "fifo") {
       ds::PolicyOptions po;
-      auto fifo =
-          ds::make_fifo_isolated(ds::PolicyContext{w.cluster, w.tenants, w.jobs, po, w.profiles});
+      auto fifo = ds::make_fifo_isolated(ds::PolicyContext{w.cluster, w.tenants, po});
       const auto r = ds::simulate(w, *fifo);
       for (std::size_t j = 0; j < n; ++j)
         if (r.jobs[j].end != ds::kNever) {

@@ -10,7 +10,7 @@ namespace {
 class Fifo final : public Policy {
  public:
   Fifo(const PolicyContext& ctx, Scope scope, StartRule rule)
-      : queues_(Partitions(ctx.cluster, ctx.tenants.size(), scope), rule, ctx.jobs.size()) {}
+      : queues_(Partitions(ctx.cluster, ctx.tenants.size(), scope), rule) {}
 
   Decisions decide(const ClusterSnapshot& s) override {
     Decisions out;

@@ -22,11 +22,7 @@ struct Entry {
 
 class Kueue final : public Policy {
  public:
-  Kueue(const PolicyContext& ctx, const KueueConfig& cfg)
-      : cfg_(cfg),
-        queues_(ctx.tenants.size()),
-        queued_(ctx.jobs.size(), false),
-        mark_(ctx.jobs.size(), 0) {
+  Kueue(const PolicyContext& ctx, const KueueConfig& cfg) : cfg_(cfg), queues_(ctx.tenants.size()) {
     if (!cfg_.pooled) cfg_.limits.cohort = false;
     bool owned = false;
     for (const auto& n : ctx.cluster.nodes) owned = owned || n.owner.valid();
@@ -53,10 +49,17 @@ class Kueue final : public Policy {
       running.push_back({id, j.tenant.index(), j.gpus, j.gpu_milli, kueue_priority(j), r.last_start,
                          r.placement});
     }
+    for (JobId id : s.withdrawn)
+      if (queued_[id]) {
+        queues_[s.jobs[id.index()].tenant.index()].erase(id);
+        queued_[id] = 0;
+      }
     for (JobId id : s.arrived) arrive(s, quota, id, out);
     for (JobId id : s.requeued)
-      if (!queued_[id.index()] && s.runtime[id.index()].status == JobStatus::Pending)
+      if (!queued_[id] && s.runtime[id.index()].status == JobStatus::Pending) {
         enqueue(s.jobs[id.index()]);
+        note_wait(out, id, WaitReason::Priority);
+      }
 
     ++stamp_;
     cutoff_.assign(queues_.size(), INT_MAX);
@@ -65,7 +68,7 @@ class Kueue final : public Policy {
       std::optional<Entry> best;
       for (std::size_t t = 0; t < queues_.size(); ++t) {
         if (queues_[t].empty()) continue;
-        auto e = nominate(s, quota, free, running, t);
+        auto e = nominate(s, quota, free, running, t, out);
         if (e && (!best || better(*e, *best, s))) best = std::move(e);
       }
       if (!best) break;
@@ -85,8 +88,9 @@ class Kueue final : public Policy {
   [[nodiscard]] std::size_t part(std::size_t tenant) const { return per_tenant_ ? tenant : 0; }
 
   void enqueue(const JobSpec& j) {
+    mark_.reset(j.id);
     queues_[j.tenant.index()].insert(j.id);
-    queued_[j.id.index()] = true;
+    queued_[j.id] = 1;
   }
 
   void arrive(const ClusterSnapshot& s, const CohortQuota& quota, JobId id, Decisions& out) {
@@ -100,21 +104,23 @@ class Kueue final : public Policy {
       return;
     }
     enqueue(j);
+    note_wait(out, id, WaitReason::Priority);
   }
 
   // Step 2: the tenant's first job that fits now or after preemption.
   std::optional<Entry> nominate(const ClusterSnapshot& s, const CohortQuota& quota,
                                 const FreeMap& free, const std::vector<KueueRunning>& running,
-                                std::size_t t) {
+                                std::size_t t, Decisions& out) {
     const auto nodes = std::span<const NodeId>(nodes_[part(t)]);
     for (JobId id : queues_[t]) {
-      if (mark_[id.index()] == stamp_) {
+      if (mark_[id] == stamp_) {
         if (cfg_.strict_fifo) return std::nullopt;
         continue;
       }
       const JobSpec& j = s.jobs[id.index()];
       Entry e{id, t, kueue_priority(j), quota.borrowing(t, j.gpus), quota.drs(t, j.gpus), {}, {}};
-      if (j.gpus <= quota.available(t)) {
+      const bool in_quota = j.gpus <= quota.available(t);
+      if (in_quota) {
         if (auto p = place_job(free, nodes, j)) {
           e.placement = std::move(*p);
           return e;
@@ -135,7 +141,9 @@ class Kueue final : public Policy {
         // this cycle (Kueue: the workload waits as inadmissible until something changes).
         cutoff_[t] = j.gpus;
       }
-      mark_[id.index()] = stamp_;
+      mark_[id] = stamp_;
+      note_wait(out, id,
+                in_quota ? room_reason(free.total_free_gpus(nodes), j) : WaitReason::Quota);
       if (cfg_.strict_fifo) return std::nullopt;
     }
     return std::nullopt;
@@ -162,7 +170,8 @@ class Kueue final : public Policy {
       free.give(r.placement, r.milli);
       // Requeued at its old place, but not readmitted in the cycle that evicted it.
       enqueue(s.jobs[r.job.index()]);
-      mark_[r.job.index()] = stamp_;
+      mark_[r.job] = stamp_;
+      note_wait(out, r.job, WaitReason::Priority);
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(v));
       ++victims_;
     }
@@ -177,7 +186,7 @@ class Kueue final : public Policy {
     free.take(e.placement, j.gpu_milli);
     running.push_back({e.job, e.tenant, j.gpus, j.gpu_milli, e.priority, s.now, e.placement, true});
     queues_[e.tenant].erase(e.job);
-    queued_[e.job.index()] = false;
+    queued_[e.job] = 0;
     out.start.push_back(StartJob{e.job, std::move(e.placement), borrowed});
   }
 
@@ -186,8 +195,8 @@ class Kueue final : public Policy {
   std::vector<std::vector<NodeId>> nodes_;
   std::vector<int> capacity_;
   std::vector<std::set<JobId>> queues_;  // by creation order (job ids follow submit)
-  std::vector<bool> queued_;
-  std::vector<std::uint32_t> mark_;  // == stamp_: not admissible in this cycle
+  PerJob<std::uint8_t> queued_;
+  PerJob<std::uint32_t> mark_;  // == stamp_: not admissible in this cycle
   std::uint32_t stamp_ = 0;
   std::vector<int> cutoff_;
   std::size_t borrowed_starts_ = 0, preempting_admissions_ = 0, victims_ = 0, searches_ = 0;

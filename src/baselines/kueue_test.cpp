@@ -19,7 +19,7 @@ using testing::make_workload;
 RunRecord run(const Workload& w, const std::vector<std::string>& options = {}) {
   PolicyOptions o;
   for (const auto& kv : options) o.set(kv);
-  auto p = make_kueue(PolicyContext{w.cluster, w.tenants, w.jobs, o});
+  auto p = make_kueue(PolicyContext{w.cluster, w.tenants, o});
   return simulate(w, *p);
 }
 
@@ -208,7 +208,7 @@ TEST(Kueue, RejectsBadOptions) {
        {"scope=elsewhere", "reclaim=sometimes", "queueing=random", "lending_limit=-3"}) {
     PolicyOptions o;
     o.set(kv);
-    EXPECT_THROW(make_kueue(PolicyContext{w.cluster, w.tenants, w.jobs, o}), InputError) << kv;
+    EXPECT_THROW(make_kueue(PolicyContext{w.cluster, w.tenants, o}), InputError) << kv;
   }
 }
 

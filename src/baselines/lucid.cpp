@@ -1,20 +1,18 @@
 #include "baselines/lucid.hpp"
 
 #include <algorithm>
-#include <filesystem>
 #include <set>
 #include <unordered_map>
 
-#include "core/csv.hpp"
 #include "core/error.hpp"
+#include "model/aux_data.hpp"
 
 namespace ds {
 namespace {
-namespace fs = std::filesystem;
 
 constexpr const char* kEbmFile = "Venus_Sept_ebm_weekly_updated.csv";  // Lucid's own
 constexpr const char* kLgbFile = "Venus_Sept_lgb.csv";                 // QSSF's
-constexpr const char* kForecastFile = "Venus_throughput_pred.csv";
+constexpr const char* kForecastFile = "Venus_throughput_pred.csv";     // its arrival forecast
 constexpr int kMaxShareGpus = 8;            // Lucid pairs only jobs of <= 8 GPUs
 constexpr double kNegativeEstimate = 1000;  // CombinedEstimator: priority < 0 -> 1000
 
@@ -29,15 +27,7 @@ struct Vc {
 class Lucid final : public Policy {
  public:
   Lucid(const PolicyContext& ctx, LucidSetup setup)
-      : setup_(std::move(setup)),
-        profiler_(setup_.profiler_config, ctx.jobs.size()),
-        priority_(ctx.jobs.size(), 0),
-        partner_(ctx.jobs.size()),
-        vc_entry_(ctx.jobs.size(), -1),
-        vc_start_(ctx.jobs.size(), -1),
-        placement_(ctx.jobs.size()),
-        first_of_pair_(ctx.jobs.size(), false) {
-    if (setup_.share_score.size() < ctx.jobs.size()) setup_.share_score.resize(ctx.jobs.size(), 2);
+      : setup_(std::move(setup)), profiler_(setup_.profiler_config), vc_entry_(-1), vc_start_(-1) {
     std::set<NodeId> reserved;
     if (setup_.profiler)
       reserved.insert(setup_.profiler_config.base_nodes.begin(),
@@ -60,16 +50,23 @@ class Lucid final : public Policy {
   Decisions decide(const ClusterSnapshot& s) override {
     Decisions out;
     for (const auto& f : s.finished) finish(s, f);
+    for (JobId id : s.withdrawn) withdraw(s, id);
+    for (JobId id : s.adopted) adopt(s, id);
     for (JobId id : s.arrived) arrive(s, id, out);
     for (JobId id : s.requeued)  // only profiler stops preempt; they entered their VC already
-      if (s.runtime[id.index()].status == JobStatus::Pending && vc_entry_[id.index()] < 0)
+      if (s.runtime[id.index()].status == JobStatus::Pending && vc_entry_[id] < 0) {
         enter_vc(s, id);
+        note_wait(out, id, WaitReason::Priority);
+      }
 
     FreeMap free(s);
     if (setup_.profiler) {
       std::vector<JobId> stopped;
       profiler_.run(s, free, out, stopped);
-      for (JobId id : stopped) enter_vc(s, id);
+      for (JobId id : stopped) {
+        enter_vc(s, id);
+        note_wait(out, id, WaitReason::Priority);
+      }
     }
     const bool sharing = sharing_on(s.now);
     for (Vc& vc : vcs_) allocate(s, vc, free, sharing, out);
@@ -110,7 +107,6 @@ class Lucid final : public Policy {
 
   void finish(const ClusterSnapshot& s, const FinishedJob& f) {
     const JobSpec& j = s.jobs[f.job.index()];
-    const auto i = f.job.index();
     if (setup_.predictor) {
       setup_.predictor->observe(j, f.runtime);
       accuracy_.finished(f.job, f.runtime);
@@ -125,27 +121,61 @@ class Lucid final : public Policy {
       jct_sum_ += s.now - j.submit;
       return;
     }
-    queue_sum_ += std::max<Time>(pq, 0) + (vc_start_[i] - vc_entry_[i]);
-    jct_sum_ += s.now - vc_entry_[i];
+    queue_sum_ += std::max<Time>(pq, 0) + (vc_start_[f.job] - vc_entry_[f.job]);
+    jct_sum_ += s.now - vc_entry_[f.job];
     Vc& vc = vcs_[vc_of(j)];
-    vc.run.erase(std::find(vc.run.begin(), vc.run.end(), f.job));
-    const JobId mate = partner_[i];
+    if (auto it = std::find(vc.run.begin(), vc.run.end(), f.job); it != vc.run.end())
+      vc.run.erase(it);
+    const JobId mate = partner_[f.job];
     if (mate.valid() && mate != f.job) {
       // speed_recover. Lucid quirk (cluster.py Node.check_colocate_jobs compares a job id
       // with the job dict, so the first entry on the GPUs wins): when the job that ran
       // first ends first, Lucid "recovers" the ending job itself and its partner stays
       // marked as sharing until it ends: it is never paired again.
-      const bool stuck = setup_.lucid_recover_quirk && first_of_pair_[i];
-      partner_[mate.index()] = stuck ? mate : JobId();
+      const bool stuck = setup_.lucid_recover_quirk && first_of_pair_[f.job];
+      partner_[mate] = stuck ? mate : JobId();
     }
-    partner_[i] = JobId();
-    first_of_pair_[i] = false;
-    placement_[i].clear();
+    partner_[f.job] = JobId();
+    first_of_pair_[f.job] = 0;
+    placement_[f.job].clear();
+  }
+
+  // A job that left while waiting, in the profiler's queue or its VC's.
+  void withdraw(const ClusterSnapshot& s, JobId id) {
+    const JobSpec& j = s.jobs[id.index()];
+    if (setup_.profiler && profiler_.withdraw(j)) return;
+    if (vc_entry_[id] >= 0) vcs_[vc_of(j)].queue.erase({priority_[id], id});
+  }
+
+  // A job found running (a restarted controller): it runs in its VC as it is. A shared
+  // one is never paired again (its partner is unknown).
+  void adopt(const ClusterSnapshot& s, JobId id) {
+    const JobSpec& j = s.jobs[id.index()];
+    const JobRuntime& r = s.runtime[id.index()];
+    withdraw(s, id);
+    share_score_[id] = share_score(s, j);
+    if (priority_[id] <= 0) priority_[id] = 1;
+    vc_entry_[id] = vc_start_[id] = r.last_start;
+    placement_[id] = r.placement;
+    partner_[id] = r.shared ? id : JobId();
+    first_of_pair_[id] = 0;
+    Vc& vc = vcs_[vc_of(j)];
+    if (std::find(vc.run.begin(), vc.run.end(), id) == vc.run.end()) vc.run.push_back(id);
   }
 
   void arrive(const ClusterSnapshot& s, JobId id, Decisions& out) {
     const JobSpec& j = s.jobs[id.index()];
+    // Lucid's forecast bins count from midnight before the first submit.
+    if (setup_.forecast && !setup_.forecast->anchored())
+      setup_.forecast->anchor(j.submit - j.submit % kDay);
     if (setup_.forecast) setup_.forecast->observe_arrival(s.now, j.gpus);
+    // Per-job state is set afresh (a driver may reuse the id of a job that left).
+    partner_.reset(id);
+    first_of_pair_.reset(id);
+    placement_.reset(id);
+    vc_entry_.reset(id);
+    vc_start_.reset(id);
+    share_score_[id] = share_score(s, j);
     if (setup_.predictor) accuracy_.predicted(id, setup_.predictor->predict(j));
     const Vc& vc = vcs_[vc_of(j)];
     if (j.gpus > vc.capacity) {
@@ -156,9 +186,20 @@ class Lucid final : public Policy {
     }
     if (setup_.profiler && profiler_.takes(j)) {
       profiler_.enqueue(j);
+      note_wait(out, id, WaitReason::Profiling);
       return;
     }
     enter_vc(s, id);
+    note_wait(out, id, WaitReason::Priority);
+  }
+
+  [[nodiscard]] int share_score(const ClusterSnapshot& s, const JobSpec& j) const {
+    if (auto it = setup_.share_score.find(j.name); it != setup_.share_score.end())
+      return it->second;
+    const Profile* prof = j.profile >= 0 && static_cast<std::size_t>(j.profile) < s.profiles.size()
+                              ? &s.profiles[static_cast<std::size_t>(j.profile)]
+                              : nullptr;
+    return lucid_share_score(setup_.table, prof, j.gpu_util);
   }
 
   // The job joins its VC queue now, with its estimated GPU time as priority.
@@ -166,16 +207,20 @@ class Lucid final : public Policy {
     const JobSpec& j = s.jobs[id.index()];
     double est = 0;
     if (!setup_.estimate_s.empty()) {
-      est = setup_.estimate_s[id.index()];
+      auto it = setup_.estimate_s.find(j.name);
+      if (it == setup_.estimate_s.end())
+        throw InputError("lucid: job '" + j.name + "' has no estimate in " +
+                         setup_.estimate_source + " (is it the estimate file of this trace?)");
+      est = it->second;
     } else if (setup_.predictor) {
       est = to_seconds(setup_.predictor->predict(j));
       // It already ran this long in the profiler without finishing.
       if (profiler_.queue_of(id) >= 0)
         est = std::max(est, to_seconds(setup_.profiler_config.time_limit));
     }
-    priority_[id.index()] = est * j.gpus;
-    vc_entry_[id.index()] = s.now;
-    vcs_[vc_of(j)].queue.emplace(priority_[id.index()], id);
+    priority_[id] = est * j.gpus;
+    vc_entry_[id] = s.now;
+    vcs_[vc_of(j)].queue.emplace(priority_[id], id);
   }
 
   [[nodiscard]] bool sharing_on(Time now) const {
@@ -194,8 +239,7 @@ class Lucid final : public Policy {
   }
 
   [[nodiscard]] PairView view(const JobSpec& j) const {
-    return PairView{j.gpus, j.gpu_memory_mib, setup_.share_score[j.id.index()],
-                    priority_[j.id.index()]};
+    return PairView{j.gpus, j.gpu_memory_mib, share_score_[j.id], priority_[j.id]};
   }
 
   // A running job that runs alone and may take `j` as its partner (pairing rule).
@@ -204,8 +248,8 @@ class Lucid final : public Policy {
     if (j.gpus > kMaxShareGpus || j.gpu_milli < kMilliPerGpu) return std::nullopt;
     const PairView me = view(j);
     for (JobId t : vc.run) {
-      if (partner_[t.index()].valid()) continue;
-      const Placement& p = placement_[t.index()];
+      if (partner_[t].valid()) continue;
+      const Placement& p = placement_[t];
       const double mem =
           static_cast<double>(s.cluster->nodes[p.front().node.index()].gpu_memory_mib);
       if (lucid_can_pair(me, view(s.jobs[t.index()]), mem)) return t;
@@ -214,8 +258,8 @@ class Lucid final : public Policy {
   }
 
   void start(const ClusterSnapshot& s, Vc& vc, JobId id, Placement p, bool shared, Decisions& out) {
-    vc_start_[id.index()] = s.now;
-    placement_[id.index()] = p;
+    vc_start_[id] = s.now;
+    placement_[id] = p;
     vc.run.push_back(id);
     out.start.push_back(StartJob{id, std::move(p), false, shared});
   }
@@ -226,17 +270,18 @@ class Lucid final : public Policy {
       const JobSpec& j = s.jobs[id.index()];
       if (sharing) {
         if (auto t = partner_for(s, vc, j)) {
-          partner_[id.index()] = *t;
-          partner_[t->index()] = id;
-          first_of_pair_[t->index()] = true;
+          partner_[id] = *t;
+          partner_[*t] = id;
+          first_of_pair_[*t] = 1;
           ++shared_starts_;
-          start(s, vc, id, placement_[t->index()], true, out);
+          start(s, vc, id, placement_[*t], true, out);
           it = vc.queue.erase(it);
           continue;
         }
       }
       auto p = place_job(free, vc.nodes, j);
       if (!p) {
+        note_wait(out, id, room_reason(free.total_free_gpus(vc.nodes), j));
         if (!sharing) break;  // head-of-line while sharing is off
         ++it;
         continue;
@@ -266,40 +311,16 @@ class Lucid final : public Policy {
   bool per_tenant_ = true;
   std::vector<Vc> vcs_;
   std::optional<std::size_t> donor_vc_;
-  std::vector<double> priority_;
-  std::vector<JobId> partner_;
-  std::vector<Time> vc_entry_, vc_start_;
-  std::vector<Placement> placement_;
-  std::vector<bool> first_of_pair_;  // the running job another job was paired with
+  PerJob<double> priority_;
+  PerJob<int> share_score_;
+  PerJob<JobId> partner_;
+  PerJob<Time> vc_entry_, vc_start_;
+  PerJob<Placement> placement_;
+  PerJob<std::uint8_t> first_of_pair_;  // the running job another job was paired with
   AccuracyTracker accuracy_;
   std::size_t shared_starts_ = 0, finished_ = 0;
   Time jct_sum_ = 0, queue_sum_ = 0, prof_queue_sum_ = 0;
 };
-
-// job_id -> estimated duration (s); with replace_negative (EBM) negatives become 1000 s.
-std::vector<double> read_estimates(const std::string& path, std::span<const JobSpec> jobs,
-                                   bool replace_negative, std::size_t& missing) {
-  CsvReader csv = CsvReader::open(path);
-  csv.read_header();
-  const auto c_id = csv.require_column("job_id");
-  const auto c_est = csv.require_column("priority");
-  std::unordered_map<std::string, double> by_name;
-  while (csv.next()) {
-    const double v = csv.get_double(c_est);
-    by_name.emplace(std::string(csv.field(c_id)),
-                    replace_negative && v < 0 ? kNegativeEstimate : v);
-  }
-  std::vector<double> est(jobs.size(), kNegativeEstimate);
-  missing = 0;
-  for (const auto& j : jobs) {
-    auto it = by_name.find(j.name);
-    if (it == by_name.end())
-      ++missing;
-    else
-      est[j.id.index()] = it->second;
-  }
-  return est;
-}
 
 // The tenant named `name`, or the `rank`-th largest by owned GPUs (ties: lower id).
 TenantId pick_donor(std::span<const Tenant> tenants, const std::vector<int>& gpus, const char* name,
@@ -344,7 +365,7 @@ double lucid_colocated_speed(const ColocationTable& table, const Profile* job, c
 }
 
 const char* lucid_options() {
-  return "fidelity=lucid|off, aux=DIR, scope=isolated|pooled, estimates=ebm|lgb|predictor, "
+  return "fidelity=lucid|off, scope=isolated|pooled, estimates=ebm|lgb|predictor, "
          "predictor=KIND, forecast=file|online, sharing=pas|always|never, profiler=on|off";
 }
 
@@ -362,12 +383,12 @@ LucidSetup lucid_setup(const PolicyContext& ctx) {
   if (fidelity != "lucid" && fidelity != "off")
     throw InputError("--set fidelity: expected lucid or off, got '" + fidelity + "'");
   const bool faithful = fidelity == "lucid";
-  const std::string aux = o.get("aux", ctx.aux_dir);
-  auto aux_file = [&](const char* name) { return (fs::path(aux) / name).string(); };
-  auto require = [&](const char* name, const char* why) {
-    if (aux.empty() || !fs::exists(aux_file(name)))
-      throw InputError("lucid: " + std::string(why) + " needs " + name + " in the aux folder" +
-                       (aux.empty() ? " (none given: --set aux=DIR)" : " '" + aux + "'"));
+  const AuxData* aux = ctx.aux;
+  auto require = [&](bool present, const char* name, const char* why) {
+    if (!present)
+      throw InputError(
+          "lucid: " + std::string(why) + " needs " + name + " in the aux folder" +
+          (aux && !aux->dir.empty() ? " '" + aux->dir + "'" : " (none given: --aux DIR)"));
   };
 
   LucidSetup setup;
@@ -383,13 +404,14 @@ LucidSetup lucid_setup(const PolicyContext& ctx) {
   if (estimates == "lucid") estimates = "ebm";
   const std::string predictor = o.get("predictor", "history");
   if (estimates == "ebm" || estimates == "lgb") {
-    const char* file = estimates == "ebm" ? kEbmFile : kLgbFile;
-    require(file, "estimates=ebm|lgb");
-    std::size_t missing = 0;
-    setup.estimate_s = read_estimates(aux_file(file), ctx.jobs, estimates == "ebm", missing);
-    if (missing > 0)
-      throw InputError("lucid: " + std::to_string(missing) + " jobs have no estimate in " +
-                       aux_file(file) + " (is it the estimate file of this trace?)");
+    const bool ebm = estimates == "ebm";
+    const EstimateFile* file =
+        aux ? (ebm ? (aux->ebm ? &*aux->ebm : nullptr) : (aux->lgb ? &*aux->lgb : nullptr))
+            : nullptr;
+    require(file != nullptr, ebm ? kEbmFile : kLgbFile, "estimates=ebm|lgb");
+    setup.estimate_source = file->path;
+    for (const auto& [name, v] : file->seconds)
+      setup.estimate_s.emplace(name, ebm && v < 0 ? kNegativeEstimate : v);
   } else if (estimates == "predictor") {
     PredictorConfig pc;
     pc.kind = predictor;
@@ -398,15 +420,13 @@ LucidSetup lucid_setup(const PolicyContext& ctx) {
     throw InputError("--set estimates: expected ebm, lgb or predictor, got '" + estimates + "'");
   }
 
-  const bool have_forecast = !aux.empty() && fs::exists(aux_file(kForecastFile));
+  const bool have_forecast = aux && aux->forecast;
   const std::string forecast = o.get("forecast", faithful || have_forecast ? "file" : "online");
-  const Time origin =
-      ctx.jobs.empty() ? 0 : ctx.jobs.front().submit - ctx.jobs.front().submit % kDay;
   if (forecast == "file") {
-    require(kForecastFile, "forecast=file");
-    setup.forecast = ThroughputForecast::from_file(aux_file(kForecastFile), origin);
+    require(have_forecast, kForecastFile, "forecast=file");
+    setup.forecast = ThroughputForecast::from_rows(*aux->forecast);
   } else if (forecast == "online") {
-    setup.forecast = ThroughputForecast::online(origin);
+    setup.forecast = ThroughputForecast::online();
   } else {
     throw InputError("--set forecast: expected file or online, got '" + forecast + "'");
   }
@@ -421,20 +441,10 @@ LucidSetup lucid_setup(const PolicyContext& ctx) {
   else
     throw InputError("--set sharing: expected pas, always or never, got '" + sharing + "'");
 
-  std::optional<ColocationTable> table;
-  if (!aux.empty() && ColocationTable::available(aux))
-    table = ColocationTable::load(aux);
+  if (aux && aux->colocation)
+    setup.table = &*aux->colocation;
   else if (faithful)
-    require("single_data.csv", "fidelity=lucid (sharescore labels)");
-  setup.share_score.resize(ctx.jobs.size(), 2);
-  for (const auto& j : ctx.jobs) {
-    const Profile* prof =
-        j.profile >= 0 && static_cast<std::size_t>(j.profile) < ctx.profiles.size()
-            ? &ctx.profiles[static_cast<std::size_t>(j.profile)]
-            : nullptr;
-    setup.share_score[j.id.index()] =
-        lucid_share_score(table ? &*table : nullptr, prof, j.gpu_util);
-  }
+    require(false, "single_data.csv", "fidelity=lucid (sharescore labels)");
 
   if (setup.profiler) {
     setup.profiler_config = lucid_profiler_nodes(ctx.cluster, ctx.tenants);

@@ -36,10 +36,11 @@
 //     elastic node and is re-run when it gains it.
 //  6. Wake at the next profiler limit, scaling check or forecast-bin boundary.
 //
-// Options (--set): fidelity=lucid|off, aux=DIR, scope=isolated|pooled,
+// Options (--set): fidelity=lucid|off, scope=isolated|pooled,
 // estimates=ebm|lgb|predictor, predictor=KIND, forecast=file|online, sharing=pas|always|never,
 // profiler=on|off. `fidelity=lucid` = isolated VCs + Lucid's estimate and forecast files
-// from aux (Venus_Sept_ebm_weekly_updated.csv, Venus_throughput_pred.csv) + its profiler
+// from the aux folder (`--aux DIR`, default the trace's; Venus_Sept_ebm_weekly_updated.csv,
+// Venus_throughput_pred.csv), handed over as AuxData values + its profiler
 // nodes (vc8Gr, vcefl, elastic vcYVn) + the partner-recovery quirk.
 //
 // Deliberate differences from the artifact (docs/baselines.md, "lucid"):
@@ -58,6 +59,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "baselines/lucid_profiler.hpp"
@@ -74,9 +76,13 @@ struct LucidSetup {
   bool pooled = false;
   bool profiler = true;
   ProfilerConfig profiler_config;
-  std::vector<double> estimate_s;  // by JobId (seconds); empty: use `predictor`
+  // Estimated run time (seconds) by the trace's job id (JobSpec::name); empty: `predictor`.
+  std::unordered_map<std::string, double> estimate_s;
+  std::string estimate_source;  // the file they came from, for messages
   std::unique_ptr<RuntimePredictor> predictor;
-  std::vector<int> share_score;                // by JobId, 0..2
+  // sharescore 0..2 by job name; jobs not listed get lucid_share_score() from `table`.
+  std::unordered_map<std::string, int> share_score;
+  const ColocationTable* table = nullptr;      // Lucid's profiles (AuxData), outlives the policy
   std::optional<ThroughputForecast> forecast;  // nullopt: PAS reads "no forecast" (sharing on)
   LucidSharing sharing = LucidSharing::Pas;
   double pas_threshold = 2;        // sharing off when the forecast is <= this many GPU jobs
@@ -88,7 +94,7 @@ struct LucidSetup {
 
 std::unique_ptr<Policy> make_lucid(const PolicyContext& ctx);
 std::unique_ptr<Policy> make_lucid(const PolicyContext& ctx, LucidSetup setup);
-// The setup make_lucid(ctx) uses: ctx.options resolved, aux files read (InputError).
+// The setup make_lucid(ctx) uses: ctx.options resolved against ctx.aux (InputError).
 LucidSetup lucid_setup(const PolicyContext& ctx);
 // The `--set` keys make_lucid reads, for the registry.
 const char* lucid_options();

@@ -12,11 +12,12 @@ Time next_multiple(Time t, Time period) {
 
 }  // namespace
 
-LucidProfiler::LucidProfiler(ProfilerConfig config, std::size_t jobs)
-    : config_(std::move(config)), nodes_(config_.base_nodes), prof_queue_(jobs, -1) {}
+LucidProfiler::LucidProfiler(ProfilerConfig config)
+    : config_(std::move(config)), nodes_(config_.base_nodes), prof_queue_(-1) {}
 
 void LucidProfiler::enqueue(const JobSpec& j) {
   queue_.emplace(j.gpus, j.id);
+  prof_queue_.reset(j.id);
 }
 
 bool LucidProfiler::finished(JobId id) {
@@ -52,7 +53,7 @@ void LucidProfiler::start_queued(const ClusterSnapshot& s, FreeMap& free, Decisi
     auto p = place_job(free, nodes_, j);
     if (!p) break;  // head-of-line, as lgf.py
     free.take(*p, j.gpu_milli);
-    prof_queue_[j.id.index()] = s.now - j.submit;
+    prof_queue_[j.id] = s.now - j.submit;
     running_.push_back({j.id, s.now, *p});
     out.start.push_back(StartJob{j.id, std::move(*p)});
     ++stats_.profiled;

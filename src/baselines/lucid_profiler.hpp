@@ -54,10 +54,12 @@ struct ProfilerConfig {
 
 class LucidProfiler {
  public:
-  LucidProfiler(ProfilerConfig config, std::size_t jobs);
+  explicit LucidProfiler(ProfilerConfig config);
 
   [[nodiscard]] bool takes(const JobSpec& j) const { return j.gpus <= config_.gpu_limit; }
   void enqueue(const JobSpec& j);
+  // Takes a job that left while waiting out of the queue; true when it was there.
+  bool withdraw(const JobSpec& j) { return queue_.erase({j.gpus, j.id}) > 0; }
   // Called for every finished job; true when it was running in the pool.
   bool finished(JobId id);
 
@@ -73,7 +75,7 @@ class LucidProfiler {
   [[nodiscard]] const ProfilerConfig& config() const { return config_; }
   [[nodiscard]] std::span<const NodeId> nodes() const { return nodes_; }
   // Time from submit to the start of the profiling run; -1 when not profiled.
-  [[nodiscard]] Time queue_of(JobId id) const { return prof_queue_[id.index()]; }
+  [[nodiscard]] Time queue_of(JobId id) const { return prof_queue_[id]; }
   [[nodiscard]] std::size_t waiting() const { return queue_.size(); }
 
   struct Stats {
@@ -95,7 +97,7 @@ class LucidProfiler {
   std::optional<NodeId> elastic_;          // the lent node
   std::set<std::pair<int, JobId>> queue_;  // (GPUs, arrival order)
   std::vector<Running> running_;
-  std::vector<Time> prof_queue_;
+  PerJob<Time> prof_queue_;
   Stats stats_;
 };
 

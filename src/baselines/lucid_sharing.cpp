@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/csv.hpp"
 #include "core/error.hpp"
 
 namespace ds {
@@ -12,65 +11,36 @@ namespace {
 constexpr Time kBin = 10 * kMinute;
 constexpr std::size_t kWindow = 5;  // Lucid: time_df.head() after dropping past bins
 
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
-
-// "YYYY-MM-DD HH:MM:SS" -> seconds (differences only matter); nullopt when malformed.
-std::optional<std::int64_t> parse_time(std::string_view s) {
-  if (s.size() != 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') ||
-      s[13] != ':' || s[16] != ':')
-    return std::nullopt;
-  auto num = [&](std::size_t pos, std::size_t len) { return parse_int(s.substr(pos, len)); };
-  auto y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2),
-       se = num(17, 2);
-  if (!y || !mo || !d || !h || !mi || !se || *mo < 1 || *mo > 12 || *d < 1 || *d > 31 || *h > 23 ||
-      *mi > 59 || *se > 60)
-    return std::nullopt;
-  const auto days = days_from_civil(*y, static_cast<unsigned>(*mo), static_cast<unsigned>(*d));
-  return days * 86400 + *h * 3600 + *mi * 60 + *se;
-}
-
 }  // namespace
 
-ThroughputForecast ThroughputForecast::from_file(const std::string& path, Time origin) {
-  CsvReader csv = CsvReader::open(path);
-  csv.read_header();
-  const auto c_time = csv.require_column("time");
-  const auto c_jobs = csv.require_column("pred_gpu_job");
-  const auto c_gpus = csv.require_column("pred_gpu_num");
+ThroughputForecast ThroughputForecast::from_rows(const ForecastFile& file) {
   ThroughputForecast f;
-  f.origin_ = origin;
-  std::optional<std::int64_t> first;
-  while (csv.next()) {
-    auto t = parse_time(csv.field(c_time));
-    if (!t) csv.fail(c_time, "a time 'YYYY-MM-DD HH:MM:SS'");
-    if (!first) first = *t;
-    const Time start = origin + seconds(*t - *first);
-    if (!f.start_.empty() && start <= f.start_.back())
-      csv.fail(c_time, "a time after the previous row's");
-    f.start_.push_back(start);
-    f.jobs_.push_back(csv.get_double(c_jobs));
-    f.gpus_.push_back(csv.get_double(c_gpus));
+  for (const ForecastRow& r : file.rows) {
+    f.offset_.push_back(seconds(r.time_s - file.rows.front().time_s));
+    f.jobs_.push_back(r.jobs);
+    f.gpus_.push_back(r.gpus);
   }
   return f;
 }
 
-ThroughputForecast ThroughputForecast::online(Time origin) {
+ThroughputForecast ThroughputForecast::online() {
   ThroughputForecast f;
   f.online_ = true;
-  f.origin_ = origin;
   return f;
 }
 
+ThroughputForecast& ThroughputForecast::anchor(Time origin) {
+  anchored_ = true;
+  origin_ = origin;
+  if (!online_) {
+    start_.clear();
+    for (Time o : offset_) start_.push_back(origin + o);
+  }
+  return *this;
+}
+
 void ThroughputForecast::observe_arrival(Time t, int gpus) {
-  if (!online_ || t < origin_) return;
+  if (!online_ || !anchored_ || t < origin_) return;
   const auto bin = static_cast<std::size_t>((t - origin_) / kBin);
   while (start_.size() <= bin) {
     start_.push_back(origin_ + static_cast<Time>(start_.size()) * kBin);
@@ -82,6 +52,7 @@ void ThroughputForecast::observe_arrival(Time t, int gpus) {
 }
 
 std::optional<double> ThroughputForecast::window_mean(Time t, Field f) const {
+  if (!anchored_) return std::nullopt;
   const auto& v = f == Field::Jobs ? jobs_ : gpus_;
   if (online_) {
     // Persistence: the mean of the last kWindow bins that have ended by t.
@@ -105,6 +76,7 @@ std::optional<double> ThroughputForecast::window_mean(Time t, Field f) const {
 }
 
 Time ThroughputForecast::next_change(Time t) const {
+  if (!anchored_) return kNever;
   if (online_) {
     if (t < origin_) return origin_;
     return origin_ + ((t - origin_) / kBin + 1) * kBin;

@@ -35,8 +35,9 @@
 #include <string>
 #include <vector>
 
+#include "model/aux_data.hpp"
+#include "model/colocation.hpp"
 #include "model/job.hpp"
-#include "policy/interference/colocation.hpp"
 
 namespace ds {
 
@@ -44,13 +45,17 @@ class ThroughputForecast {
  public:
   enum class Field : std::uint8_t { Jobs, Gpus };
 
-  // Reads Lucid's forecast file (columns time, pred_gpu_job, pred_gpu_num); bin k of the
-  // file starts at `origin` + (its time - the first row's time). Throws InputError.
-  static ThroughputForecast from_file(const std::string& path, Time origin);
-  // An online forecast over 10-minute bins counted from `origin`.
-  static ThroughputForecast online(Time origin);
+  // Lucid's forecast file (model/aux_data.hpp); once anchored, row k's bin starts at the
+  // origin + (its time - the first row's time).
+  static ThroughputForecast from_rows(const ForecastFile& file);
+  // An online forecast over 10-minute bins counted from the origin.
+  static ThroughputForecast online();
+  // Sets the origin (Lucid: midnight before the first submit; the policy anchors a
+  // forecast at its first arrival, since it learns jobs online).
+  ThroughputForecast& anchor(Time origin);
 
   [[nodiscard]] bool is_online() const { return online_; }
+  [[nodiscard]] bool anchored() const { return anchored_; }
   // Records a submission (online mode; ignored otherwise).
   void observe_arrival(Time t, int gpus);
   // Step 1; nullopt when no forecast is left.
@@ -60,8 +65,10 @@ class ThroughputForecast {
 
  private:
   bool online_ = false;
+  bool anchored_ = false;
   Time origin_ = 0;
-  std::vector<Time> start_;  // file mode: bin start times, ascending
+  std::vector<Time> offset_;  // file mode: bin start - first bin start, ascending
+  std::vector<Time> start_;   // file mode, once anchored: bin start times
   std::vector<double> jobs_, gpus_;
 };
 

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "model/testing.hpp"
 #include "sim/simulator.hpp"
+#include "trace/aux_files.hpp"
 
 namespace ds {
 namespace {
@@ -27,9 +28,9 @@ struct Outcome {
 Outcome run(const Workload& w, LucidSetup setup, std::vector<double> est, std::vector<int> score,
             const SimConfig& cfg = {}) {
   PolicyOptions o;
-  setup.estimate_s = std::move(est);
-  setup.share_score = std::move(score);
-  auto p = make_lucid(PolicyContext{w.cluster, w.tenants, w.jobs, o}, std::move(setup));
+  for (std::size_t i = 0; i < est.size(); ++i) setup.estimate_s[w.jobs[i].name] = est[i];
+  for (std::size_t i = 0; i < score.size(); ++i) setup.share_score[w.jobs[i].name] = score[i];
+  auto p = make_lucid(PolicyContext{w.cluster, w.tenants, o}, std::move(setup));
   Outcome r{simulate(w, *p, cfg), {}};
   r.summary = r.result.policy_summary;
   return r;
@@ -148,8 +149,10 @@ std::string forecast_file(const std::vector<double>& jobs) {
 }
 
 TEST(LucidSharingSwitch, ForecastWindowIsTheNextFiveBinsAfterNow) {
-  const auto f = ThroughputForecast::from_file(forecast_file({9, 1, 1, 1, 1, 1, 9, 9, 9, 9, 9, 9}),
-                                               seconds(1000));
+  auto f = ThroughputForecast::from_rows(
+      read_forecast_file(forecast_file({9, 1, 1, 1, 1, 1, 9, 9, 9, 9, 9, 9})));
+  EXPECT_FALSE(f.window_mean(0, ThroughputForecast::Field::Jobs));  // not anchored yet
+  f.anchor(seconds(1000));
   using F = ThroughputForecast::Field;
   // At the file's start: bins 1..5 (all 1) -> sharing off at threshold 2.
   EXPECT_DOUBLE_EQ(*f.window_mean(seconds(1000), F::Jobs), 1.0);
@@ -171,8 +174,8 @@ TEST(LucidSharingSwitch, LowForecastTurnsSharingOffUntilItRises) {
   w.finalize();
   LucidSetup s = sharing_always();
   s.sharing = LucidSharing::Pas;
-  s.forecast =
-      ThroughputForecast::from_file(forecast_file({9, 1, 1, 1, 1, 1, 9, 9, 9, 9, 9, 9}), 0);
+  s.forecast = ThroughputForecast::from_rows(
+      read_forecast_file(forecast_file({9, 1, 1, 1, 1, 1, 9, 9, 9, 9, 9, 9})));  // anchored at 0
   Outcome r = run(w, std::move(s), {1000, 10, 100}, {2, 2, 2});
   // Off until t = 600 s (bins 2..6 average 2.6 > 2): then the small job starts.
   EXPECT_EQ(r.result.jobs[2].first_start, seconds(600));
@@ -241,7 +244,7 @@ TEST(Lucid, RandomWorkloadsSettleUnderEveryProfile) {
       s.pooled = rng() % 2 == 0;
       s.profiler_config = lucid_profiler_nodes(w.cluster, w.tenants);
       s.profiler = !s.profiler_config.base_nodes.empty();
-      s.forecast = ThroughputForecast::online(0);
+      s.forecast = ThroughputForecast::online().anchor(0);
       std::vector<double> est(w.jobs.size());
       std::vector<int> score(w.jobs.size());
       for (std::size_t k = 0; k < est.size(); ++k) {
@@ -260,11 +263,12 @@ TEST(LucidOptions, FidelityNeedsLucidsFiles) {
   w.finalize();
   PolicyOptions o;
   o.set("fidelity=lucid");
-  o.set("aux=/nonexistent");
-  EXPECT_THROW(make_lucid(PolicyContext{w.cluster, w.tenants, w.jobs, o}), InputError);
+  EXPECT_THROW(make_lucid(PolicyContext{w.cluster, w.tenants, o}), InputError);  // no aux data
+  const AuxData empty;
+  EXPECT_THROW(make_lucid(PolicyContext{w.cluster, w.tenants, o, {}, &empty}), InputError);
   PolicyOptions bad;
   bad.set("scope=everywhere");
-  EXPECT_THROW(make_lucid(PolicyContext{w.cluster, w.tenants, w.jobs, bad}), InputError);
+  EXPECT_THROW(make_lucid(PolicyContext{w.cluster, w.tenants, bad}), InputError);
 }
 
 TEST(LucidOptions, ProfilerNodesFollowLucidsVcs) {

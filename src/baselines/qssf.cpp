@@ -16,17 +16,15 @@ class Qssf final : public Policy {
   explicit Qssf(const PolicyContext& ctx)
       : queues_(
             Partitions(ctx.cluster, ctx.tenants.size(), read_scope(ctx.options, Scope::Isolated)),
-            read_start_rule(ctx.options, read_scope(ctx.options, Scope::Isolated)),
-            ctx.jobs.size()),
+            read_start_rule(ctx.options, read_scope(ctx.options, Scope::Isolated))),
         fresh_(queues_.partitions().size(), 0) {
     const std::string fidelity = ctx.options.get("fidelity", "off");
     const std::string estimates = ctx.options.get("estimates", "");
-    const std::string aux = ctx.options.get("aux", ctx.aux_dir);
     PredictorConfig pc;
     pc.kind = ctx.options.get("predictor", pc.kind);
     if (fidelity == "lucid") {
-      file_estimates_ = read_lucid_estimates(
-          aux, parse_estimate_file(estimates.empty() ? "lgb" : estimates), ctx.jobs);
+      file_kind_ = parse_estimate_file(estimates.empty() ? "lgb" : estimates);
+      file_estimates_ = &estimate_file(ctx.aux, file_kind_);
     } else if (fidelity == "off") {
       if (!estimates.empty())
         throw InputError("--set estimates=" + estimates + " needs --set fidelity=lucid");
@@ -84,7 +82,8 @@ class Qssf final : public Policy {
  private:
   // Estimated GPU time of a job, fixed when it arrives.
   double priority(const JobSpec& j) {
-    const Time estimate = predictor_ ? predictor_->predict(j) : file_estimates_[j.id.index()];
+    const Time estimate =
+        predictor_ ? predictor_->predict(j) : lucid_estimate(*file_estimates_, file_kind_, j);
     accuracy_.predicted(j.id, estimate);
     return to_seconds(estimate) * j.gpus;
   }
@@ -92,7 +91,8 @@ class Qssf final : public Policy {
   OrderedQueues queues_;
   std::vector<int> fresh_;  // per partition: jobs queued in this cycle
   std::vector<JobId> order_;
-  std::vector<Time> file_estimates_;  // fidelity mode, by JobId
+  const EstimateFile* file_estimates_ = nullptr;  // fidelity mode (AuxData, outlives us)
+  LucidEstimateFile file_kind_ = LucidEstimateFile::Lgb;
   std::unique_ptr<RuntimePredictor> predictor_;
   AccuracyTracker accuracy_;
 };

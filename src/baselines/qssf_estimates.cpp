@@ -1,10 +1,7 @@
 #include "baselines/qssf_estimates.hpp"
 
 #include <cmath>
-#include <filesystem>
-#include <unordered_map>
 
-#include "core/csv.hpp"
 #include "core/error.hpp"
 
 namespace ds {
@@ -19,39 +16,24 @@ LucidEstimateFile parse_estimate_file(const std::string& name) {
   throw InputError("--set estimates: expected lgb or ebm, got '" + name + "'");
 }
 
-std::vector<Time> read_lucid_estimates(const std::string& aux_dir, LucidEstimateFile file,
-                                       std::span<const JobSpec> jobs) {
-  if (aux_dir.empty())
+const EstimateFile& estimate_file(const AuxData* aux, LucidEstimateFile file) {
+  const std::optional<EstimateFile>* f = nullptr;
+  if (aux) f = file == LucidEstimateFile::Lgb ? &aux->lgb : &aux->ebm;
+  if (!f || !*f)
     throw InputError(std::string("Lucid's estimates (") + file_name(file) +
-                     ") need the trace's aux folder: --set aux=DIR");
-  const std::string path = (std::filesystem::path(aux_dir) / file_name(file)).string();
-  CsvReader csv = CsvReader::open(path);
-  csv.read_header();
-  const std::size_t c_id = csv.require_column("job_id");
-  const std::size_t c_value = csv.require_column("priority");
-  std::unordered_map<std::string, double> by_id;
-  while (csv.next()) {
-    double v = csv.get_double(c_value);
-    if (!std::isfinite(v)) csv.fail(c_value, "a finite number of seconds");
-    if (file == LucidEstimateFile::Ebm && v < 0) v = 1000;  // CombinedEstimator's rule
-    by_id[std::string(csv.field(c_id))] = v;
-  }
-  std::vector<Time> out(jobs.size(), 0);
-  std::size_t missing = 0;
-  std::string first_missing;
-  for (const JobSpec& j : jobs) {
-    auto it = by_id.find(j.name);
-    if (it == by_id.end()) {
-      if (missing++ == 0) first_missing = j.name;
-      continue;
-    }
-    out[j.id.index()] = static_cast<Time>(std::llround(it->second * kSecond));
-  }
-  if (missing > 0)
-    throw InputError(path + ": no estimate for job '" + first_missing + "'" +
-                     (missing > 1 ? " and " + std::to_string(missing - 1) + " other jobs" : "") +
-                     " (Lucid's estimate files cover the Venus September trace only)");
-  return out;
+                     ") need the trace's aux folder: --aux DIR" +
+                     (aux && !aux->dir.empty() ? " ('" + aux->dir + "' has no such file)" : ""));
+  return **f;
+}
+
+Time lucid_estimate(const EstimateFile& estimates, LucidEstimateFile file, const JobSpec& job) {
+  auto it = estimates.seconds.find(job.name);
+  if (it == estimates.seconds.end())
+    throw InputError(estimates.path + ": no estimate for job '" + job.name +
+                     "' (Lucid's estimate files cover the Venus September trace only)");
+  double v = it->second;
+  if (file == LucidEstimateFile::Ebm && v < 0) v = 1000;  // CombinedEstimator's rule
+  return static_cast<Time>(std::llround(v * kSecond));
 }
 
 }  // namespace ds

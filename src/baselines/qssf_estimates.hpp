@@ -5,15 +5,15 @@
 // (EBM retrained weekly: what Lucid itself and the artifact's `--sweep` run of QSSF
 // use). Both are `job_id,priority` with the estimate in seconds; the estimator
 // (estimator.py, CombinedEstimator) replaces negative EBM values by 1000 and
-// multiplies by the job's GPUs. The Venus importer points PolicyContext::aux_dir at
-// the trace's aux/ folder, which holds copies of both files.
+// multiplies by the job's GPUs. The CLI reads the trace's aux/ folder (or `--aux DIR`)
+// into AuxData, which holds both files.
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <string>
 #include <vector>
 
+#include "model/aux_data.hpp"
 #include "model/job.hpp"
 
 namespace ds {
@@ -25,12 +25,11 @@ const char* file_name(LucidEstimateFile f);
 // Reads "lgb" or "ebm"; InputError otherwise.
 LucidEstimateFile parse_estimate_file(const std::string& name);
 
-// Estimated run time (exclusive, per job, not yet multiplied by GPUs) of every job,
-// indexed by JobId, matched on the trace's job id (JobSpec::name). EBM: negative
-// estimates become 1000 s, as Lucid does. Throws InputError naming the file when it
-// cannot be read, when a value is not a number (file:line:column), or when a job has
-// no estimate (Lucid would fail on it too).
-std::vector<Time> read_lucid_estimates(const std::string& aux_dir, LucidEstimateFile file,
-                                       std::span<const JobSpec> jobs);
+// The estimate file of that kind among the aux inputs; InputError when it was not found.
+const EstimateFile& estimate_file(const AuxData* aux, LucidEstimateFile file);
+// Lucid's estimated run time of `job` (exclusive, not yet multiplied by GPUs), matched on
+// the trace's job id (JobSpec::name). EBM: negative estimates become 1000 s, as Lucid
+// does. InputError naming the file when the job has none (Lucid would fail on it too).
+Time lucid_estimate(const EstimateFile& estimates, LucidEstimateFile file, const JobSpec& job);
 
 }  // namespace ds

@@ -54,20 +54,26 @@ bool try_start(const JobSpec& job, FreeMap& free, std::span<const NodeId> nodes,
   return true;
 }
 
-OrderedQueues::OrderedQueues(Partitions partitions, StartRule rule, std::size_t jobs)
+OrderedQueues::OrderedQueues(Partitions partitions, StartRule rule)
     : parts_(std::move(partitions)),
       rule_(rule),
       queues_(parts_.size()),
-      fractional_(parts_.size(), 0),
-      key_of_(jobs) {}
+      fractional_(parts_.size(), 0) {}
 
 void OrderedQueues::push(const JobSpec& j, double primary, std::int64_t secondary) {
   const std::size_t p = parts_.of(j);
   QueueKey k{primary, secondary, j.id};
   if (!queues_[p].insert(k).second) return;
-  key_of_[j.id.index()] = k;
+  key_of_[j.id] = k;
   ++queued_;
   if (j.gpu_milli < kMilliPerGpu) ++fractional_[p];
+}
+
+void OrderedQueues::remove(const JobSpec& j) {
+  const std::size_t p = parts_.of(j);
+  if (queues_[p].erase(key_of_[j.id]) == 0) return;  // not queued (the key names the job)
+  --queued_;
+  if (j.gpu_milli < kMilliPerGpu) --fractional_[p];
 }
 
 // One pass of the start loop over a partition.
@@ -90,8 +96,10 @@ class OrderedQueues::Loop {
   Step visit(JobId id) {
     const JobSpec& j = s_.jobs[id.index()];
     const bool whole = j.gpu_milli >= kMilliPerGpu;
-    if ((whole && j.gpus > free_gpus_) || !try_start(j, *free_, nodes_, out_))
+    if ((whole && j.gpus > free_gpus_) || !try_start(j, *free_, nodes_, out_)) {
+      note_wait(out_, id, room_reason(free_gpus_, j));
       return q_.rule_ == StartRule::HeadOfLine ? Step::Stop : Step::Skipped;
+    }
     free_gpus_ = free_->total_free_gpus(nodes_);
     return Step::Started;
   }
@@ -111,10 +119,11 @@ void OrderedQueues::start(std::size_t p, const ClusterSnapshot& s, std::optional
   auto& q = queues_[p];
   if (q.empty()) return;
   Loop loop(*this, p, s, free, out);
-  for (auto it = q.begin(); it != q.end() && loop.open();) {
+  auto it = q.begin();
+  while (it != q.end() && loop.open()) {
     const JobId id = it->job;
     const auto step = loop.visit(id);
-    if (step == Loop::Step::Stop) break;
+    if (step == Loop::Step::Stop) return;
     if (step == Loop::Step::Skipped) {
       ++it;
       continue;
@@ -123,6 +132,9 @@ void OrderedQueues::start(std::size_t p, const ClusterSnapshot& s, std::optional
     it = q.erase(it);
     --queued_;
   }
+  // The partition is full: the next job in order waits for room (those behind it keep
+  // their reason: they wait behind it).
+  if (it != q.end()) note_wait(out, it->job, WaitReason::NoFit);
 }
 
 void OrderedQueues::start_all(const ClusterSnapshot& s, std::optional<FreeMap>& free,
@@ -136,12 +148,15 @@ void OrderedQueues::start_in_order(std::size_t p, std::span<const JobId> order,
   if (order.empty()) return;
   Loop loop(*this, p, s, free, out);
   for (JobId id : order) {
-    if (!loop.open()) break;
+    if (!loop.open()) {
+      note_wait(out, id, WaitReason::NoFit);
+      break;
+    }
     const auto step = loop.visit(id);
     if (step == Loop::Step::Stop) break;
     if (step == Loop::Step::Skipped) continue;
     if (s.jobs[id.index()].gpu_milli < kMilliPerGpu) --fractional_[p];
-    queues_[p].erase(key_of_[id.index()]);
+    queues_[p].erase(key_of_[id]);
     --queued_;
   }
 }

@@ -11,6 +11,8 @@
 // Start loop over a queue, in its order, with consolidate placement:
 //  - head-of-line (Lucid's FIFO/SJF/QSSF): stop at the first job that does not fit;
 //  - backfill: skip it and try the next (greedy, no reservation).
+// A job that does not fit waits as `no-fit` or `fragmented`; jobs behind a head-of-line
+// block keep `priority`.
 #pragma once
 
 #include <compare>
@@ -74,7 +76,7 @@ struct QueueKey {
 // One ordered queue per partition, and the start loop over them.
 class OrderedQueues {
  public:
-  OrderedQueues(Partitions partitions, StartRule rule, std::size_t jobs);
+  OrderedQueues(Partitions partitions, StartRule rule);
 
   [[nodiscard]] const Partitions& partitions() const { return parts_; }
   [[nodiscard]] StartRule rule() const { return rule_; }
@@ -82,10 +84,14 @@ class OrderedQueues {
   [[nodiscard]] bool empty() const { return queued_ == 0; }
 
   void push(const JobSpec& j, double primary, std::int64_t secondary = 0);
+  // Takes `j` out of its queue if it is queued (a job withdrawn while waiting).
+  void remove(const JobSpec& j);
   // Queues the snapshot's arrivals (rejecting those too large for their partition)
-  // and requeued jobs, each under key(job) = {primary, secondary}.
+  // and requeued jobs, each under key(job) = {primary, secondary}; each waits as
+  // `Priority` until the start loop looks at it.
   template <class KeyFn>
   void intake(const ClusterSnapshot& s, KeyFn key, Decisions& out) {
+    for (JobId id : s.withdrawn) remove(s.jobs[id.index()]);
     for (JobId id : s.arrived) {
       const JobSpec& j = s.jobs[id.index()];
       if (auto r = parts_.too_large(s, j)) {
@@ -94,11 +100,13 @@ class OrderedQueues {
       }
       auto [primary, secondary] = key(j);
       push(j, primary, secondary);
+      note_wait(out, id, WaitReason::Priority);
     }
     for (JobId id : s.requeued) {
       const JobSpec& j = s.jobs[id.index()];
       auto [primary, secondary] = key(j);
       push(j, primary, secondary);
+      note_wait(out, id, WaitReason::Priority);
     }
   }
 
@@ -118,8 +126,8 @@ class OrderedQueues {
   Partitions parts_;
   StartRule rule_;
   std::vector<std::set<QueueKey>> queues_;
-  std::vector<int> fractional_;   // per partition: queued jobs asking for part of a GPU
-  std::vector<QueueKey> key_of_;  // by JobId, valid while queued
+  std::vector<int> fractional_;  // per partition: queued jobs asking for part of a GPU
+  PerJob<QueueKey> key_of_;      // valid while queued
   std::size_t queued_ = 0;
 };
 

@@ -7,22 +7,35 @@ namespace ds {
 PreemptiveQueues::PreemptiveQueues(const PolicyContext& ctx, Scope scope)
     : parts_(ctx.cluster, ctx.tenants.size(), scope),
       active_(parts_.size()),
-      slot_(ctx.jobs.size(), -1),
-      entry_(ctx.jobs.size(), 0),
+      slot_(-1),
       changed_(parts_.size(), 0) {}
+
+void PreemptiveQueues::add(std::size_t p, JobId id) {
+  slot_[id] = static_cast<std::int32_t>(active_[p].size());
+  active_[p].push_back(id);
+  entry_[id] = next_entry_++;
+  changed_[p] = 1;
+}
+
+void PreemptiveQueues::drop(const ClusterSnapshot& s, JobId id) {
+  const std::int32_t k = slot_[id];
+  if (k < 0) return;
+  const std::size_t p = parts_.of(s.jobs[id.index()]);
+  auto& list = active_[p];
+  list[static_cast<std::size_t>(k)] = list.back();
+  slot_[list[static_cast<std::size_t>(k)]] = k;
+  list.pop_back();
+  slot_[id] = -1;
+  changed_[p] = 1;
+}
 
 void PreemptiveQueues::intake(const ClusterSnapshot& s, Decisions& out) {
   std::fill(changed_.begin(), changed_.end(), 0);
-  for (const auto& f : s.finished) {
-    const std::int32_t k = slot_[f.job.index()];
-    if (k < 0) continue;
-    const std::size_t p = parts_.of(s.jobs[f.job.index()]);
-    auto& list = active_[p];
-    list[static_cast<std::size_t>(k)] = list.back();
-    slot_[list[static_cast<std::size_t>(k)].index()] = k;
-    list.pop_back();
-    slot_[f.job.index()] = -1;
-    changed_[p] = 1;
+  for (const auto& f : s.finished) drop(s, f.job);
+  for (JobId id : s.withdrawn) drop(s, id);
+  for (JobId id : s.adopted) {  // running, started by an earlier policy object
+    drop(s, id);
+    add(parts_.of(s.jobs[id.index()]), id);
   }
   for (JobId id : s.arrived) {
     const JobSpec& j = s.jobs[id.index()];
@@ -30,11 +43,9 @@ void PreemptiveQueues::intake(const ClusterSnapshot& s, Decisions& out) {
       out.reject.push_back(std::move(*r));
       continue;
     }
-    const std::size_t p = parts_.of(j);
-    slot_[id.index()] = static_cast<std::int32_t>(active_[p].size());
-    active_[p].push_back(id);
-    entry_[id.index()] = next_entry_++;
-    changed_[p] = 1;
+    slot_[id] = -1;  // a driver may reuse the id of a job that left
+    add(parts_.of(j), id);
+    note_wait(out, id, WaitReason::Priority);
   }
 }
 
@@ -42,6 +53,7 @@ void PreemptiveQueues::select(std::size_t p, std::span<const JobId> order,
                               const ClusterSnapshot& s) {
   preempt_.clear();
   prerun_.clear();
+  behind_.clear();
   int budget = parts_.capacity(p);
   for (JobId id : order) {
     const int gpus = s.jobs[id.index()].gpus;
@@ -51,15 +63,21 @@ void PreemptiveQueues::select(std::size_t p, std::span<const JobId> order,
       if (!running) prerun_.push_back(id);
     } else if (running) {
       preempt_.push_back(id);
+    } else {
+      behind_.push_back(id);  // the budget went to jobs ordered first
     }
   }
 }
 
 void PreemptiveQueues::place(std::size_t p, const ClusterSnapshot& s, FreeMap& free,
                              Decisions& out) {
+  for (JobId id : behind_) note_wait(out, id, WaitReason::Priority);
   for (JobId id : prerun_) {
-    if (try_start(s.jobs[id.index()], free, parts_.nodes(p), out))
-      entry_[id.index()] = next_entry_++;
+    const JobSpec& j = s.jobs[id.index()];
+    if (try_start(j, free, parts_.nodes(p), out))
+      entry_[id] = next_entry_++;
+    else
+      note_wait(out, id, room_reason(free.total_free_gpus(parts_.nodes(p)), j));
   }
 }
 

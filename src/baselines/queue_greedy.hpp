@@ -13,6 +13,8 @@
 //     (Lucid appends them to its queue after this tick's selection).
 //  3. Selected pending jobs start in order with consolidate placement; one that does
 //     not fit (fragmentation) stays pending, and the loop goes on.
+// Waiting reasons: a pending job left out of the budget waits as `priority`, a selected
+// one that cannot be placed as `fragmented` (or `no-fit`).
 // Lucid breaks ties of its sort key by list position (Python's stable sort over
 // que_list + run_list or run_list + que_list); `entry_order` reproduces those positions:
 // it counts when a job last entered the pending list (arrival, preemption) or the
@@ -37,10 +39,10 @@ class PreemptiveQueues {
   [[nodiscard]] std::span<const JobId> active(std::size_t p) const { return active_[p]; }
   // Whether partition p had an arrival or a completion in this cycle (set by intake).
   [[nodiscard]] bool changed(std::size_t p) const { return changed_[p] != 0; }
-  [[nodiscard]] std::uint64_t entry_order(JobId id) const { return entry_[id.index()]; }
+  [[nodiscard]] std::uint64_t entry_order(JobId id) const { return entry_[id]; }
 
-  // Adds the snapshot's arrivals (rejecting those larger than their partition) and
-  // drops its finished jobs.
+  // Adds the snapshot's arrivals (rejecting those larger than their partition) and adopted
+  // jobs, and drops its finished and withdrawn jobs.
   void intake(const ClusterSnapshot& s, Decisions& out);
 
   // The cycle above over partition p; `order` holds all of active(p), sorted. Calls
@@ -54,21 +56,24 @@ class PreemptiveQueues {
       on_preempt(id);
       free->give(s.runtime[id.index()].placement, s.jobs[id.index()].gpu_milli);
       out.preempt.push_back(PreemptJob{id});
-      entry_[id.index()] = next_entry_++;
+      note_wait(out, id, WaitReason::Priority);
+      entry_[id] = next_entry_++;
     }
     place(p, s, *free, out);
   }
 
  private:
   void select(std::size_t p, std::span<const JobId> order, const ClusterSnapshot& s);
+  void add(std::size_t p, JobId id);
+  void drop(const ClusterSnapshot& s, JobId id);
   void place(std::size_t p, const ClusterSnapshot& s, FreeMap& free, Decisions& out);
 
   Partitions parts_;
   std::vector<std::vector<JobId>> active_;
-  std::vector<std::int32_t> slot_;       // by JobId: index in its active_ list, -1 if none
-  std::vector<std::uint64_t> entry_;     // by JobId: see entry_order
-  std::vector<std::uint8_t> changed_;    // by partition
-  std::vector<JobId> preempt_, prerun_;  // scratch of one decide()
+  PerJob<std::int32_t> slot_;                     // index in its active_ list, -1 if none
+  PerJob<std::uint64_t> entry_;                   // see entry_order
+  std::vector<std::uint8_t> changed_;             // by partition
+  std::vector<JobId> preempt_, prerun_, behind_;  // scratch of one decide()
   std::uint64_t next_entry_ = 0;
 };
 

@@ -8,21 +8,23 @@
 #include "model/testing.hpp"
 #include "policy/policy.hpp"
 #include "sim/simulator.hpp"
+#include "trace/aux_files.hpp"
 
 namespace ds::testing {
 
 using MakePolicy = std::unique_ptr<Policy> (*)(const PolicyContext&);
 
 // Simulates `w` under make(...) with the given `--set` options, the true run times
-// as oracle and `aux` as the aux folder.
+// as oracle and the files of the aux folder `aux_dir` (read as the CLI does).
 inline RunRecord run_policy(const Workload& w, MakePolicy make,
                             const std::vector<std::string>& sets = {},
-                            const std::string& aux = "") {
+                            const std::string& aux_dir = "") {
   PolicyOptions options;
   for (const auto& s : sets) options.set(s);
   std::vector<Time> oracle;
   for (const auto& t : w.truth) oracle.push_back(t.work);
-  auto p = make(PolicyContext{w.cluster, w.tenants, w.jobs, options, w.profiles, oracle, aux});
+  const AuxData aux = load_aux(aux_dir);
+  auto p = make(PolicyContext{w.cluster, w.tenants, options, oracle, &aux});
   return simulate(w, *p);
 }
 

@@ -14,9 +14,8 @@ class Sjf final : public Policy {
       : work_(ctx.oracle_work),
         queues_(
             Partitions(ctx.cluster, ctx.tenants.size(), read_scope(ctx.options, Scope::Isolated)),
-            read_start_rule(ctx.options, read_scope(ctx.options, Scope::Isolated)),
-            ctx.jobs.size()) {
-    if (work_.size() != ctx.jobs.size())
+            read_start_rule(ctx.options, read_scope(ctx.options, Scope::Isolated))) {
+    if (work_.empty())
       throw InputError("sjf needs the jobs' true run times (it is an oracle policy)");
   }
 
@@ -26,7 +25,7 @@ class Sjf final : public Policy {
     queues_.intake(
         s,
         [&](const JobSpec& j) {
-          return std::pair<double, std::int64_t>{static_cast<double>(work_[j.id.index()]), 0};
+          return std::pair<double, std::int64_t>{static_cast<double>(oracle_work(work_, j)), 0};
         },
         out);
     if (queues_.empty()) return out;

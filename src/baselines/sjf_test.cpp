@@ -79,10 +79,10 @@ TEST(Sjf, NeedsTheTrueRunTimes) {
   add_job(w, 0, 1, 0, 10);
   w.finalize();
   PolicyOptions o;
-  EXPECT_THROW(make_sjf(PolicyContext{w.cluster, w.tenants, w.jobs, o}), InputError);
+  EXPECT_THROW(make_sjf(PolicyContext{w.cluster, w.tenants, o}), InputError);
   o.set("scope=everywhere");
   std::vector<Time> oracle{seconds(10)};
-  EXPECT_THROW(make_sjf(PolicyContext{w.cluster, w.tenants, w.jobs, o, {}, oracle}), InputError);
+  EXPECT_THROW(make_sjf(PolicyContext{w.cluster, w.tenants, o, oracle}), InputError);
 }
 
 }  // namespace

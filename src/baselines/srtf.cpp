@@ -18,15 +18,18 @@ namespace {
 class Srtf final : public Policy {
  public:
   explicit Srtf(const PolicyContext& ctx)
-      : queues_(ctx, read_scope(ctx.options, Scope::Isolated)),
-        work_(ctx.oracle_work.begin(), ctx.oracle_work.end()),
-        remaining_(work_) {
-    if (work_.size() != ctx.jobs.size())
+      : queues_(ctx, read_scope(ctx.options, Scope::Isolated)), work_(ctx.oracle_work) {
+    if (work_.empty())
       throw InputError("srtf needs the jobs' true run times (it is an oracle policy)");
   }
 
   Decisions decide(const ClusterSnapshot& s) override {
     Decisions out;
+    for (JobId id : s.arrived) remaining_[id] = oracle_work(work_, s.jobs[id.index()]);
+    // Found running (a restarted controller): its work less what it ran before this run.
+    for (JobId id : s.adopted)
+      remaining_[id] = std::max<Time>(
+          0, oracle_work(work_, s.jobs[id.index()]) - s.runtime[id.index()].attained);
     queues_.intake(s, out);
     std::optional<FreeMap> free;
     for (std::size_t p = 0; p < queues_.partitions().size(); ++p) {
@@ -45,7 +48,7 @@ class Srtf final : public Policy {
     for (JobId id : queues_.active(p)) {
       const JobRuntime& r = s.runtime[id.index()];
       const bool running = r.status == JobStatus::Running;
-      const Time left = remaining_[id.index()] - (running ? s.now - r.last_start : 0);
+      const Time left = remaining_[id] - (running ? s.now - r.last_start : 0);
       keyed_.emplace_back(Key{left, running, queues_.entry_order(id)}, id);
     }
     std::sort(keyed_.begin(), keyed_.end());
@@ -58,17 +61,17 @@ class Srtf final : public Policy {
   void preempted(JobId id, const ClusterSnapshot& s) {
     const JobSpec& j = s.jobs[id.index()];
     const JobRuntime& r = s.runtime[id.index()];
-    const Time work = work_[id.index()];
-    const Time left = remaining_[id.index()] - (s.now - r.last_start);
+    const Time work = oracle_work(work_, j);
+    const Time left = remaining_[id] - (s.now - r.last_start);
     const Time done = work - left;
     const Time interval = s.tenants[j.tenant.index()].checkpoint_interval;
     const Time kept = interval > 0 && done > 0 ? (done / interval) * interval : done;
-    remaining_[id.index()] = work - kept + lucid_restart_overhead(j.gpus);
+    remaining_[id] = work - kept + lucid_restart_overhead(j.gpus);
   }
 
   PreemptiveQueues queues_;
-  std::vector<Time> work_;       // true run time, by JobId
-  std::vector<Time> remaining_;  // remaining work at the job's last (re)start, by JobId
+  std::span<const Time> work_;  // true run time, by JobId
+  PerJob<Time> remaining_;      // remaining work at the job's last (re)start
   std::vector<std::pair<Key, JobId>> keyed_;
   std::vector<JobId> order_;
 };

@@ -25,7 +25,10 @@ class Tiresias final : public Policy {
   Decisions decide(const ClusterSnapshot& s) override {
     Decisions out;
     queues_.intake(s, out);
-    if (s.now - floor_div(s.now, interval_) * interval_ == 0) {
+    if (s.now - floor_div(s.now, interval_) * interval_ != 0) {
+      for (JobId id : s.arrived)
+        note_wait(out, id, WaitReason::Round);  // decided at the next round
+    } else {
       std::optional<FreeMap> free;
       for (std::size_t p = 0; p < queues_.partitions().size(); ++p) {
         if (!sort_partition(p, s)) continue;

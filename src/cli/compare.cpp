@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/limits.hpp"
 #include "registry/registry.hpp"
+#include "trace/aux_files.hpp"
 
 namespace ds {
 namespace {
@@ -54,9 +55,9 @@ std::vector<Time> oracle_of(const Workload& w) {
 
 // The keys `policy` reads among `options` (builds it once to find out).
 std::vector<std::string> keys_read(const Workload& w, const PolicyInfo& info,
-                                   const PolicyOptions& options) {
+                                   const PolicyOptions& options, const AuxData& aux) {
   const std::vector<Time> oracle = info.oracle ? oracle_of(w) : std::vector<Time>{};
-  PolicyContext ctx{w.cluster, w.tenants, w.jobs, options, w.profiles, oracle, w.aux_dir};
+  PolicyContext ctx{w.cluster, w.tenants, options, oracle, &aux};
   info.make(ctx);
   const auto unused = options.unused();
   std::vector<std::string> read;
@@ -176,7 +177,8 @@ std::vector<std::string> main_policies() {
   return out;
 }
 
-std::vector<PolicyOptions> options_per_policy(const Workload& w, const CompareRequest& req) {
+std::vector<PolicyOptions> options_per_policy(const Workload& w, const CompareRequest& req,
+                                              const AuxData& aux) {
   const std::vector<Setting> sets = parse_sets(req.sets);
   for (const auto& s : sets)
     if (!s.policy.empty() &&
@@ -190,7 +192,7 @@ std::vector<PolicyOptions> options_per_policy(const Workload& w, const CompareRe
   std::vector<PolicyOptions> out;
   for (const auto& name : req.policies) {
     const PolicyInfo* info = find_policy(name);
-    if (!info) make_policy(name, PolicyContext{w.cluster, w.tenants, w.jobs, PolicyOptions{}});
+    if (!info) make_policy(name, PolicyContext{w.cluster, w.tenants, PolicyOptions{}});
     // Global settings first, so that a setting for this policy of the same key wins.
     PolicyOptions probe;
     std::map<std::string, bool> own_key;
@@ -202,7 +204,7 @@ std::vector<PolicyOptions> options_per_policy(const Workload& w, const CompareRe
         own_key[s.key] = true;
       }
     std::vector<std::string> read;
-    if (!global_read.empty()) read = keys_read(w, *info, probe);
+    if (!global_read.empty()) read = keys_read(w, *info, probe, aux);
     PolicyOptions options;
     for (const auto& [k, v] : probe.values()) {
       const bool is_read = std::find(read.begin(), read.end(), k) != read.end();
@@ -232,7 +234,8 @@ std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRe
   if (req.by_policy_only && req.loads.size() != 1)
     throw InputError("compare: naming runs by policy alone needs exactly one load");
   check_unique_runs(req);
-  const std::vector<PolicyOptions> options = options_per_policy(workload, req);
+  const AuxData aux = load_aux(workload.aux_dir);  // read once, shared by every run
+  const std::vector<PolicyOptions> options = options_per_policy(workload, req, aux);
 
   std::vector<Workload> scaled;
   scaled.reserve(req.loads.size());
@@ -270,6 +273,7 @@ std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRe
         rr.out_dir = (std::filesystem::path(req.out_dir) / name_of(r)).string();
         rr.progress = false;
         rr.label = name_of(r);
+        rr.aux = &aux;
         r.outcome = run_simulation(scaled[r.load], rr, trace_label);
       } catch (...) {
         r.error = std::current_exception();

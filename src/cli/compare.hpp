@@ -61,9 +61,10 @@ std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRe
                                        const std::string& trace_label,
                                        std::vector<std::string>* failed = nullptr);
 
-// Options of each policy of the request (step 1 above), in request order.
+// Options of each policy of the request (step 1 above), in request order; `aux` is the
+// workload's auxiliary data (policies are built once to see which keys they read).
 std::vector<PolicyOptions> options_per_policy(const Workload& workload,
-                                              const CompareRequest& request);
+                                              const CompareRequest& request, const AuxData& aux);
 
 // Folder (and row label) of one run: "<policy>@<load>", e.g. "sjf@1.25".
 std::string run_name(const std::string& policy, double load);

@@ -63,7 +63,7 @@ TEST(Compare, GlobalOptionsGoToThePoliciesThatReadThem) {
   CompareRequest req;
   req.policies = {"fifo-isolated", "sjf", "tiresias"};
   req.sets = {"scope=pooled", "tiresias:interval=30", "sjf:backfill=on"};
-  const auto opts = options_per_policy(w, req);
+  const auto opts = options_per_policy(w, req, AuxData{});
   ASSERT_EQ(opts.size(), 3u);
   EXPECT_TRUE(opts[0].values().empty());
   EXPECT_EQ(opts[1].values().at("scope"), "pooled");
@@ -73,12 +73,12 @@ TEST(Compare, GlobalOptionsGoToThePoliciesThatReadThem) {
   EXPECT_EQ(opts[2].values().count("backfill"), 0u);
 
   req.sets = {"nobody_reads_this=1"};
-  EXPECT_THROW(options_per_policy(w, req), InputError);
+  EXPECT_THROW(options_per_policy(w, req, AuxData{}), InputError);
   req.sets = {"qssf:fidelity=lucid"};  // qssf is not compared
-  EXPECT_THROW(options_per_policy(w, req), InputError);
+  EXPECT_THROW(options_per_policy(w, req, AuxData{}), InputError);
   req.sets = {};
   req.policies = {"sjf", "no-such-policy"};
-  EXPECT_THROW(options_per_policy(w, req), InputError);
+  EXPECT_THROW(options_per_policy(w, req, AuxData{}), InputError);
 }
 
 TEST(Compare, RejectsBadLoadsBeforeRunning) {

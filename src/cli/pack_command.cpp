@@ -15,6 +15,7 @@
 #include "core/limits.hpp"
 #include "registry/registry.hpp"
 #include "sim/pack.hpp"
+#include "trace/aux_files.hpp"
 
 namespace ds {
 namespace {
@@ -47,7 +48,8 @@ int cmd_pack() {
   CompareRequest req;
   req.policies = g_pack.policies.empty() ? main_policies() : g_pack.policies;
   req.sets = g_pack.sets;
-  const auto options = options_per_policy(w, req);
+  const AuxData aux = load_aux(w.aux_dir);
+  const auto options = options_per_policy(w, req, aux);
   std::error_code ec;
   std::filesystem::create_directories(g_pack.out, ec);
   if (ec) throw InputError(SourceLocation{g_pack.out}, "cannot create folder: " + ec.message());
@@ -65,8 +67,7 @@ int cmd_pack() {
         [&](const Workload& pw) {
           oracle.clear();  // true run times, for oracle policies only (make_policy filters)
           for (const auto& t : pw.truth) oracle.push_back(t.work);
-          return make_policy(name, PolicyContext{pw.cluster, pw.tenants, pw.jobs, o, pw.profiles,
-                                                 oracle, pw.aux_dir});
+          return make_policy(name, PolicyContext{pw.cluster, pw.tenants, o, oracle, &aux});
         },
         *seconds_to_ms(g_pack.interval_s, 1, limits::kMaxInterval));  // range checked
     for (const auto& p : r.curve) {

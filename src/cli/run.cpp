@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
-#include "policy/interference/colocation.hpp"
+#include "model/colocation.hpp"
 #include "policy/interference/interference.hpp"
 #include "registry/registry.hpp"
 #include "sim/simulator.hpp"
 #include "sim/speed_models.hpp"
+#include "trace/aux_files.hpp"
 
 namespace ds {
 
@@ -29,22 +31,21 @@ RunOutcome run_simulation(const Workload& workload, const RunRequest& req,
     oracle.reserve(workload.truth.size());
     for (const auto& t : workload.truth) oracle.push_back(t.work);
   }
-  PolicyContext ctx{workload.cluster,  workload.tenants, workload.jobs,   req.options,
-                    workload.profiles, oracle,           workload.aux_dir};
+  std::optional<AuxData> own_aux;
+  const AuxData* aux = req.aux;
+  if (!aux) aux = &own_aux.emplace(load_aux(workload.aux_dir));
+  PolicyContext ctx{workload.cluster, workload.tenants, req.options, oracle, aux};
   auto policy = make_policy(req.policy, ctx);
 
   // Ground truth of GPU sharing: measured pairs where Lucid profiled them, the fitted
   // interference model otherwise (never shown to the policy).
   SimConfig cfg;
   cfg.max_samples = max_samples_for(workload);
-  const std::string coloc = req.colocation_dir.empty() ? workload.aux_dir : req.colocation_dir;
-  std::unique_ptr<ColocationTable> table;
-  if (!coloc.empty() && ColocationTable::available(coloc))
-    table = std::make_unique<ColocationTable>(ColocationTable::load(coloc));
+  const ColocationTable* table = aux->colocation ? &*aux->colocation : nullptr;
   InterferenceOptions no_cv;
   no_cv.folds = 0;  // the truth needs the model, not its cross-validated error
-  const InterferenceFit truth_fit = fit_interference(table.get(), no_cv);
-  cfg.speed_model = measured_speed_model(workload, table.get(), *truth_fit.model);
+  const InterferenceFit truth_fit = fit_interference(table, no_cv);
+  cfg.speed_model = measured_speed_model(workload, table, *truth_fit.model);
   auto last_print = t0;
   bool printed = false;
   const bool tty = isatty(STDERR_FILENO) != 0;

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "model/aux_data.hpp"
 #include "policy/policy.hpp"
 #include "report/metrics.hpp"
 #include "report/outputs.hpp"
@@ -17,9 +18,10 @@ struct RunRequest {
   std::string out_dir;
   bool progress = true;  // print progress to stderr on runs longer than a second
   std::string label;     // progress prefix
-  // Folder with Lucid's colocate_info.csv + single_data.csv for the ground truth of
-  // shared GPUs; empty: the workload's aux folder, if it has them.
-  std::string colocation_dir;
+  // The workload's auxiliary inputs (measured colocation pairs for the ground truth of
+  // shared GPUs and for policies, Lucid's files), read once by the caller; null: read
+  // from the workload's aux folder here.
+  const AuxData* aux = nullptr;
 };
 
 struct RunOutcome {

@@ -21,6 +21,7 @@ struct TraceArgs {
   std::string format;
   std::string cluster;
   std::vector<std::string> columns;
+  std::string aux;                  // --aux: folder of auxiliary inputs, "none", or empty
   double fit_load = 0;              // > 0: resize the cluster to this offered load
   double checkpoint_interval = -1;  // seconds; < 0: keep the trace's intervals
 };
@@ -28,11 +29,12 @@ struct TraceArgs {
 // "\n  name: summary" for every trace format, for --help texts.
 std::string format_list();
 
-// Adds --trace --format --cluster --columns and, with `workload_options`, --fit-load and
+// Adds --trace --format --cluster --columns --aux and, with `workload_options`, --fit-load and
 // --checkpoint-interval. `args.format` holds the default format.
 void add_trace_options(CLI::App* cmd, TraceArgs& args, bool workload_options = true);
 
-// Loads the trace, prints its import notes to stderr and applies --checkpoint-interval.
+// Loads the trace, prints its import notes to stderr and applies --aux and
+// --checkpoint-interval.
 Workload load_workload(const TraceArgs& args);
 
 }  // namespace ds

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/limits.hpp"
+#include "model/snapshot.hpp"
 #include "model/workload.hpp"
 
 namespace ds {
@@ -29,6 +30,36 @@ void Cluster::add_nodes(int count, int gpus, std::int64_t gpu_memory_mib,
 
 const char* to_string(TenantClass c) {
   return c == TenantClass::Guaranteed ? "guaranteed" : "best-effort";
+}
+
+const char* to_string(WaitReason r) {
+  switch (r) {
+    case WaitReason::None:
+      return "none";
+    case WaitReason::Priority:
+      return "priority";
+    case WaitReason::Quota:
+      return "quota";
+    case WaitReason::Reserved:
+      return "reserved-for-entitled";
+    case WaitReason::NoFit:
+      return "no-fit";
+    case WaitReason::Fragmented:
+      return "fragmented";
+    case WaitReason::Reclaim:
+      return "reclaim";
+    case WaitReason::Round:
+      return "round";
+    case WaitReason::Profiling:
+      return "profiling";
+    case WaitReason::Starting:
+      return "starting";
+    case WaitReason::Held:
+      return "held";
+    case WaitReason::Dependency:
+      return "dependency";
+  }
+  return "none";
 }
 
 const char* to_string(Qos q) {

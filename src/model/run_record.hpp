@@ -3,6 +3,7 @@
 // (src/report) are computed from it alone, so they depend on no driver.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -24,6 +25,8 @@ struct JobOutcome {
   std::uint16_t preemptions = 0;
   bool entitled = false;      // within the tenant's quota at submit (DESIGN §4)
   double max_slowdown = 1.0;  // worst 1/speed while running
+  // The reason it waited under longest without interruption (None: it never waited).
+  WaitReason wait_reason = WaitReason::None;
   std::string reject_reason;
 };
 
@@ -70,8 +73,10 @@ struct RunRecord {
   std::vector<TenantSample> tenant_samples;  // samples.size() x tenants, row-major
   std::vector<TenantTotals> tenants;
   std::map<std::string, double> policy_summary;  // Policy::summarize at the end
-  Time origin = 0;                               // first submit time
-  Time end = 0;                                  // last event time
+  // Queueing time of all jobs by waiting reason (ms), indexed by WaitReason.
+  std::array<double, kWaitReasons> wait_ms_by_reason{};
+  Time origin = 0;  // first submit time
+  Time end = 0;     // last event time
   std::size_t cycles = 0;
   std::size_t decisions_applied = 0;
 };

@@ -26,6 +26,27 @@ struct NodeAlloc {
 };
 using Placement = std::vector<NodeAlloc>;
 
+// Why a pending job is not running (the policy contract: every pending job has one).
+// A policy states the reason of each job it examined and left pending, and of each job
+// that arrived or was requeued in the cycle; a job keeps its last stated reason until
+// the policy states another. Drivers add their own (starting, held, dependency).
+enum class WaitReason : std::uint8_t {
+  None,        // no reason stated yet (a contract violation after the job's first cycle)
+  Priority,    // queued behind jobs the policy orders first
+  Quota,       // its tenant's quota (or borrowing limit) is used up
+  Reserved,    // free capacity is held back for entitled jobs or reserves
+  NoFit,       // not enough free GPUs where it may run
+  Fragmented,  // enough free GPUs in total, but not on nodes where it fits
+  Reclaim,     // waiting for lent capacity to come back (borrowers ending or preempted)
+  Round,       // waiting for the policy's next scheduling round
+  Profiling,   // in a profiling stage (Lucid's profiler queue)
+  Starting,    // driver: decided, the engine has not started it yet
+  Held,        // driver: held by a user or an administrator
+  Dependency,  // driver: a dependency or begin time is not met yet
+};
+inline constexpr int kWaitReasons = 12;
+const char* to_string(WaitReason r);
+
 enum class JobStatus : std::uint8_t { Future, Pending, Running, Done, Rejected };
 
 // Observable state of one job (indexed by JobId).
@@ -38,16 +59,19 @@ struct JobRuntime {
   Time last_start = kNever;  // start of the current (or last) run
   Time queued_since = 0;     // when it last entered the pending queue
   Time end = kNever;
-  Time attained = 0;    // wall time spent running so far, over all runs
-  double speed = 1.0;   // current progress rate (1 = exclusive speed)
-  Placement placement;  // current placement while running
+  Time attained = 0;                   // wall time spent running so far, over all runs
+  double speed = 1.0;                  // current progress rate (1 = exclusive speed)
+  Placement placement;                 // current placement while running
+  bool entitled = false;               // within its tenant's quota at submit (model/execution.hpp)
+  WaitReason wait = WaitReason::None;  // while pending: the reason last stated
+  Time wait_since = 0;                 // since when that reason holds
 };
 
 // Per-GPU usage.
 struct GpuState {
-  std::uint16_t jobs = 0;       // jobs placed on this GPU
+  std::uint16_t jobs = 0;       // jobs placed on this GPU (+1 while it is blocked)
   std::int16_t milli_used = 0;  // sum of gpu_milli of those jobs (may exceed 1000 when shared)
-  std::int32_t memory_used_mib = 0;
+  std::int64_t memory_used_mib = 0;
 };
 
 struct FinishedJob {
@@ -95,10 +119,16 @@ struct RejectJob {
   std::string reason;  // e.g. "needs 32 GPUs; the tenant's virtual cluster has 16"
 };
 
+struct WaitNote {
+  JobId job;
+  WaitReason reason = WaitReason::None;
+};
+
 struct Decisions {
   std::vector<PreemptJob> preempt;  // applied first
   std::vector<StartJob> start;      // then these, in order
   std::vector<RejectJob> reject;    // jobs that can never run under this policy
+  std::vector<WaitNote> waiting;    // why jobs stay pending (changes only need be stated)
   Time wake_at = kNever;            // ask for another cycle at this time even if nothing happens
 };
 

@@ -10,8 +10,10 @@
 #include <set>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/error.hpp"
 #include "model/cluster.hpp"
 #include "model/job.hpp"
 #include "model/snapshot.hpp"
@@ -67,18 +69,61 @@ class PolicyOptions {
   mutable std::set<std::string> read_;
 };
 
+struct AuxData;  // model/aux_data.hpp
+
+// Per-job state of a policy, indexed by JobId and grown as jobs are learned (the contract:
+// no job count is known up front). Reading a job never seen gives the fill value.
+template <class T>
+class PerJob {
+ public:
+  explicit PerJob(T fill = T{}) : fill_(std::move(fill)) {}
+  T& operator[](JobId id) {
+    if (id.index() >= v_.size()) v_.resize(std::size_t{id.index()} + 1, fill_);
+    return v_[id.index()];
+  }
+  const T& operator[](JobId id) const { return id.index() < v_.size() ? v_[id.index()] : fill_; }
+  // Forgets what was kept for `id` (a driver may reuse the id of a job that left).
+  void reset(JobId id) {
+    if (id.index() < v_.size()) v_[id.index()] = fill_;
+  }
+
+ private:
+  std::vector<T> v_;
+  T fill_;
+};
+
+// An oracle policy's true run time of `job` (PolicyContext::oracle_work).
+inline Time oracle_work(std::span<const Time> work, const JobSpec& job) {
+  if (job.id.index() >= work.size())
+    throw InputError("job '" + job.name + "': the driver knows no true run time for it (oracle)");
+  return work[job.id.index()];
+}
+
+// States why `job` stays pending (Decisions::waiting).
+inline void note_wait(Decisions& out, JobId job, WaitReason reason) {
+  out.waiting.push_back({job, reason});
+}
+// No room: whether the free GPUs are too few (NoFit) or in the wrong places (Fragmented).
+inline WaitReason room_reason(int free_gpus, const JobSpec& job) {
+  return job.gpu_milli < kMilliPerGpu || job.gpus > free_gpus ? WaitReason::NoFit
+                                                              : WaitReason::Fragmented;
+}
+
 // What a policy factory may look at: static facts, never the simulator's truth.
+//
+// The policy contract (docs/architecture.md): jobs are learned online, from the snapshots'
+// deltas, so no job count or job list is known at construction; data files arrive
+// already read, as values (`aux`), never as paths.
 struct PolicyContext {
   const Cluster& cluster;
   std::span<const Tenant> tenants;
-  std::span<const JobSpec> jobs;
   const PolicyOptions& options;
-  std::span<const Profile> profiles = {};
   // True run times, indexed by JobId: given ONLY to policies registered as oracles
   // (e.g. Lucid's SJF, which sorts by the real duration); empty for all others.
   std::span<const Time> oracle_work = {};
-  // Folder of auxiliary inputs (e.g. the Venus aux/ files), when known; empty otherwise.
-  std::string aux_dir = {};
+  // Auxiliary inputs read by the driver (measured colocation pairs, Lucid's estimate and
+  // forecast files), when there are any; null otherwise.
+  const AuxData* aux = nullptr;
 };
 
 }  // namespace ds

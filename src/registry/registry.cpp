@@ -17,7 +17,7 @@ const std::vector<PolicyInfo>& policy_registry() {
       {"deepshare",
        "DeepShare: assurance-driven lending, cost-aware reclaim, predicted-runtime order, "
        "interference-aware MPS sharing",
-       std::string(deepshare_options()) + ", aux=DIR", &make_deepshare},
+       deepshare_options(), &make_deepshare},
       {"fifo-isolated",
        "Lucid's FIFO: each tenant on its own virtual cluster, head-of-line blocking, "
        "consolidate placement",
@@ -41,7 +41,7 @@ const std::vector<PolicyInfo>& policy_registry() {
       {"qssf",
        "Helios' QSSF as in Lucid: shortest estimated GPU time first (online predictor, or "
        "Lucid's estimates with fidelity=lucid)",
-       "fidelity=lucid|off, estimates=lgb|ebm, aux=DIR, predictor=history|tenant|global, "
+       "fidelity=lucid|off, estimates=lgb|ebm, predictor=history|tenant|global, "
        "scope=isolated|pooled, backfill=on|off",
        &make_qssf},
       {"tiresias",

@@ -73,6 +73,8 @@ double lucid_occupancy(const Workload& w, const RunRecord& r, int total_gpus) {
 Metrics compute_metrics(const Workload& w, const RunRecord& r) {
   Metrics m;
   m.jobs = w.jobs.size();
+  for (std::size_t k = 0; k < m.queue_s_by_reason.size(); ++k)
+    m.queue_s_by_reason[k] = r.wait_ms_by_reason[k] / kSecond;
   const int total_gpus = w.cluster.total_gpus();
   std::vector<double> queues, jcts;
   std::vector<std::vector<double>> t_queue(w.tenants.size()), t_jct(w.tenants.size());

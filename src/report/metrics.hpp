@@ -18,8 +18,11 @@
 //  - Fairness: Jain's index over tenants of received / entitled GPU-time, where
 //    entitled GPU-time integrates min(quota, demand); also the worst tenant's ratio.
 //  - Preemption cost: preemptions, GPU-hours of lost work and of restart overhead.
+//  - Queueing by reason: total queueing time under each waiting reason the policy stated
+//    (model/snapshot.hpp, WaitReason), exact over the run.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -69,6 +72,8 @@ struct Metrics {
   double worst_tenant_share = 0;
   std::string worst_tenant;
   double first_submit_s = 0, last_submit_s = 0, last_end_s = 0;
+  // Queueing time of all jobs by the reason they waited for (seconds), by WaitReason.
+  std::array<double, kWaitReasons> queue_s_by_reason{};
   std::vector<TenantMetrics> tenants;
 };
 

@@ -105,6 +105,11 @@ void write_summary(AtomicFile& out, const Metrics& m, const RunInfo& info, const
   j["timeseries_interval_s"] =
       r.samples.size() >= 2 ? to_seconds(r.samples[1].t - r.samples[0].t) : 0.0;
   j["oracle"] = info.oracle;
+  auto& by_reason = j["queue_s_by_reason"] = nlohmann::ordered_json::object();
+  for (int k = 0; k < kWaitReasons; ++k)
+    if (m.queue_s_by_reason[static_cast<std::size_t>(k)] > 0)
+      by_reason[to_string(static_cast<WaitReason>(k))] =
+          r6(m.queue_s_by_reason[static_cast<std::size_t>(k)]);
   auto& pm = j["policy_metrics"] = nlohmann::ordered_json::object();
   for (const auto& [k, v] : policy_metrics) pm[k] = r6(v);
   j["version"] = info.version;
@@ -129,7 +134,7 @@ void write_summary(AtomicFile& out, const Metrics& m, const RunInfo& info, const
 void write_jobs(AtomicFile& out, const Workload& w, const RunRecord& r) {
   out.write(
       "job_id,tenant,user,gpus,gpu_milli,submit_s,start_s,end_s,queue_s,jct_s,preemptions,"
-      "lost_work_s,max_slowdown,entitled,status,trace_state,reason\n");
+      "lost_work_s,max_slowdown,entitled,status,trace_state,wait_reason,reason\n");
   Row row;
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
     const JobSpec& j = w.jobs[i];
@@ -156,6 +161,7 @@ void write_jobs(AtomicFile& out, const Workload& w, const RunRecord& r) {
         << (o.end == kNever ? "" : format_seconds(o.end - j.submit)) << o.preemptions
         << format_seconds(o.lost_work) << num(o.max_slowdown) << (o.entitled ? 1 : 0) << status
         << to_string(w.truth[i].state)
+        << (o.wait_reason == WaitReason::None ? "" : to_string(o.wait_reason))
         << (o.status == JobStatus::Rejected ? o.reject_reason : std::string());
     row.end(out);
   }

@@ -62,7 +62,7 @@ class Recording final : public Policy {
 
 }  // namespace
 
-PackResult run_packing(const Workload& workload, const PolicyFactory& make, Time interval) {
+PackResult run_packing(const Workload& workload, const PackPolicyFactory& make, Time interval) {
   Workload w = workload;
   constexpr Time kForever = 100LL * 365 * kDay;
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {

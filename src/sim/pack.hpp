@@ -43,8 +43,8 @@ struct PackResult {
 };
 
 // `make` builds the policy for the transformed workload (arrival times differ).
-using PolicyFactory = std::function<std::unique_ptr<Policy>(const Workload&)>;
-PackResult run_packing(const Workload& workload, const PolicyFactory& make,
+using PackPolicyFactory = std::function<std::unique_ptr<Policy>(const Workload&)>;
+PackResult run_packing(const Workload& workload, const PackPolicyFactory& make,
                        Time interval = seconds(600));
 
 }  // namespace ds

@@ -45,7 +45,7 @@ TEST(Pack, TasksStayAndThoseThatDoNotFitInTimeAreNotAdmitted) {
   w.finalize();
   PolicyOptions o;
   auto r = run_packing(w, [&](const Workload& pw) {
-    return make_fifo_pooled(PolicyContext{pw.cluster, pw.tenants, pw.jobs, o});
+    return make_fifo_pooled(PolicyContext{pw.cluster, pw.tenants, o});
   });
   const auto& all = r.by_qos.at("all");
   EXPECT_EQ(all.tasks, 4u);

@@ -1,20 +1,19 @@
 #include "sim/simulator.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <queue>
-#include <stdexcept>
 
 #include "core/checked.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "model/cluster_state.hpp"
 #include "sim/sample_bound.hpp"
 
 namespace ds {
 namespace {
 
-enum class EventKind : std::uint8_t { Complete, Wake };
+enum class EventKind : std::uint8_t { Complete, Wake, Cancel, Restart };
 
 struct Event {
   Time t;
@@ -25,73 +24,36 @@ struct Event {
   bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
 };
 
-// A dense set of job ids with O(1) insert/erase (order unspecified).
-class IdSet {
- public:
-  explicit IdSet(std::size_t capacity) : pos_(capacity, -1) {}
-  void insert(JobId id) {
-    pos_[id.index()] = static_cast<std::int32_t>(ids_.size());
-    ids_.push_back(id);
-  }
-  void erase(JobId id) {
-    auto p = static_cast<std::size_t>(pos_[id.index()]);
-    ids_[p] = ids_.back();
-    pos_[ids_[p].index()] = static_cast<std::int32_t>(p);
-    ids_.pop_back();
-    pos_[id.index()] = -1;
-  }
-  [[nodiscard]] std::span<const JobId> view() const { return ids_; }
-  [[nodiscard]] std::size_t size() const { return ids_.size(); }
-
- private:
-  std::vector<JobId> ids_;
-  std::vector<std::int32_t> pos_;
-};
-
-// Tenant GPU quantities are in milli-GPUs (GPUs x gpu_milli), so that fractional
-// requests count as the share of a GPU they ask for.
-struct TenantState {
-  int held = 0;             // running jobs
-  int borrowed = 0;         // running borrowed jobs
-  std::int64_t demand = 0;  // pending + running jobs (int64: a sum over every job)
-  int guaranteed = 0;       // running non-borrowed jobs
-  int queued_entitled = 0;
-  int running_jobs = 0;
-  int pending_jobs = 0;
-  std::int64_t pending_gpus = 0;
-  Time last = 0;
-};
-
 double time_slicing(const JobSpec&, std::span<const JobSpec* const> others) {
   return 1.0 / static_cast<double>(others.size() + 1);
 }
 
 class Engine {
  public:
-  Engine(const Workload& w, Policy& p, const SimConfig& c)
+  Engine(const Workload& w, const PolicyFactory& make, const SimConfig& c)
       : w_(w),
-        policy_(p),
+        make_(make),
+        policy_(make()),
         cfg_(c),
         n_(w.jobs.size()),
-        rt_(n_),
+        state_(w.cluster, w.tenants),
         remaining_(n_, 0.0),
         progressed_at_(n_, 0),
         version_(n_, 0),
-        pending_(n_),
-        running_(n_),
-        gpus_(static_cast<std::size_t>(w.cluster.total_gpus())),
-        gpu_free_(gpus_.size(), static_cast<std::int16_t>(kMilliPerGpu)),
-        gpu_jobs_(gpus_.size()),
-        gpu_sm_(gpus_.size(), 0.0),
-        node_free_(w.cluster.nodes.size()),
-        tenants_(w.tenants.size()),
+        gpu_sm_(static_cast<std::size_t>(w.cluster.total_gpus()), 0.0),
         telemetry_(w.tenants.size()),
         latency_rng_(c.latency_seed) {
-    for (const auto& node : w.cluster.nodes) node_free_[node.id.index()] = node.gpus;
+    state_.set_jobs(w.jobs, w.profiles);
     res_.jobs.resize(n_);
-    res_.tenants.resize(w.tenants.size());
     if (!cfg_.speed_model) cfg_.speed_model = time_slicing;
     if (cfg_.sample_interval <= 0) cfg_.sample_interval = seconds(600);
+    for (const auto& c : cfg_.cancellations) {
+      if (!c.job.valid() || c.job.index() >= n_) throw std::invalid_argument("cancel: unknown job");
+      events_.push({c.at, seq_++, EventKind::Cancel, c.job, 0});
+    }
+    if (!cfg_.restart_policy_at.empty() && !make_)
+      throw std::invalid_argument("restart_policy_at needs simulate() with a policy factory");
+    for (Time t : cfg_.restart_policy_at) events_.push({t, seq_++, EventKind::Restart, JobId(), 0});
   }
 
   RunRecord run() {
@@ -99,7 +61,6 @@ class Engine {
     res_.origin = origin;
     next_sample_ =
         origin - ((origin % cfg_.sample_interval) + cfg_.sample_interval) % cfg_.sample_interval;
-    for (auto& t : tenants_) t.last = origin;
     std::size_t next_arrival = 0;
     std::size_t iterations = 0;
     for (;;) {
@@ -113,20 +74,39 @@ class Engine {
       emit_samples_before(t);
       now_ = t;
       bool happened = false;  // stale completions (of preempted or re-timed runs) are no events
+      bool restart = false;
       while (!events_.empty() && events_.top().t == now_) {
         Event e = events_.top();
         events_.pop();
-        if (e.kind == EventKind::Wake) {
-          if (wake_at_ == now_) wake_at_ = kNever;
-          happened = true;
-        } else if (e.version == version_[e.job.index()] &&
-                   rt_[e.job.index()].status == JobStatus::Running) {
-          complete(e.job);
-          happened = true;
+        switch (e.kind) {
+          case EventKind::Wake:
+            if (wake_at_ == now_) wake_at_ = kNever;
+            happened = true;
+            break;
+          case EventKind::Complete:
+            if (e.version == version_[e.job.index()] &&
+                state_.runtime(e.job).status == JobStatus::Running) {
+              complete(e.job);
+              happened = true;
+            }
+            break;
+          case EventKind::Cancel:
+            if (state_.runtime(e.job).status == JobStatus::Pending) {
+              state_.withdraw(e.job, now_);
+              res_.jobs[e.job.index()].reject_reason = "cancelled while waiting";
+              ++settled_;
+              happened = true;
+            }
+            break;
+          case EventKind::Restart:
+            restart = happened = true;
+            break;
         }
       }
+      if (restart) restart_policy();
       while (next_arrival < n_ && w_.jobs[next_arrival].submit == now_) {
-        arrive(JobId(static_cast<std::uint32_t>(next_arrival++)));
+        remaining_[next_arrival] = static_cast<double>(w_.truth[next_arrival].work);
+        state_.submit(JobId(static_cast<std::uint32_t>(next_arrival++)), now_);
         happened = true;
       }
       if (!happened) continue;
@@ -135,61 +115,59 @@ class Engine {
       if (cfg_.progress && (++iterations & 4095) == 0) cfg_.progress(now_, settled_, n_);
     }
     emit_samples_before(now_ + 1);
-    for (std::size_t i = 0; i < tenants_.size(); ++i)
-      touch(TenantId(static_cast<std::uint32_t>(i)));
+    state_.touch_all(now_);
+    state_.close_waits(now_);
     res_.end = now_;
-    for (std::size_t i = 0; i < n_; ++i) res_.jobs[i].status = rt_[i].status;
-    policy_.summarize(res_.policy_summary);
+    res_.tenants.assign(state_.tenant_totals().begin(), state_.tenant_totals().end());
+    res_.wait_ms_by_reason = state_.wait_totals();
+    for (std::size_t i = 0; i < n_; ++i) {
+      const JobId id(static_cast<std::uint32_t>(i));
+      const JobRuntime& r = state_.runtime(id);
+      JobOutcome& out = res_.jobs[i];
+      // A job cancelled while waiting never ran: it leaves the run as rejected, with why.
+      out.status =
+          r.status == JobStatus::Done && out.end == kNever ? JobStatus::Rejected : r.status;
+      out.entitled = r.entitled;
+      out.wait_reason = state_.longest_wait_reason(id);
+    }
+    policy_->summarize(res_.policy_summary);
     if (cfg_.progress) cfg_.progress(now_, settled_, n_);
     return std::move(res_);
   }
 
  private:
-  // --- bookkeeping -------------------------------------------------------
-  void touch(TenantId id) {
-    TenantState& t = tenants_[id.index()];
-    if (now_ > t.last) {
-      const double dt = static_cast<double>(now_ - t.last);
-      auto& tot = res_.tenants[id.index()];
-      tot.received_gpu_ms += dt * t.held / kMilliPerGpu;
-      tot.entitled_gpu_ms +=
-          dt * std::min<std::int64_t>(w_.tenants[id.index()].quota_gpus * kMilliPerGpu, t.demand) /
-          kMilliPerGpu;
-      t.last = now_;
-    }
-  }
-
+  // --- metrics -------------------------------------------------------------------
   void emit_samples_before(Time t) {
     while (next_sample_ < t && n_ > 0) {
       ClusterSample s{next_sample_,
-                      busy_,
-                      allocated_,
+                      state_.busy_gpus(),
+                      state_.allocated_gpus(),
                       sm_total_,
-                      static_cast<int>(running_.size()),
-                      static_cast<int>(pending_.size()),
-                      saturate_int(pending_gpus_),
+                      static_cast<int>(state_.running().size()),
+                      static_cast<int>(state_.pending().size()),
+                      saturate_int(state_.pending_gpus()),
                       preemptions_,
                       lost_gpu_ms_ / 3.6e6};
       res_.samples.push_back(s);
       std::fill(telemetry_.begin(), telemetry_.end(), TenantTelemetry{});
-      policy_.telemetry(telemetry_);
-      for (std::size_t k = 0; k < tenants_.size(); ++k) {
-        const auto& ts = tenants_[k];
+      policy_->telemetry(telemetry_);
+      for (std::size_t k = 0; k < w_.tenants.size(); ++k) {
+        const TenantUsage& u = state_.usage(TenantId(static_cast<std::uint32_t>(k)));
         const auto& tel = telemetry_[k];
-        res_.tenant_samples.push_back({tel.assurance, tel.lent_gpus, tel.reserve_gpus,
-                                       gpus(ts.held), gpus(ts.borrowed), ts.running_jobs,
-                                       ts.pending_jobs, saturate_int(ts.pending_gpus)});
+        res_.tenant_samples.push_back({tel.assurance, tel.lent_gpus, tel.reserve_gpus, gpus(u.held),
+                                       gpus(u.borrowed), u.running_jobs, u.pending_jobs,
+                                       saturate_int(u.pending_gpus)});
       }
       next_sample_ += cfg_.sample_interval;
       if (cfg_.max_samples >= 2 && res_.samples.size() >= cfg_.max_samples) {
-        cfg_.sample_interval = thin_samples(res_, tenants_.size(), cfg_.sample_interval);
+        cfg_.sample_interval = thin_samples(res_, w_.tenants.size(), cfg_.sample_interval);
         next_sample_ = res_.samples.back().t + cfg_.sample_interval;
       }
     }
   }
 
   void record_step() {
-    StepPoint p{now_, busy_, allocated_, sm_total_};
+    StepPoint p{now_, state_.busy_gpus(), state_.allocated_gpus(), sm_total_};
     if (!res_.steps.empty()) {
       const StepPoint& last = res_.steps.back();
       if (last.busy_gpus == p.busy_gpus && last.allocated_gpus == p.allocated_gpus &&
@@ -204,97 +182,35 @@ class Engine {
   }
 
   const JobSpec& spec(JobId id) const { return w_.jobs[id.index()]; }
-  static int milli(const JobSpec& j) { return j.gpus * j.gpu_milli; }
-  static int gpus(int milli_gpus) { return (milli_gpus + kMilliPerGpu / 2) / kMilliPerGpu; }
+  static int gpus(std::int64_t milli_gpus) {
+    return static_cast<int>((milli_gpus + kMilliPerGpu / 2) / kMilliPerGpu);
+  }
   double util_of(const JobSpec& j) const { return j.gpu_util >= 0 ? j.gpu_util : 100.0; }
 
-  void add_pending(JobId id) {
-    const JobSpec& j = spec(id);
-    TenantState& t = tenants_[j.tenant.index()];
-    pending_.insert(id);
-    rt_[id.index()].status = JobStatus::Pending;
-    rt_[id.index()].queued_since = now_;
-    ++t.pending_jobs;
-    t.pending_gpus += j.gpus;
-    pending_gpus_ += j.gpus;
-    if (res_.jobs[id.index()].entitled) t.queued_entitled += milli(j);
-  }
-
-  void remove_pending(JobId id) {
-    const JobSpec& j = spec(id);
-    TenantState& t = tenants_[j.tenant.index()];
-    pending_.erase(id);
-    --t.pending_jobs;
-    t.pending_gpus -= j.gpus;
-    pending_gpus_ -= j.gpus;
-    if (res_.jobs[id.index()].entitled) t.queued_entitled -= milli(j);
-  }
-
-  // --- job transitions ---------------------------------------------------
-  void arrive(JobId id) {
-    const JobSpec& j = spec(id);
-    touch(j.tenant);
-    TenantState& t = tenants_[j.tenant.index()];
-    const int quota = w_.tenants[j.tenant.index()].quota_gpus * kMilliPerGpu;
-    res_.jobs[id.index()].entitled = t.guaranteed + t.queued_entitled + milli(j) <= quota;
-    remaining_[id.index()] = static_cast<double>(w_.truth[id.index()].work);
-    t.demand += milli(j);
-    add_pending(id);
-    arrived_.push_back(id);
-  }
-
+  // --- job transitions -----------------------------------------------------------
   void complete(JobId id) {
-    const JobSpec& j = spec(id);
-    touch(j.tenant);
-    JobRuntime& r = rt_[id.index()];
-    r.attained += now_ - r.last_start;
-    release_gpus(id);
-    TenantState& t = tenants_[j.tenant.index()];
-    t.held -= milli(j);
-    t.demand -= milli(j);
-    --t.running_jobs;
-    if (r.borrowed)
-      t.borrowed -= milli(j);
-    else
-      t.guaranteed -= milli(j);
-    running_.erase(id);
-    r.status = JobStatus::Done;
-    r.end = now_;
-    r.placement.clear();
+    const Placement p = state_.runtime(id).placement;
+    state_.finish(id, now_);
     res_.jobs[id.index()].end = now_;
     ++settled_;
-    finished_.push_back({id, r.attained});
+    after_release(p);
   }
 
   void reject(const RejectJob& d) {
-    check(d.job.index() < n_ && rt_[d.job.index()].status == JobStatus::Pending, d.job,
-          "rejects a job that is not pending");
     check(!d.reason.empty(), d.job, "rejects a job without a reason");
-    const JobSpec& j = spec(d.job);
-    touch(j.tenant);
-    remove_pending(d.job);
-    tenants_[j.tenant.index()].demand -= milli(j);
-    rt_[d.job.index()].status = JobStatus::Rejected;
+    state_.reject(d.job, now_);
     res_.jobs[d.job.index()].reject_reason = d.reason;
     ++settled_;
   }
 
   void preempt(JobId id) {
-    check(id.index() < n_ && rt_[id.index()].status == JobStatus::Running, id,
-          "preempts a job that is not running");
+    if (id.index() >= n_ || state_.runtime(id).status != JobStatus::Running)
+      check(false, id, "preempts a job that is not running");
     const JobSpec& j = spec(id);
-    touch(j.tenant);
-    JobRuntime& r = rt_[id.index()];
     advance_progress(id);
     const Time work = w_.truth[id.index()].work;
     const double done = static_cast<double>(work) - remaining_[id.index()];
-    const Time interval = w_.tenants[j.tenant.index()].checkpoint_interval;
-    double kept = done;
-    // done < 0: preempted again before it paid its restart overhead; the unpaid rest is
-    // carried (kept = done), never rounded down to -interval (which added a whole phantom
-    // checkpoint interval of work per such preemption: 31 years at 1e9 s).
-    if (interval > 0 && done > 0)
-      kept = std::floor(done / static_cast<double>(interval)) * interval;
+    const double kept = checkpoint_kept(done, w_.tenants[j.tenant.index()].checkpoint_interval);
     const Time overhead = j.gpus <= 8 ? cfg_.restart_overhead_small : cfg_.restart_overhead_large;
     auto& out = res_.jobs[id.index()];
     out.lost_work += static_cast<Time>(std::llround(done - kept));
@@ -304,21 +220,9 @@ class Engine {
     ++out.preemptions;
     remaining_[id.index()] = static_cast<double>(work) - kept + static_cast<double>(overhead);
     ++version_[id.index()];
-    r.attained += std::max<Time>(0, now_ - r.last_start);  // 0 if preempted while starting
-    ++r.preemptions;
-    release_gpus(id);
-    TenantState& t = tenants_[j.tenant.index()];
-    t.held -= milli(j);
-    --t.running_jobs;
-    if (r.borrowed)
-      t.borrowed -= milli(j);
-    else
-      t.guaranteed -= milli(j);
-    r.placement.clear();
-    r.borrowed = r.shared = false;
-    running_.erase(id);
-    add_pending(id);
-    requeued_.push_back(id);
+    const Placement p = state_.runtime(id).placement;
+    state_.requeue(id, now_);
+    after_release(p);
   }
 
   Time start_latency() {
@@ -328,121 +232,32 @@ class Engine {
     return std::max<Time>(0, cfg_.start_latency + drawn);
   }
 
-  void start(StartJob& d) {
+  void start(const StartJob& d) {
+    if (auto e = state_.start_error(d)) check(false, d.job, e->c_str());
     const JobId id = d.job;
-    check(id.index() < n_ && rt_[id.index()].status == JobStatus::Pending, id,
-          "starts a job that is not pending");
-    const JobSpec& j = spec(id);
-    validate_placement(d, j);
-    touch(j.tenant);
-    remove_pending(id);
-    JobRuntime& r = rt_[id.index()];
-    auto& out = res_.jobs[id.index()];
     const Time running_at = now_ + start_latency();
-    out.queue += running_at - r.queued_since;
-    if (r.first_start == kNever) {
-      r.first_start = running_at;
-      out.first_start = running_at;
-    }
-    r.last_start = running_at;
-    r.status = JobStatus::Running;
-    r.borrowed = d.borrowed;
-    r.shared = d.shared;
-    r.placement = std::move(d.placement);
-    r.speed = 1.0;
+    const Time queued_since = state_.runtime(id).queued_since;
+    state_.start(d, now_, running_at);
+    auto& out = res_.jobs[id.index()];
+    out.queue += running_at - queued_since;
+    if (out.first_start == kNever) out.first_start = running_at;
     progressed_at_[id.index()] = running_at;  // no progress during the start latency
-    TenantState& t = tenants_[j.tenant.index()];
-    t.held += milli(j);
-    ++t.running_jobs;
-    if (r.borrowed)
-      t.borrowed += milli(j);
-    else
-      t.guaranteed += milli(j);
-    running_.insert(id);
-    occupy_gpus(id);
+    refresh_speeds(id);
     schedule_completion(id);
   }
 
-  // --- GPUs and speeds ---------------------------------------------------
-  template <class F>
-  void for_each_gpu(const Placement& p, F&& f) {
-    for (const auto& a : p) {
-      const Node& node = w_.cluster.nodes[a.node.index()];
-      for (std::uint64_t m = a.gpu_mask; m != 0; m &= m - 1)
-        f(static_cast<std::size_t>(node.first_gpu + std::countr_zero(m)), a.node);
-    }
+  // The first decisions of a fresh policy object: everything it must learn at once.
+  void restart_policy() {
+    policy_ = make_();
+    state_.present_all();
   }
 
-  void validate_placement(const StartJob& d, const JobSpec& j) {
-    int total = 0;
-    for (const auto& a : d.placement) {
-      check(a.node.valid() && a.node.index() < w_.cluster.nodes.size(), d.job,
-            "places a job on an unknown node");
-      const Node& node = w_.cluster.nodes[a.node.index()];
-      check(node.gpus >= 64 || (a.gpu_mask >> node.gpus) == 0, d.job,
-            "uses a GPU index beyond its node");
-      total += a.gpus();
-    }
-    check(total == j.gpus, d.job, "places a job on a different number of GPUs than it asks for");
-    for_each_gpu(d.placement, [&](std::size_t g, NodeId n) {
-      if (d.shared) {
-        const double mem = gpus_[g].memory_used_mib + j.gpu_memory_mib;
-        if (mem <= static_cast<double>(w_.cluster.nodes[n.index()].gpu_memory_mib)) return;
-        std::string on;
-        for (JobId other : gpu_jobs_[g]) on += " '" + spec(other).name + "'";
-        const std::string what = "shares GPU " + std::to_string(g) + " (with" + on + ", " +
-                                 std::to_string(gpus_[g].memory_used_mib) +
-                                 " MiB used) but needs " +
-                                 std::to_string(static_cast<long long>(j.gpu_memory_mib)) +
-                                 " MiB more: its memory would overflow";
-        check(false, d.job, what.c_str());
-      } else {
-        check(gpu_free_[g] >= j.gpu_milli && (j.gpu_milli < kMilliPerGpu || gpus_[g].jobs == 0),
-              d.job, "places a job on a GPU that is not free");
-      }
-    });
-  }
-
-  void occupy_gpus(JobId id) {
-    const JobSpec& j = spec(id);
-    for_each_gpu(rt_[id.index()].placement, [&](std::size_t g, NodeId n) {
-      GpuState& s = gpus_[g];
-      if (s.jobs == 0) {
-        ++busy_;
-        --node_free_[n.index()];
-      }
-      ++s.jobs;
-      s.milli_used = static_cast<std::int16_t>(s.milli_used + j.gpu_milli);
-      s.memory_used_mib += static_cast<std::int32_t>(j.gpu_memory_mib);
-      gpu_free_[g] = static_cast<std::int16_t>(std::max(0, kMilliPerGpu - s.milli_used));
-      gpu_jobs_[g].push_back(id);
-    });
-    allocated_ += j.gpus;
-    refresh_speeds(id);
-  }
-
-  void release_gpus(JobId id) {
-    const JobSpec& j = spec(id);
-    Placement p = rt_[id.index()].placement;
-    for_each_gpu(p, [&](std::size_t g, NodeId n) {
-      GpuState& s = gpus_[g];
-      --s.jobs;
-      if (s.jobs == 0) {
-        --busy_;
-        ++node_free_[n.index()];
-      }
-      s.milli_used = static_cast<std::int16_t>(s.milli_used - j.gpu_milli);
-      s.memory_used_mib -= static_cast<std::int32_t>(j.gpu_memory_mib);
-      gpu_free_[g] = static_cast<std::int16_t>(std::max(0, kMilliPerGpu - s.milli_used));
-      auto& v = gpu_jobs_[g];
-      v.erase(std::find(v.begin(), v.end(), id));
-    });
-    allocated_ -= j.gpus;
-    rt_[id.index()].placement.clear();
-    // Refresh the speeds of the jobs left on these GPUs, and the SM accounting.
+  // --- GPUs and speeds -----------------------------------------------------------
+  // Speeds of the jobs left on the GPUs of placement `p`, and their SM accounting.
+  void after_release(const Placement& p) {
     std::vector<JobId> neighbours;
-    for_each_gpu(p, [&](std::size_t g, NodeId) {
-      for (JobId o : gpu_jobs_[g]) neighbours.push_back(o);
+    state_.for_each_gpu(p, [&](std::size_t g, NodeId) {
+      for (JobId o : state_.jobs_on_gpu(g)) neighbours.push_back(o);
       update_gpu_sm(g);
     });
     std::sort(neighbours.begin(), neighbours.end());
@@ -455,11 +270,11 @@ class Engine {
   double speed_for(JobId id) {
     double speed = -1;
     std::vector<const JobSpec*> others;
-    for_each_gpu(rt_[id.index()].placement, [&](std::size_t g, NodeId) {
-      const GpuState& s = gpus_[g];
+    state_.for_each_gpu(state_.runtime(id).placement, [&](std::size_t g, NodeId) {
+      const GpuState& s = state_.gpu(g);
       if (s.jobs <= 1 || s.milli_used <= kMilliPerGpu) return;
       others.clear();
-      for (JobId o : gpu_jobs_[g])
+      for (JobId o : state_.jobs_on_gpu(g))
         if (o != id) others.push_back(&spec(o));
       const double v = cfg_.speed_model(spec(id), others);
       speed = speed < 0 ? v : std::min(speed, v);
@@ -468,19 +283,20 @@ class Engine {
   }
 
   void refresh_speeds(JobId started) {
+    const Placement& p = state_.runtime(started).placement;
     std::vector<JobId> affected{started};
-    for_each_gpu(rt_[started.index()].placement, [&](std::size_t g, NodeId) {
-      for (JobId o : gpu_jobs_[g]) affected.push_back(o);
+    state_.for_each_gpu(p, [&](std::size_t g, NodeId) {
+      for (JobId o : state_.jobs_on_gpu(g)) affected.push_back(o);
     });
     std::sort(affected.begin(), affected.end());
     affected.erase(std::unique(affected.begin(), affected.end()), affected.end());
     for (JobId o : affected) set_speed(o, speed_for(o));
-    for_each_gpu(rt_[started.index()].placement, [&](std::size_t g, NodeId) { update_gpu_sm(g); });
+    state_.for_each_gpu(p, [&](std::size_t g, NodeId) { update_gpu_sm(g); });
   }
 
   void update_gpu_sm(std::size_t g) {
     double sum = 0;
-    for (JobId o : gpu_jobs_[g]) sum += util_of(spec(o)) * rt_[o.index()].speed;
+    for (JobId o : state_.jobs_on_gpu(g)) sum += util_of(spec(o)) * state_.runtime(o).speed;
     const double v = std::min(100.0, sum);
     sm_total_ += v - gpu_sm_[g];
     gpu_sm_[g] = v;
@@ -489,58 +305,46 @@ class Engine {
   void advance_progress(JobId id) {
     if (progressed_at_[id.index()] > now_) return;  // still within its start latency
     const Time dt = now_ - progressed_at_[id.index()];
-    if (dt > 0) remaining_[id.index()] -= static_cast<double>(dt) * rt_[id.index()].speed;
+    if (dt > 0) remaining_[id.index()] -= static_cast<double>(dt) * state_.runtime(id).speed;
     if (remaining_[id.index()] < 0) remaining_[id.index()] = 0;
     progressed_at_[id.index()] = now_;
   }
 
   void set_speed(JobId id, double speed) {
-    JobRuntime& r = rt_[id.index()];
+    const JobRuntime& r = state_.runtime(id);
     if (r.status != JobStatus::Running || speed == r.speed) return;
     advance_progress(id);
-    r.speed = speed;
+    state_.set_speed(id, speed);
     if (speed > 0)
       res_.jobs[id.index()].max_slowdown =
           std::max(res_.jobs[id.index()].max_slowdown, 1.0 / speed);
-    for_each_gpu(r.placement, [&](std::size_t g, NodeId) { update_gpu_sm(g); });
+    state_.for_each_gpu(r.placement, [&](std::size_t g, NodeId) { update_gpu_sm(g); });
     ++version_[id.index()];
     schedule_completion(id);
   }
 
   void schedule_completion(JobId id) {
-    const double speed = rt_[id.index()].speed;
+    const double speed = state_.runtime(id).speed;
     if (speed <= 0) return;
     const double left = remaining_[id.index()] / speed;
-    const Time from = std::max(now_, progressed_at_[id.index()]);     // after the start latency
+    const Time from = std::max(now_, progressed_at_[id.index()]);  // after the start latency
     const Time end = from + saturating_time(std::ceil(left - 1e-9));  // max_time stops it
     events_.push({end, seq_++, EventKind::Complete, id, version_[id.index()]});
   }
 
-  // --- the policy cycle --------------------------------------------------
+  // --- the policy cycle ----------------------------------------------------------
   void cycle() {
-    ClusterSnapshot s;
-    s.now = now_;
-    s.cluster = &w_.cluster;
-    s.tenants = w_.tenants;
-    s.jobs = w_.jobs;
-    s.profiles = w_.profiles;
-    s.runtime = rt_;
-    s.gpus = gpus_;
-    s.gpu_free_milli = gpu_free_;
-    s.node_free_gpus = node_free_;
-    s.pending = pending_.view();
-    s.running = running_.view();
-    s.arrived = arrived_;
-    s.requeued = requeued_;
-    s.finished = finished_;
-    Decisions d = policy_.decide(s);
+    Decisions d = policy_->decide(state_.snapshot(now_));
     ++res_.cycles;
-    arrived_.clear();
-    requeued_.clear();
-    finished_.clear();
-    for (const auto& r : d.reject) reject(r);
+    state_.clear_deltas();
+    for (const auto& r : d.reject) {
+      if (r.job.index() >= n_ || state_.runtime(r.job).status != JobStatus::Pending)
+        check(false, r.job, "rejects a job that is not pending");
+      reject(r);
+    }
     for (const auto& p : d.preempt) preempt(p.job);
-    for (auto& st : d.start) start(st);
+    for (const auto& st : d.start) start(st);
+    state_.note_waits(d.waiting, now_);
     res_.decisions_applied += d.reject.size() + d.preempt.size() + d.start.size();
     if (d.wake_at != kNever) {
       check(d.wake_at > now_, JobId(), "asks to wake up at or before now");
@@ -554,50 +358,62 @@ class Engine {
   void check(bool ok, JobId id, const char* what) const {
     if (ok) return;
     std::string who = id.valid() && id.index() < n_ ? " job '" + spec(id).name + "'" : "";
-    throw std::logic_error("policy decision at t=" + std::to_string(now_) + " ms" + who + ": " +
-                           what);
+    throw DecisionError("policy decision at t=" + std::to_string(now_) + " ms" + who + ": " + what);
   }
 
   const Workload& w_;
-  Policy& policy_;
+  PolicyFactory make_;
+  std::unique_ptr<Policy> policy_;
   SimConfig cfg_;
   std::size_t n_;
-  std::vector<JobRuntime> rt_;
+  ClusterState state_;
   std::vector<double> remaining_;
   std::vector<Time> progressed_at_;
   std::vector<std::uint32_t> version_;
-  IdSet pending_;
-  IdSet running_;
-  std::vector<GpuState> gpus_;
-  std::vector<std::int16_t> gpu_free_;
-  std::vector<std::vector<JobId>> gpu_jobs_;
   std::vector<double> gpu_sm_;
-  std::vector<std::int32_t> node_free_;
-  std::vector<TenantState> tenants_;
   std::vector<TenantTelemetry> telemetry_;
   Rng latency_rng_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
-  std::vector<JobId> arrived_;
-  std::vector<JobId> requeued_;
-  std::vector<FinishedJob> finished_;
   RunRecord res_;
   Time now_ = 0;
   Time wake_at_ = kNever;
   Time next_sample_ = 0;
   std::uint64_t seq_ = 0;
-  int busy_ = 0;
-  int allocated_ = 0;
-  std::int64_t pending_gpus_ = 0;
   double sm_total_ = 0;
   std::size_t preemptions_ = 0;
   double lost_gpu_ms_ = 0;
   std::size_t settled_ = 0;
 };
 
+// A policy object owned by the caller, for the overload without a factory.
+class Borrowed final : public Policy {
+ public:
+  explicit Borrowed(Policy& p) : p_(p) {}
+  Decisions decide(const ClusterSnapshot& s) override { return p_.decide(s); }
+  void telemetry(std::span<TenantTelemetry> t) const override { p_.telemetry(t); }
+  void summarize(std::map<std::string, double>& out) const override { p_.summarize(out); }
+
+ private:
+  Policy& p_;
+};
+
 }  // namespace
 
+RunRecord simulate(const Workload& workload, const PolicyFactory& make, const SimConfig& config) {
+  Engine engine(workload, make, config);
+  return engine.run();
+}
+
 RunRecord simulate(const Workload& workload, Policy& policy, const SimConfig& config) {
-  Engine engine(workload, policy, config);
+  if (!config.restart_policy_at.empty())
+    throw std::invalid_argument("restart_policy_at needs simulate() with a policy factory");
+  bool made = false;
+  PolicyFactory once = [&]() -> std::unique_ptr<Policy> {
+    if (made) throw std::logic_error("simulate: a borrowed policy cannot be restarted");
+    made = true;
+    return std::make_unique<Borrowed>(policy);
+  };
+  Engine engine(workload, once, config);
   return engine.run();
 }
 

@@ -1,13 +1,17 @@
 // The discrete-event simulator: the offline driver around the pure policy core.
 //
+// The cluster itself (GPUs, jobs' runtime, tenant accounting, snapshots, checks) is the
+// ClusterState the Slurm controller uses too (model/cluster_state.hpp); the simulator
+// adds time, progress and metrics.
 // Algorithm (one loop iteration per distinct event time t, no fixed ticks):
 //  1. Take every event at t from the queue, ordered by (time, sequence): job
-//     completions first (their GPUs are released), then wake-ups a policy asked for.
-//  2. Enqueue the jobs submitted at t (in trace order).
-//  3. Build a snapshot (spans over the simulator's state, no copies) and call the
-//     policy once; apply its decisions: rejections, preemptions, then starts.
-//     Every decision is validated (a policy bug is a logic_error, never silent).
-//  4. Record metrics at change points (occupancy, SM utilization, tenant shares).
+//     completions first (their GPUs are released), then wake-ups a policy asked for,
+//     cancellations and policy restarts (SimConfig), then the jobs submitted at t
+//     (in trace order).
+//  2. Take a snapshot (spans over the state, no copies) and call the policy once;
+//     apply its decisions: rejections, preemptions, starts, then waiting reasons.
+//     Every decision is checked (a policy bug is a DecisionError, never silent).
+//  3. Record metrics at change points (occupancy, SM utilization, tenant shares).
 // Progress: a running job advances at its current speed (1 = exclusive). Jobs on a
 // GPU whose requests add up to more than one GPU share it; their speed comes from
 // SimConfig::speed_model (default: time slicing, 1/n on a GPU with n such jobs).
@@ -23,6 +27,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -40,7 +45,7 @@ using SpeedModel =
     std::function<double(const JobSpec& job, std::span<const JobSpec* const> others)>;
 
 struct SimConfig {
-  Time restart_overhead_small = seconds(40);  // jobs of <= 8 GPUs
+  Time restart_overhead_small = seconds(40);  // jobs of <= 8 GPUs (model/execution.hpp)
   Time restart_overhead_large = seconds(60);
   Time sample_interval = seconds(600);  // timeseries.csv resolution (doubles: sample_bound.hpp)
   std::size_t max_samples = 10'000;     // at most this many samples are kept (0: no bound)
@@ -54,9 +59,27 @@ struct SimConfig {
   // Called now and then (every few thousand event times) with the simulated time
   // and the number of jobs that finished or were rejected.
   std::function<void(Time now, std::size_t settled, std::size_t total)> progress;
+
+  // What an online driver does to a policy, for the policy contract (docs/architecture.md):
+  // at each of these times the policy object is replaced by a fresh one from the factory
+  // (a controller restart): it sees every running job as adopted and every pending job as
+  // arrived. Needs simulate() with a factory.
+  std::vector<Time> restart_policy_at;
+  // Jobs cancelled while they wait: at `at`, a job still pending leaves the queue
+  // (withdrawn); a job that runs by then is left alone.
+  struct Cancel {
+    JobId job;
+    Time at = 0;
+  };
+  std::vector<Cancel> cancellations;
 };
+
+using PolicyFactory = std::function<std::unique_ptr<Policy>()>;
 
 // Runs `policy` over `workload` to the end (no events left).
 RunRecord simulate(const Workload& workload, Policy& policy, const SimConfig& config = {});
+// The same with policies from `make` (a fresh one at start and at every restart).
+RunRecord simulate(const Workload& workload, const PolicyFactory& make,
+                   const SimConfig& config = {});
 
 }  // namespace ds

@@ -26,7 +26,7 @@ class Scripted final : public Policy {
 
 std::unique_ptr<Policy> fifo_isolated(const Workload& w) {
   PolicyOptions o;
-  return make_fifo_isolated(PolicyContext{w.cluster, w.tenants, w.jobs, o});
+  return make_fifo_isolated(PolicyContext{w.cluster, w.tenants, o});
 }
 
 TEST(Simulator, RunsAJobFromSubmitForItsDuration) {

@@ -14,7 +14,7 @@
 // The policy never sees this: it only gets its own InterferenceModel predictions.
 #pragma once
 
-#include "policy/interference/colocation.hpp"
+#include "model/colocation.hpp"
 #include "policy/interference/interference.hpp"
 #include "sim/simulator.hpp"
 

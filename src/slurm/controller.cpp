@@ -88,7 +88,7 @@ void Controller::init() {
     throw InputError("partition '" + cfg_.partition + "' has no nodes with GPUs (gres gpu)");
   for (const auto& t : cfg_.tenants) tenants_.push_back(t.tenant);
   for (const auto& [k, v] : cfg_.options) options_.set(k + "=" + v);
-  PolicyContext ctx{cluster_, tenants_, jobs_, options_};
+  PolicyContext ctx{cluster_, tenants_, options_};
   policy_ = make_policy(cfg_.policy, ctx);
   gpus_.resize(static_cast<std::size_t>(cluster_.total_gpus()));
   gpu_free_.resize(gpus_.size());

@@ -12,7 +12,7 @@ namespace ds::slurm {
 RunRecord simulate_excerpt(const Workload& w, const ControllerConfig& config, double time_scale,
                            double latency_wall_s, double jitter_wall_s, std::uint64_t seed) {
   PolicyOptions options(config.options);
-  PolicyContext ctx{w.cluster, w.tenants, w.jobs, options};
+  PolicyContext ctx{w.cluster, w.tenants, options};
   auto policy = make_policy(config.policy, ctx);
   SimConfig sc;
   sc.speed_model = [](const JobSpec&, std::span<const JobSpec* const>) { return 1.0; };

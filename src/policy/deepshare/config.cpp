@@ -14,6 +14,7 @@ Config Config::from(const PolicyOptions& o) {
   c.sharing = o.get_bool("sharing", c.sharing);
   c.prediction = o.get_bool("prediction", c.prediction);
   c.assurance = o.get_bool("assurance", c.assurance);
+  c.present_risk = o.get_bool("present_risk", c.present_risk);
   c.predictor = o.get("predictor", c.predictor);
   c.reserve_min = o.get_double("reserve_min", c.reserve_min, 0, 1);
   c.reserve_at_risk = o.get_double("reserve_at_risk", c.reserve_at_risk, 0, 1);
@@ -31,7 +32,8 @@ Config Config::from(const PolicyOptions& o) {
 }
 
 const char* option_keys() {
-  return "borrowing|reclaim|sharing|prediction|assurance=on|off, reserve_min, reserve_at_risk, "
+  return "borrowing|reclaim|sharing|prediction|assurance|present_risk=on|off, reserve_min, "
+         "reserve_at_risk, "
          "sharing_budget, sharing_min_assurance, min_runtime_s, lend_backoff_s, ewma_tau_s, "
          "long_job_s, borrow_aging_s, quota_aging_s, sharing_scan, partner_scan, "
          "predictor=user|history|tenant|global";

@@ -38,6 +38,7 @@ struct Config {
   double long_job_headroom = 0.25;    // ... only while this share of lendable stays free
   Time borrow_aging = seconds(1800);  // borrowers waiting longer may also use reserves
   Time quota_aging = seconds(3600);   // a job waiting longer goes first within its quota
+  bool present_risk = true;           // lend every idle GPU while no entitled job waits
 
   // Reclaim.
   Time min_runtime = seconds(300);     // borrowed jobs younger than this are not victims early

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/aux_data.hpp"
 #include "policy/deepshare/policy_impl.hpp"
 
 namespace ds {
@@ -12,19 +13,16 @@ DeepSharePolicy::DeepSharePolicy(const PolicyContext& ctx)
     : c_(Config::from(ctx.options)),
       tenants_(ctx.tenants.size()),
       signal_(ctx.tenants.size(), c_),
-      predictor_(make_predictor(PredictorConfig{.kind = c_.predictor})),
-      job_(ctx.jobs.size()) {
+      predictor_(make_predictor(PredictorConfig{.kind = c_.predictor})) {
   for (const auto& n : ctx.cluster.nodes) nodes_.push_back(n.id);
   total_gpus_ = ctx.cluster.total_gpus();
   int quota_sum = 0;
   for (const auto& t : ctx.tenants) quota_sum += t.quota_gpus;
   unowned_ = std::max(0, ctx.cluster.total_gpus() - quota_sum) * kMilliPerGpu;
   if (c_.sharing) {
-    std::string aux = ctx.options.get("aux", ctx.aux_dir);
-    if (!aux.empty() && ColocationTable::available(aux)) {
-      table_ = std::make_unique<ColocationTable>(ColocationTable::load(aux));
-    }
-    auto fit = fit_interference(table_.get());
+    // The interference model learns from measured pairs when the driver has them.
+    const ColocationTable* table = ctx.aux && ctx.aux->colocation ? &*ctx.aux->colocation : nullptr;
+    auto fit = fit_interference(table);
     model_ = std::move(fit.model);
     model_cv_mae_ = fit.cv_mae;
   }
@@ -34,6 +32,8 @@ Decisions DeepSharePolicy::decide(const ClusterSnapshot& s) {
   Decisions out;
   FreeMap free(s);
   ingest(s);
+  out.waiting = std::move(waits_on_arrival_);  // later phases may state other reasons
+  waits_on_arrival_.clear();
   update_assurance(s);
   place_entitled(s, free, out);
   place_within_quota(s, free, out);
@@ -163,6 +163,7 @@ void DeepSharePolicy::ingest(const ClusterSnapshot& s) {
     }
     if (js.run != Run::None) stopped(s, id);  // preempted by someone else (e.g. a node failure)
     if (!job_[id.index()].queued) enqueue(s.jobs[id.index()], s.now);
+    waits_on_arrival_.push_back({id, WaitReason::Priority});
   }
   for (JobId id : s.arrived) {
     const JobSpec& j = s.jobs[id.index()];
@@ -173,15 +174,18 @@ void DeepSharePolicy::ingest(const ClusterSnapshot& s) {
     }
     TenantState& t = tenants_[j.tenant.index()];
     JobState& js = job_[id.index()];
+    js = JobState{};  // a driver may reuse the id of a job that left
     js.predicted = std::max<Time>(kSecond, predictor_->predict(j));
     accuracy_.predicted(id, js.predicted);
     js.entitled = t.guaranteed + t.queued_entitled + share(j) <= quota(s, j.tenant.index());
     enqueue(j, s.now);
+    waits_on_arrival_.push_back({id, WaitReason::Priority});
   }
 }
 
 // A running job this policy object did not start (a restarted controller): account
-// it as its runtime flags say; a shared one holds no GPUs of its own and no partner.
+// it as its runtime flags say; a shared one holds no GPUs of its own. Jobs found on the
+// same GPUs are partners (so that neither is a reclaim victim whose GPUs would not free).
 void DeepSharePolicy::adopt(const ClusterSnapshot& s, JobId id) {
   const JobSpec& j = s.jobs[id.index()];
   const JobRuntime& r = s.runtime[id.index()];
@@ -189,19 +193,37 @@ void DeepSharePolicy::adopt(const ClusterSnapshot& s, JobId id) {
   if (js.queued) dequeue(j);
   if (js.run != Run::None) return;
   if (js.predicted == 0) js.predicted = std::max<Time>(kSecond, predictor_->predict(j));
+  if (!js.partner.valid()) {
+    for (JobId other : s.running) {
+      if (other == id || job_[other.index()].partner.valid()) continue;
+      if (!overlaps(r.placement, s.runtime[other.index()].placement)) continue;
+      js.partner = other;
+      job_[other.index()].partner = id;
+      exclusive_[s.jobs[other.index()].gpus].erase(other);
+      break;
+    }
+  }
   TenantState& t = tenants_[j.tenant.index()];
   if (r.shared) {
     js.run = Run::Shared;
-  } else if (r.borrowed) {
+    return;
+  }
+  if (r.borrowed) {
     js.run = Run::Borrowed;
     t.borrowed += share(j);
     borrowed_running_.insert(id);
-    add_exclusive(j);
   } else {
     js.run = Run::Guaranteed;
     t.guaranteed += share(j);
-    add_exclusive(j);
   }
+  if (!js.partner.valid()) add_exclusive(j);
+}
+
+bool DeepSharePolicy::overlaps(const Placement& a, const Placement& b) {
+  for (const auto& x : a)
+    for (const auto& y : b)
+      if (x.node == y.node && (x.gpu_mask & y.gpu_mask) != 0) return true;
+  return false;
 }
 
 Time DeepSharePolicy::remaining(const ClusterSnapshot& s, JobId id) const {

@@ -219,7 +219,7 @@ TEST(Sharing, ChoosesTheFeasiblePartnerWithTheBestCombinedSpeed) {
 
 RunRecord run(const Workload& w, std::map<std::string, std::string> options = {}) {
   PolicyOptions o(std::move(options));
-  auto p = make_deepshare(PolicyContext{w.cluster, w.tenants, w.jobs, o, w.profiles});
+  auto p = make_deepshare(PolicyContext{w.cluster, w.tenants, o});
   return simulate(w, *p);
 }
 
@@ -227,11 +227,15 @@ TEST(DeepShare, IdleQuotaIsLentToAnotherTenant) {
   Workload w = testing::make_workload(2, 1);  // two tenants, 8 GPUs each
   testing::add_job(w, 1, 8, 0, 1000);
   testing::add_job(w, 1, 4, 0, 1000);  // beyond tenant 1's quota: borrows tenant 0's GPUs
-  testing::add_job(w, 1, 4, 0, 1000);  // tenant 0 keeps 5 % (1 GPU) in reserve: waits
+  testing::add_job(w, 1, 4, 0, 1000);  // no tenant at risk: every idle GPU is lent at once
   w.finalize();
   auto r = run(w);
   EXPECT_EQ(r.jobs[1].first_start, 0);
-  EXPECT_EQ(r.jobs[2].first_start, seconds(1000));
+  EXPECT_EQ(r.jobs[2].first_start, 0);
+  // Reserves held against forecasts (present_risk=off): tenant 0 keeps 5 % (1 GPU).
+  auto reserve = run(w, {{"present_risk", "off"}});
+  EXPECT_EQ(reserve.jobs[1].first_start, 0);
+  EXPECT_EQ(reserve.jobs[2].first_start, seconds(1000));
   auto off = run(w, {{"borrowing", "off"}});
   EXPECT_EQ(off.jobs[1].first_start, seconds(1000));
 }
@@ -292,7 +296,7 @@ TEST(DeepShare, ReportsPredictorAccuracyAndAssurance) {
   for (int i = 0; i < 20; ++i) testing::add_job(w, i % 2, 2, i * 100, 300);
   w.finalize();
   PolicyOptions o;
-  auto p = make_deepshare(PolicyContext{w.cluster, w.tenants, w.jobs, o, w.profiles});
+  auto p = make_deepshare(PolicyContext{w.cluster, w.tenants, o});
   SimConfig cfg;
   cfg.sample_interval = seconds(60);
   auto r = simulate(w, *p, cfg);
@@ -308,7 +312,7 @@ TEST(DeepShare, BadOptionValuesAreReported) {
   PolicyOptions o(std::map<std::string, std::string>{{"borrowing", "maybe"}});
   Workload w = testing::make_workload(1, 1);
   w.finalize();
-  EXPECT_THROW(make_deepshare(PolicyContext{w.cluster, w.tenants, w.jobs, o}), InputError);
+  EXPECT_THROW(make_deepshare(PolicyContext{w.cluster, w.tenants, o}), InputError);
 }
 
 }  // namespace

@@ -29,6 +29,12 @@ void DeepSharePolicy::compute_lending(const ClusterSnapshot& s) {
     lendable += ts.lend.lendable;
   }
   lendable_total_ = lendable;
+  // Present risk: some tenant is at risk or has entitled jobs waiting. Without it, every
+  // idle GPU is lent at once (reserves protect against present risk, not forecasts;
+  // capacity a lender needs later comes back by reclaim).
+  present_risk_ = false;
+  for (std::size_t t = 0; t < tenants_.size(); ++t)
+    present_risk_ = present_risk_ || tenants_[t].queued_entitled > 0;
   idle_total_ = unowned_;
   for (const auto& ts : tenants_) idle_total_ += ts.lend.idle;
   const int borrowed = borrowed_total();
@@ -49,14 +55,21 @@ void DeepSharePolicy::place_entitled(const ClusterSnapshot& s, FreeMap& free, De
     for (auto it = ts.entitled.begin(); it != ts.entitled.end();) {
       const JobSpec& j = s.jobs[it->index()];
       ++it;  // the job may leave the queue below
-      if (!fits_quota(s, j)) break;
+      if (!fits_quota(s, j)) {
+        note_wait(out, j.id, WaitReason::Quota);
+        break;
+      }
       if (auto p = place_job(free, nodes_, j)) {
         start(s, free, out, j, std::move(*p), Run::Guaranteed);
         continue;
       }
       if (try_share(s, out, j)) continue;
       const Outcome o = reclaim_or_wait(s, free, out, j);
-      if (o == Outcome::Waiting) break;  // keep submit order within the tenant
+      if (o == Outcome::Waiting) {
+        note_wait(out, j.id, WaitReason::Reclaim);
+        break;  // keep submit order within the tenant
+      }
+      if (o == Outcome::NoRoom) note_wait(out, j.id, room_reason(free.total_free_gpus(nodes_), j));
       // Started, or no reclaim can make room for it: later entitled jobs may still fit.
     }
   }
@@ -113,6 +126,7 @@ DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot&
     job_[v.index()].preempted = true;
     enqueue(vj, s.now);
     out.preempt.push_back({v});
+    note_wait(out, v, WaitReason::Priority);  // back in its queue (it may restart below)
     ++victims_;
   }
   ++reclaims_;
@@ -130,9 +144,16 @@ void DeepSharePolicy::place_within_quota(const ClusterSnapshot& s, FreeMap& free
       const JobSpec& j = s.jobs[it->second.index()];
       ++it;
       // Quota still owed to queued entitled jobs is not available to others.
-      if (ts.guaranteed + ts.queued_entitled + share(j) > quota(s, t)) continue;
+      if (ts.guaranteed + ts.queued_entitled + share(j) > quota(s, t)) {
+        note_wait(
+            out, j.id,
+            ts.guaranteed + share(j) > quota(s, t) ? WaitReason::Quota : WaitReason::Reserved);
+        continue;
+      }
       if (auto p = place_job(free, nodes_, j))
         start(s, free, out, j, std::move(*p), Run::Guaranteed);
+      else
+        note_wait(out, j.id, room_reason(free.total_free_gpus(nodes_), j));
     }
   }
 }
@@ -153,21 +174,30 @@ bool DeepSharePolicy::start_aged(const ClusterSnapshot& s, FreeMap& free, Decisi
   const JobSpec& j = s.jobs[id.index()];
   const int q = quota(s, t);
   if (share(j) > q) return true;  // never fits the quota: it can only borrow
-  if (ts.guaranteed + ts.queued_entitled + share(j) > q) return false;
+  if (ts.guaranteed + ts.queued_entitled + share(j) > q) {
+    note_wait(out, j.id, WaitReason::Quota);
+    return false;
+  }
   if (auto p = place_job(free, nodes_, j)) {
     start(s, free, out, j, std::move(*p), Run::Guaranteed);
     return true;
   }
-  return reclaim_or_wait(s, free, out, j) == Outcome::Started;
+  const Outcome o = reclaim_or_wait(s, free, out, j);
+  if (o != Outcome::Started)
+    note_wait(
+        out, j.id,
+        o == Outcome::Waiting ? WaitReason::Reclaim : room_reason(free.total_free_gpus(nodes_), j));
+  return o == Outcome::Started;
 }
 
 void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, Decisions& out) {
   if (!c_.borrowing) return;
   const int borrowed = borrowed_total();
-  int available = lendable_total_ - borrowed;
+  const bool calm = c_.present_risk && !present_risk_;
   // Borrowers that waited past borrow_aging may use reserves too (so that no job
   // starves behind them); they stay preemptible, so a reserve returns by reclaim.
   int aged_available = idle_total_ - borrowed;
+  int available = calm ? aged_available : lendable_total_ - borrowed;
   if (aged_available <= 0) return;
   std::vector<std::size_t> order;
   for (std::size_t t = 0; t < tenants_.size(); ++t)
@@ -187,16 +217,25 @@ void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, De
       const JobSpec& j = s.jobs[it->second.index()];
       ++it;
       const Time since = s.runtime[j.id.index()].queued_since;
-      const bool aged = s.now - since >= c_.borrow_aging;
+      const bool aged = calm || s.now - since >= c_.borrow_aging;
       if (!aged && share(j) > available && share(j) <= aged_available)
         next_wake_ = std::min(next_wake_, since + c_.borrow_aging);  // eligible then
-      if (share(j) > (aged ? aged_available : available)) continue;
+      if (share(j) > (aged ? aged_available : available)) {
+        // Idle quota exists but is held back (reserves), or there is none to lend.
+        note_wait(out, j.id, share(j) <= aged_available ? WaitReason::Reserved : WaitReason::NoFit);
+        continue;
+      }
       const bool long_job = c_.prediction && job_[j.id.index()].predicted > c_.long_job;
-      if (long_job && available - share(j) < headroom) continue;
+      if (long_job && !calm && available - share(j) < headroom) {
+        note_wait(out, j.id, WaitReason::Reserved);
+        continue;
+      }
       if (auto p = place_job(free, nodes_, j)) {
         available -= share(j);
         aged_available -= share(j);
         start(s, free, out, j, std::move(*p), Run::Borrowed);
+      } else {
+        note_wait(out, j.id, room_reason(free.total_free_gpus(nodes_), j));
       }
     }
   }

@@ -14,7 +14,6 @@
 #include "policy/deepshare/assurance.hpp"
 #include "policy/deepshare/config.hpp"
 #include "policy/deepshare/lending.hpp"
-#include "policy/interference/colocation.hpp"
 #include "policy/interference/interference.hpp"
 #include "policy/placement.hpp"
 #include "policy/policy.hpp"
@@ -76,6 +75,7 @@ class DeepSharePolicy final : public Policy {
   void add_exclusive(const JobSpec& j);
   void ingest(const ClusterSnapshot& s);
   void adopt(const ClusterSnapshot& s, JobId id);
+  static bool overlaps(const Placement& a, const Placement& b);
   // Phase 2 (deepshare.cpp).
   Time remaining(const ClusterSnapshot& s, JobId id) const;
   void update_assurance(const ClusterSnapshot& s);
@@ -102,7 +102,6 @@ class DeepSharePolicy final : public Policy {
   AssuranceSignal signal_;
   std::unique_ptr<RuntimePredictor> predictor_;
   AccuracyTracker accuracy_;
-  std::unique_ptr<ColocationTable> table_;
   std::unique_ptr<InterferenceModel> model_;
   double model_cv_mae_ = -1;
   std::vector<JobState> job_;
@@ -114,9 +113,11 @@ class DeepSharePolicy final : public Policy {
   Time budgets_at_ = -1;
   int unowned_ = 0;
   int total_gpus_ = 0;
-  std::vector<RejectJob> rejected_;  // emitted with the next decisions
+  std::vector<RejectJob> rejected_;         // emitted with the next decisions
+  std::vector<WaitNote> waits_on_arrival_;  // arrivals and requeues of this cycle
   int lendable_total_ = 0;
-  int idle_total_ = 0;  // idle quota including reserves (not owed to entitled jobs)
+  int idle_total_ = 0;         // idle quota including reserves (not owed to entitled jobs)
+  bool present_risk_ = false;  // some tenant at risk or with entitled jobs waiting
   Time last_forecast_ = 0;
   Time next_wake_ = kNever;
   std::size_t reclaims_ = 0, victims_ = 0, waits_ = 0, shared_starts_ = 0, borrowed_starts_ = 0;

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "model/colocation.hpp"
 #include "model/job.hpp"
-#include "policy/interference/colocation.hpp"
 
 namespace ds {
 

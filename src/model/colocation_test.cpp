@@ -1,4 +1,4 @@
-#include "policy/interference/colocation.hpp"
+#include "model/colocation.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 //    and a multi-GPU job shares each of its GPUs with the same per-GPU pattern.
 //  - single_data.csv: one row per profiled configuration (util, memory, sharing label).
 //  - A pair measured twice keeps its first row (Lucid's lookup also takes the first match).
-#include "policy/interference/colocation.hpp"
+#include "model/colocation.hpp"
 
 #include <filesystem>
 

@@ -1,0 +1,403 @@
+#include "model/cluster_state.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ds {
+namespace {
+
+// GPU memory of a request as a whole number of MiB (inputs are range-checked at the
+// edges; the clamp keeps a bad value from being undefined behaviour here).
+std::int64_t memory_mib(double mib) {
+  return static_cast<std::int64_t>(std::llround(std::clamp(mib, 0.0, 1e15)));
+}
+
+}  // namespace
+
+void ClusterState::IdSet::insert(JobId id) {
+  if (pos_.size() <= id.index()) pos_.resize(std::size_t{id.index()} + 1, -1);
+  pos_[id.index()] = static_cast<std::int32_t>(ids_.size());
+  ids_.push_back(id);
+}
+
+void ClusterState::IdSet::erase(JobId id) {
+  const auto p = static_cast<std::size_t>(pos_[id.index()]);
+  ids_[p] = ids_.back();
+  pos_[ids_[p].index()] = static_cast<std::int32_t>(p);
+  ids_.pop_back();
+  pos_[id.index()] = -1;
+}
+
+ClusterState::ClusterState(const Cluster& cluster, std::span<const Tenant> tenants)
+    : cluster_(&cluster),
+      tenants_(tenants),
+      gpus_(static_cast<std::size_t>(cluster.total_gpus())),
+      gpu_free_(gpus_.size(), static_cast<std::int16_t>(kMilliPerGpu)),
+      gpu_jobs_(gpus_.size()),
+      blocked_(gpus_.size(), 0),
+      node_free_(cluster.nodes.size()),
+      usage_(tenants.size()),
+      totals_(tenants.size()),
+      touched_(tenants.size(), kNever) {
+  for (const auto& n : cluster.nodes) node_free_[n.id.index()] = n.gpus;
+}
+
+void ClusterState::set_jobs(std::span<const JobSpec> jobs, std::span<const Profile> profiles) {
+  jobs_ = jobs;
+  profiles_ = profiles;
+  if (rt_.size() < jobs.size()) {
+    rt_.resize(jobs.size());
+    longest_.resize(jobs.size());
+  }
+}
+
+void ClusterState::fail(JobId id, const std::string& what) const {
+  const std::string who =
+      id.valid() && id.index() < jobs_.size() ? "job '" + jobs_[id.index()].name + "' " : "";
+  throw DecisionError(who + what);
+}
+
+// --- accounting -------------------------------------------------------------------
+
+void ClusterState::touch(TenantId id, Time now) {
+  const std::size_t t = id.index();
+  if (touched_[t] == kNever) touched_[t] = now;  // the first event starts the integrals
+  if (now <= touched_[t]) return;
+  const double dt = static_cast<double>(now - touched_[t]);
+  const TenantUsage& u = usage_[t];
+  const std::int64_t quota = std::int64_t{tenants_[t].quota_gpus} * kMilliPerGpu;
+  totals_[t].received_gpu_ms += dt * static_cast<double>(u.held) / kMilliPerGpu;
+  totals_[t].entitled_gpu_ms += dt * static_cast<double>(std::min(quota, u.demand)) / kMilliPerGpu;
+  touched_[t] = now;
+}
+
+void ClusterState::touch_all(Time now) {
+  for (std::size_t t = 0; t < usage_.size(); ++t)
+    touch(TenantId(static_cast<std::uint32_t>(t)), now);
+}
+
+void ClusterState::enter_pending(JobId id, Time now) {
+  const JobSpec& j = spec(id);
+  JobRuntime& r = rt_[id.index()];
+  TenantUsage& u = usage_[j.tenant.index()];
+  pending_.insert(id);
+  r.status = JobStatus::Pending;
+  r.queued_since = now;
+  r.wait = WaitReason::None;
+  r.wait_since = now;
+  ++u.pending_jobs;
+  u.pending_gpus += j.gpus;
+  pending_gpus_ += j.gpus;
+  if (r.entitled) u.queued_entitled += milli(j);
+}
+
+void ClusterState::leave_pending(JobId id) {
+  const JobSpec& j = spec(id);
+  const JobRuntime& r = rt_[id.index()];
+  TenantUsage& u = usage_[j.tenant.index()];
+  pending_.erase(id);
+  --u.pending_jobs;
+  u.pending_gpus -= j.gpus;
+  pending_gpus_ -= j.gpus;
+  if (r.entitled) u.queued_entitled -= milli(j);
+}
+
+// --- waiting reasons --------------------------------------------------------------
+
+void ClusterState::switch_wait(JobId id, WaitReason reason, Time now) {
+  JobRuntime& r = rt_[id.index()];
+  if (reason == r.wait) return;
+  const Time length = now - r.wait_since;
+  wait_ms_[static_cast<std::size_t>(r.wait)] += static_cast<double>(length);
+  Stretch& best = longest_[id.index()];
+  if (length > best.length) best = {r.wait, length};
+  r.wait = reason;
+  r.wait_since = now;
+}
+
+void ClusterState::note_waits(std::span<const WaitNote> notes, Time now) {
+  for (const WaitNote& n : notes)
+    if (n.job.index() < rt_.size() && rt_[n.job.index()].status == JobStatus::Pending)
+      switch_wait(n.job, n.reason, now);
+}
+
+void ClusterState::set_wait(JobId id, WaitReason reason, Time now) {
+  if (rt_[id.index()].status == JobStatus::Pending) switch_wait(id, reason, now);
+}
+
+void ClusterState::close_waits(Time now) {
+  for (JobId id : pending_.view()) {
+    JobRuntime& r = rt_[id.index()];
+    const Time length = now - r.wait_since;
+    wait_ms_[static_cast<std::size_t>(r.wait)] += static_cast<double>(length);
+    Stretch& best = longest_[id.index()];
+    if (length > best.length) best = {r.wait, length};
+    r.wait_since = now;
+  }
+}
+
+// --- GPUs ------------------------------------------------------------------------
+
+void ClusterState::occupy(JobId id) {
+  const JobSpec& j = spec(id);
+  for_each_gpu(rt_[id.index()].placement, [&](std::size_t g, NodeId n) {
+    GpuState& s = gpus_[g];
+    if (s.jobs == blocked_[g]) {  // no job on it yet
+      ++busy_;
+      if (!blocked_[g]) --node_free_[n.index()];
+    }
+    ++s.jobs;
+    s.milli_used = static_cast<std::int16_t>(s.milli_used + j.gpu_milli);
+    s.memory_used_mib += memory_mib(j.gpu_memory_mib);
+    gpu_free_[g] = static_cast<std::int16_t>(std::max(0, kMilliPerGpu - s.milli_used));
+    gpu_jobs_[g].push_back(id);
+  });
+  allocated_ += j.gpus;
+}
+
+void ClusterState::release(JobId id) {
+  const JobSpec& j = spec(id);
+  for_each_gpu(rt_[id.index()].placement, [&](std::size_t g, NodeId n) {
+    GpuState& s = gpus_[g];
+    --s.jobs;
+    if (s.jobs == blocked_[g]) {  // its last job left
+      --busy_;
+      if (!blocked_[g]) ++node_free_[n.index()];
+    }
+    s.milli_used = static_cast<std::int16_t>(s.milli_used - j.gpu_milli);
+    s.memory_used_mib -= memory_mib(j.gpu_memory_mib);
+    gpu_free_[g] = static_cast<std::int16_t>(std::max(0, kMilliPerGpu - s.milli_used));
+    auto& v = gpu_jobs_[g];
+    v.erase(std::find(v.begin(), v.end(), id));
+  });
+  allocated_ -= j.gpus;
+}
+
+void ClusterState::set_blocked(std::size_t g, bool blocked) {
+  if (static_cast<bool>(blocked_[g]) == blocked) return;
+  GpuState& s = gpus_[g];
+  const int sign = blocked ? 1 : -1;
+  // The node of GPU g (nodes are ordered by first_gpu).
+  auto it = std::upper_bound(
+      cluster_->nodes.begin(), cluster_->nodes.end(), g,
+      [](std::size_t gpu, const Node& n) { return gpu < static_cast<std::size_t>(n.first_gpu); });
+  const Node& node = *(it - 1);
+  if (s.jobs == blocked_[g]) node_free_[node.id.index()] -= sign;  // had no job
+  blocked_[g] = blocked ? 1 : 0;
+  s.jobs = static_cast<std::uint16_t>(s.jobs + sign);
+  s.milli_used = static_cast<std::int16_t>(s.milli_used + sign * kMilliPerGpu);
+  s.memory_used_mib += sign * node.gpu_memory_mib;
+  gpu_free_[g] = static_cast<std::int16_t>(std::max(0, kMilliPerGpu - s.milli_used));
+}
+
+// --- transitions -------------------------------------------------------------------
+
+void ClusterState::submit(JobId id, Time now) {
+  if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Future)
+    fail(id, "is submitted twice (or is unknown)");
+  const JobSpec& j = spec(id);
+  touch(j.tenant, now);
+  TenantUsage& u = usage_[j.tenant.index()];
+  const std::int64_t quota = std::int64_t{tenants_[j.tenant.index()].quota_gpus} * kMilliPerGpu;
+  JobRuntime& r = rt_[id.index()];
+  r = JobRuntime{};
+  longest_[id.index()] = Stretch{};
+  r.entitled = entitled_at_submit(u.guaranteed, u.queued_entitled, milli(j), quota);
+  u.demand += milli(j);
+  enter_pending(id, now);
+  arrived_.push_back(id);
+}
+
+std::optional<std::string> ClusterState::start_error(const StartJob& d) const {
+  const JobId id = d.job;
+  if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Pending)
+    return "is started but is not pending";
+  const JobSpec& j = spec(id);
+  int total = 0;
+  for (const auto& a : d.placement) {
+    if (!a.node.valid() || a.node.index() >= cluster_->nodes.size())
+      return "is placed on an unknown node";
+    const Node& node = cluster_->nodes[a.node.index()];
+    if (node.gpus < 64 && (a.gpu_mask >> node.gpus) != 0)
+      return "is placed on a GPU index beyond its node";
+    total += a.gpus();
+  }
+  if (total != j.gpus) return "is placed on a different number of GPUs than it asks for";
+  std::optional<std::string> error;
+  for_each_gpu(d.placement, [&](std::size_t g, NodeId n) {
+    if (error) return;
+    if (blocked_[g]) {
+      error = "is placed on GPU " + std::to_string(g) + ", which is not available";
+      return;
+    }
+    if (d.shared) {
+      const std::int64_t mem = gpus_[g].memory_used_mib + memory_mib(j.gpu_memory_mib);
+      if (mem <= cluster_->nodes[n.index()].gpu_memory_mib) return;
+      std::string on;
+      for (JobId other : gpu_jobs_[g]) on += " '" + spec(other).name + "'";
+      error = "shares GPU " + std::to_string(g) + " (with" + on + ", " +
+              std::to_string(gpus_[g].memory_used_mib) + " MiB used) but needs " +
+              std::to_string(memory_mib(j.gpu_memory_mib)) + " MiB more: its memory would overflow";
+    } else if (gpu_free_[g] < j.gpu_milli || (j.gpu_milli >= kMilliPerGpu && gpus_[g].jobs != 0)) {
+      error = "is placed on a GPU that is not free";
+    }
+  });
+  return error;
+}
+
+void ClusterState::start(const StartJob& d, Time now, Time running_at) {
+  if (auto e = start_error(d)) fail(d.job, *e);
+  const JobId id = d.job;
+  const JobSpec& j = spec(id);
+  touch(j.tenant, now);
+  switch_wait(id, WaitReason::Starting, now);
+  switch_wait(id, WaitReason::None, running_at);  // the start latency is spent starting
+  leave_pending(id);
+  JobRuntime& r = rt_[id.index()];
+  if (r.first_start == kNever) r.first_start = running_at;
+  r.last_start = running_at;
+  r.status = JobStatus::Running;
+  r.borrowed = d.borrowed;
+  r.shared = d.shared;
+  r.placement = d.placement;
+  r.speed = 1.0;
+  TenantUsage& u = usage_[j.tenant.index()];
+  u.held += milli(j);
+  ++u.running_jobs;
+  (r.borrowed ? u.borrowed : u.guaranteed) += milli(j);
+  running_.insert(id);
+  occupy(id);
+}
+
+void ClusterState::stop_running(JobId id, Time now) {
+  const JobSpec& j = spec(id);
+  JobRuntime& r = rt_[id.index()];
+  r.attained += std::max<Time>(0, now - r.last_start);  // 0 if stopped while starting
+  release(id);
+  TenantUsage& u = usage_[j.tenant.index()];
+  u.held -= milli(j);
+  --u.running_jobs;
+  (r.borrowed ? u.borrowed : u.guaranteed) -= milli(j);
+  running_.erase(id);
+  r.placement.clear();
+}
+
+void ClusterState::finish(JobId id, Time now) {
+  if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Running)
+    fail(id, "finishes but is not running");
+  const JobSpec& j = spec(id);
+  touch(j.tenant, now);
+  stop_running(id, now);
+  JobRuntime& r = rt_[id.index()];
+  usage_[j.tenant.index()].demand -= milli(j);
+  r.status = JobStatus::Done;
+  r.end = now;
+  finished_.push_back({id, r.attained});
+}
+
+void ClusterState::requeue(JobId id, Time now) {
+  if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Running)
+    fail(id, "is preempted but is not running");
+  touch(spec(id).tenant, now);
+  stop_running(id, now);
+  JobRuntime& r = rt_[id.index()];
+  ++r.preemptions;
+  r.borrowed = r.shared = false;
+  enter_pending(id, now);
+  requeued_.push_back(id);
+}
+
+void ClusterState::withdraw(JobId id, Time now) {
+  leave_without_running(id, now, JobStatus::Done, "is withdrawn but is not pending");
+  rt_[id.index()].end = now;
+  withdrawn_.push_back(id);
+}
+
+void ClusterState::reject(JobId id, Time now) {
+  leave_without_running(id, now, JobStatus::Rejected, "is rejected but is not pending");
+}
+
+void ClusterState::leave_without_running(JobId id, Time now, JobStatus to, const char* what) {
+  if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Pending) fail(id, what);
+  const JobSpec& j = spec(id);
+  touch(j.tenant, now);
+  switch_wait(id, WaitReason::None, now);
+  leave_pending(id);
+  usage_[j.tenant.index()].demand -= milli(j);
+  rt_[id.index()].status = to;
+}
+
+void ClusterState::adopt(JobId id, Time now, Placement placement, bool borrowed, bool shared,
+                         Time last_start) {
+  if (id.index() >= rt_.size()) fail(id, "is adopted but is unknown");
+  JobRuntime& r = rt_[id.index()];
+  const JobSpec& j = spec(id);
+  touch(j.tenant, now);
+  if (r.status == JobStatus::Running) fail(id, "is adopted but runs already");
+  if (r.status == JobStatus::Pending) {
+    switch_wait(id, WaitReason::None, now);
+    leave_pending(id);
+  } else if (r.status == JobStatus::Future) {
+    const std::int64_t quota = std::int64_t{tenants_[j.tenant.index()].quota_gpus} * kMilliPerGpu;
+    const TenantUsage& u = usage_[j.tenant.index()];
+    r.entitled = entitled_at_submit(u.guaranteed, u.queued_entitled, milli(j), quota);
+    usage_[j.tenant.index()].demand += milli(j);
+  } else {
+    fail(id, "is adopted but has ended");
+  }
+  r.status = JobStatus::Running;
+  r.borrowed = borrowed;
+  r.shared = shared;
+  r.placement = std::move(placement);
+  r.last_start = last_start;
+  if (r.first_start == kNever) r.first_start = last_start;
+  r.speed = 1.0;
+  TenantUsage& u = usage_[j.tenant.index()];
+  u.held += milli(j);
+  ++u.running_jobs;
+  (borrowed ? u.borrowed : u.guaranteed) += milli(j);
+  running_.insert(id);
+  occupy(id);
+  adopted_.push_back(id);
+}
+
+// --- snapshots ---------------------------------------------------------------------
+
+ClusterSnapshot ClusterState::snapshot(Time now) const {
+  ClusterSnapshot s;
+  s.now = now;
+  s.cluster = cluster_;
+  s.tenants = tenants_;
+  s.jobs = jobs_;
+  s.profiles = profiles_;
+  s.runtime = rt_;
+  s.gpus = gpus_;
+  s.gpu_free_milli = gpu_free_;
+  s.node_free_gpus = node_free_;
+  s.pending = pending_.view();
+  s.running = running_.view();
+  s.arrived = arrived_;
+  s.requeued = requeued_;
+  s.finished = finished_;
+  s.adopted = adopted_;
+  s.withdrawn = withdrawn_;
+  return s;
+}
+
+void ClusterState::present_all() {
+  clear_deltas();
+  arrived_.assign(pending_.view().begin(), pending_.view().end());
+  adopted_.assign(running_.view().begin(), running_.view().end());
+  std::sort(arrived_.begin(), arrived_.end());
+  std::sort(adopted_.begin(), adopted_.end());
+}
+
+void ClusterState::clear_deltas() {
+  arrived_.clear();
+  requeued_.clear();
+  finished_.clear();
+  adopted_.clear();
+  withdrawn_.clear();
+}
+
+}  // namespace ds

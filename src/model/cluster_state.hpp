@@ -1,0 +1,187 @@
+// The one cluster state both drivers share (DESIGN §2a "one cluster state, two drivers"):
+// GPUs and nodes, every job's observable runtime, per-tenant accounting, the changes a
+// policy sees in its next snapshot, and the checks that keep a decision from breaking an
+// invariant. The simulator (src/sim) and the Slurm controller (src/slurm) drive it
+// through the same transitions, so a rule is written once.
+//
+// Assumptions:
+//  - The driver owns the job specs (indexed by dense JobId) and hands them over with
+//    set_jobs() whenever it learned more; everything per job here grows with them.
+//  - Tenant quantities are milli-GPUs (GPUs x gpu_milli), as model/execution.hpp.
+//  - A GPU is "busy" while at least one job (or a block: a down node, a job Slurm runs
+//    outside DeepShare) uses it; shares of one GPU add up in GpuState::milli_used.
+//
+// Transitions (all take the driver's time `now` and keep every count exact):
+//   submit   Future  -> Pending  (entitlement at submit computed; "arrived")
+//   start    Pending -> Running  (checked: GPUs free or, shared, memory fits; "started")
+//   finish   Running -> Done     ("finished", with its run time)
+//   requeue  Running -> Pending  (preempted, by the policy or by the engine; "requeued")
+//   withdraw Pending -> Done     (cancelled while waiting; "withdrawn")
+//   reject   Pending -> Rejected
+//   adopt    Pending|Future -> Running without a start decision (found running; "adopted")
+// Waiting reasons (model/snapshot.hpp): a pending job's reason is what the policy last
+// stated (note_waits); time is accounted per reason exactly, per job (its longest
+// uninterrupted stretch) and in total.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "model/cluster.hpp"
+#include "model/execution.hpp"
+#include "model/run_record.hpp"
+#include "model/snapshot.hpp"
+#include "model/tenant.hpp"
+
+namespace ds {
+
+// A decision that breaks an invariant: a policy bug (the simulator stops on it) or, on
+// a real cluster, a decision the controller refuses and counts.
+class DecisionError : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+// A tenant's current usage, in milli-GPUs unless named otherwise.
+struct TenantUsage {
+  std::int64_t held = 0;        // running jobs
+  std::int64_t borrowed = 0;    // running borrowed jobs
+  std::int64_t guaranteed = 0;  // running non-borrowed jobs
+  std::int64_t demand = 0;      // pending + running jobs
+  std::int64_t queued_entitled = 0;
+  int running_jobs = 0;
+  int pending_jobs = 0;
+  std::int64_t pending_gpus = 0;  // whole GPUs of pending jobs
+};
+
+class ClusterState {
+ public:
+  ClusterState(const Cluster& cluster, std::span<const Tenant> tenants);
+
+  // The jobs (and their profiles) as the driver knows them now; ids index `jobs`.
+  void set_jobs(std::span<const JobSpec> jobs, std::span<const Profile> profiles = {});
+
+  // --- transitions -----------------------------------------------------------------
+  void submit(JobId id, Time now);
+  // Throws DecisionError when the start breaks an invariant (see start_error). The job
+  // holds its GPUs from `now`; `running_at` (>= now) is when it starts to run (a real
+  // cluster's start latency), which the queueing time of the run counts up to.
+  void start(const StartJob& d, Time now, Time running_at);
+  // Why `d` cannot be applied now, or nullopt.
+  [[nodiscard]] std::optional<std::string> start_error(const StartJob& d) const;
+  void finish(JobId id, Time now);
+  void requeue(JobId id, Time now);
+  void withdraw(JobId id, Time now);
+  void reject(JobId id, Time now);
+  void adopt(JobId id, Time now, Placement placement, bool borrowed, bool shared, Time last_start);
+  // Applies the policy's waiting reasons (the last one stated for a job wins); notes for
+  // jobs that are not pending are ignored.
+  void note_waits(std::span<const WaitNote> notes, Time now);
+  // The driver's own reason (held, dependency, ...) for a pending job.
+  void set_wait(JobId id, WaitReason reason, Time now);
+  // A running job's current progress rate (the simulator's speed model; 1 = exclusive).
+  void set_speed(JobId id, double speed) { rt_[id.index()].speed = speed; }
+  // A GPU the policy may not use (a down node, a job run outside DeepShare), or no longer.
+  void set_blocked(std::size_t gpu, bool blocked);
+
+  // --- views ---------------------------------------------------------------------
+  // A snapshot over this state with the changes since the last clear_deltas().
+  [[nodiscard]] ClusterSnapshot snapshot(Time now) const;
+  void clear_deltas();
+  // For a fresh policy object (a restarted controller): the next snapshot presents every
+  // pending job as arrived and every running job as adopted, in id order, and no other
+  // change.
+  void present_all();
+
+  [[nodiscard]] const Cluster& cluster() const { return *cluster_; }
+  [[nodiscard]] std::span<const Tenant> tenants() const { return tenants_; }
+  [[nodiscard]] const JobSpec& spec(JobId id) const { return jobs_[id.index()]; }
+  [[nodiscard]] const JobRuntime& runtime(JobId id) const { return rt_[id.index()]; }
+  [[nodiscard]] std::span<const JobRuntime> runtimes() const { return rt_; }
+  [[nodiscard]] const TenantUsage& usage(TenantId t) const { return usage_[t.index()]; }
+  [[nodiscard]] std::span<const JobId> jobs_on_gpu(std::size_t gpu) const { return gpu_jobs_[gpu]; }
+  [[nodiscard]] const GpuState& gpu(std::size_t g) const { return gpus_[g]; }
+  [[nodiscard]] std::span<const JobId> pending() const { return pending_.view(); }
+  [[nodiscard]] std::span<const JobId> running() const { return running_.view(); }
+  [[nodiscard]] int busy_gpus() const { return busy_; }
+  [[nodiscard]] int allocated_gpus() const { return allocated_; }
+  [[nodiscard]] std::int64_t pending_gpus() const { return pending_gpus_; }
+  // Exact integrals of each tenant's received and entitled GPU time up to the last
+  // transition (call touch_all(now) first for "up to now").
+  [[nodiscard]] std::span<const TenantTotals> tenant_totals() const { return totals_; }
+  void touch_all(Time now);
+  // Time pending jobs spent under each reason, up to the last change (close_waits(now)
+  // first for "up to now"); per job, its longest uninterrupted stretch.
+  [[nodiscard]] const std::array<double, kWaitReasons>& wait_totals() const { return wait_ms_; }
+  [[nodiscard]] WaitReason longest_wait_reason(JobId id) const {
+    return longest_[id.index()].reason;
+  }
+  void close_waits(Time now);
+
+  // Calls f(flat GPU index, node) for every GPU of a placement.
+  template <class F>
+  void for_each_gpu(const Placement& p, F&& f) const {
+    for (const auto& a : p) {
+      const Node& node = cluster_->nodes[a.node.index()];
+      for (std::uint64_t m = a.gpu_mask; m != 0; m &= m - 1)
+        f(static_cast<std::size_t>(node.first_gpu + __builtin_ctzll(m)), a.node);
+    }
+  }
+
+ private:
+  // A dense set of job ids with O(1) insert/erase (order unspecified).
+  class IdSet {
+   public:
+    void insert(JobId id);
+    void erase(JobId id);
+    [[nodiscard]] std::span<const JobId> view() const { return ids_; }
+
+   private:
+    std::vector<JobId> ids_;
+    std::vector<std::int32_t> pos_;
+  };
+  struct Stretch {
+    WaitReason reason = WaitReason::None;
+    Time length = -1;
+  };
+
+  static std::int64_t milli(const JobSpec& j) { return std::int64_t{j.gpus} * j.gpu_milli; }
+  void touch(TenantId t, Time now);
+  void enter_pending(JobId id, Time now);
+  void leave_pending(JobId id);
+  void occupy(JobId id);
+  void release(JobId id);
+  void stop_running(JobId id, Time now);
+  void leave_without_running(JobId id, Time now, JobStatus to, const char* what);
+  void switch_wait(JobId id, WaitReason r, Time now);
+  void fail(JobId id, const std::string& what) const;
+
+  const Cluster* cluster_;
+  std::span<const Tenant> tenants_;
+  std::span<const JobSpec> jobs_;
+  std::span<const Profile> profiles_;
+  std::vector<JobRuntime> rt_;
+  std::vector<Stretch> longest_;
+  std::vector<GpuState> gpus_;
+  std::vector<std::int16_t> gpu_free_;
+  std::vector<std::vector<JobId>> gpu_jobs_;
+  std::vector<std::uint8_t> blocked_;
+  std::vector<std::int32_t> node_free_;
+  std::vector<TenantUsage> usage_;
+  std::vector<TenantTotals> totals_;
+  std::vector<Time> touched_;  // per tenant: time its integrals reach
+  IdSet pending_, running_;
+  std::vector<JobId> arrived_, requeued_, adopted_, withdrawn_;
+  std::vector<FinishedJob> finished_;
+  std::array<double, kWaitReasons> wait_ms_{};
+  int busy_ = 0;
+  int allocated_ = 0;
+  std::int64_t pending_gpus_ = 0;
+};
+
+}  // namespace ds
