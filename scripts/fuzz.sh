@@ -13,6 +13,8 @@ secs=${1:-60}
 parallel=${2:-2}
 targets=(csv venus helios openb native cluster_file)
 
+# libFuzzer's runtime (clang's compiler-rt; only a recommendation of clang in Debian).
+bash scripts/apt-install.sh fuzz libclang-rt-dev
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "$(nproc)"
 
