@@ -327,7 +327,7 @@ class Engine {
     const double speed = state_.runtime(id).speed;
     if (speed <= 0) return;
     const double left = remaining_[id.index()] / speed;
-    const Time from = std::max(now_, progressed_at_[id.index()]);  // after the start latency
+    const Time from = std::max(now_, progressed_at_[id.index()]);     // after the start latency
     const Time end = from + saturating_time(std::ceil(left - 1e-9));  // max_time stops it
     events_.push({end, seq_++, EventKind::Complete, id, version_[id.index()]});
   }
