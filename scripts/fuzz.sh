@@ -20,6 +20,8 @@ cmake --build --preset fuzz -j "$(nproc)"
 
 work=$(mktemp -d /tmp/dsfuzz.XXXX)
 trap 'rm -rf "$work"' EXIT
+# The targets write each input to a file here (tests/fuzz/fuzz_util.hpp), removed with $work.
+export DEEPSHARE_FUZZ_TMP="$work/inputs"
 
 run_one() {
   local t=$1 dir="$work/$1"

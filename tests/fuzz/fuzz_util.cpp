@@ -39,17 +39,24 @@ Parts split(const std::uint8_t* data, std::size_t size) {
 
 namespace {
 
-fs::path& base() {
-  static fs::path b = [] {
-    const fs::path root = fs::is_directory("/dev/shm") ? "/dev/shm" : fs::temp_directory_path();
-    fs::path p = root / ("deepshare-fuzz-" + std::to_string(::getpid()));
+// Never destroyed, so that the exit handler still finds it (a static path would be
+// destroyed before a handler registered during its construction runs).
+const fs::path& base() {
+  static const fs::path* b = [] {
+    // $DEEPSHARE_FUZZ_TMP (scripts/fuzz.sh: a folder it removes; libFuzzer may end with
+    // _Exit, skipping the exit handler below), else memory-backed /dev/shm.
+    const char* env = std::getenv("DEEPSHARE_FUZZ_TMP");
+    const fs::path root = env && *env                    ? fs::path(env)
+                          : fs::is_directory("/dev/shm") ? fs::path("/dev/shm")
+                                                         : fs::temp_directory_path();
+    auto* p = new fs::path(root / ("deepshare-fuzz-" + std::to_string(::getpid())));
     std::atexit([] {
       std::error_code ec;
       fs::remove_all(base(), ec);
     });
     return p;
   }();
-  return b;
+  return *b;
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ struct Parts {
 };
 Parts split(const std::uint8_t* data, std::size_t size);
 
-// A folder of this process, emptied on every call; removed at exit.
+// A folder of this process (under $DEEPSHARE_FUZZ_TMP, else /dev/shm), emptied on every
+// call; removed at exit.
 std::string fresh_folder();
 // Writes `text` to folder/name (creating sub-folders); returns the path.
 std::string write(const std::string& folder, const std::string& name, std::string_view text);
