@@ -1,11 +1,10 @@
 #!/bin/sh
 # Slurm TaskProlog for DeepShare's nodes (slurm.conf TaskProlog=; docs/slurm.md §2).
 #
-# Whole-GPU jobs need nothing from here: they hold gres/gpu on exactly the GPUs DeepShare
-# chose, and Slurm's gpu plugin sets CUDA_VISIBLE_DEVICES from that allocation. A job that
-# DeepShare colocates on another job's GPUs (MPS) holds DeepShare's gpushare slot GRES of
-# those GPUs instead, which has no Slurm plugin; this prolog turns that allocation into
-# CUDA_VISIBLE_DEVICES, and adds the MPS limits of DeepShare's pin.
+# A job holding gres/gpu on the GPUs DeepShare chose gets CUDA_VISIBLE_DEVICES from Slurm's
+# gpu plugin. A job holding only DeepShare's gpushare slots of some GPUs (it is colocated
+# on another job's GPUs, or ran so before) gets it from here: the slot GRES has no Slurm
+# plugin. A colocated job (pin s=1) also gets the MPS limits of DeepShare's pin.
 #
 # Trust: it reads only what Slurm records and users cannot write: the job's allocated GRES
 # (`scontrol show job -d`) and the pin in its AdminComment (operators only). It never reads
@@ -24,19 +23,22 @@ for line in $(printf '%s\n' "$info" | sed -n 's/^ *Nodes=\([^ ]*\) .*GRES=\([^ ]
     [ "$h" = "$node" ] && gres=${line#*|}
   done
 done
-case $gres in *gpushare:*) ;; *) exit 0 ;; esac
-
-# gpushare:g2:1(IDX:2),gpushare:g3:1(IDX:3) -> 2,3 (the slot index is the GPU index)
-idx=$(printf '%s\n' "$gres" | tr ',' '\n' | sed -n 's/^gpushare:g\([0-9][0-9]*\):.*/\1/p' | paste -sd, -)
+# gpushare:g2:1(IDX:2),gpushare:g3:1(IDX:3) -> 2,3 (a slot's index is its GPU's index)
+slots=$(printf '%s\n' "$gres" | tr ',' '\n' | sed -n 's/^gpushare:g\([0-9][0-9]*\):[1-9].*/\1/p' | paste -sd, -)
+gpus=$(printf '%s\n' "$gres" | tr ',' '\n' | sed -n 's/^gpu:g\([0-9][0-9]*\):[1-9].*/\1/p' | paste -sd, -)
+if [ -n "$slots" ] && [ -z "$gpus" ]; then
+  echo "export CUDA_VISIBLE_DEVICES=$slots"
+  echo "export GPU_DEVICE_ORDINAL=$slots"
+fi
+idx=${gpus:-$slots}
 [ -n "$idx" ] || exit 0
-echo "export CUDA_VISIBLE_DEVICES=$idx"
-echo "export GPU_DEVICE_ORDINAL=$idx"
-echo "export DEEPSHARE_SHARED=1"
 
+# MPS settings of a colocated job, from DeepShare's pin for this run
 pin=$(printf '%s\n' "$info" | sed -n 's/^ *AdminComment=\(ds:[^ ]*\).*/\1/p' | head -n 1)
 restarts=$(printf '%s\n' "$info" | sed -n 's/.* Restarts=\([0-9]*\).*/\1/p' | head -n 1)
 key() { printf '%s\n' "$pin" | tr ';:' '\n\n' | sed -n "s/^$1=//p" | head -n 1; }
-[ -n "$pin" ] && [ "$(key r)" = "${restarts:-0}" ] || exit 0
+[ -n "$pin" ] && [ "$(key r)" = "${restarts:-0}" ] && [ "$(key s)" = 1 ] || exit 0
+echo "export DEEPSHARE_SHARED=1"
 m=$(key m)
 case $m in '' | *[!0-9]*) ;; *) [ "$m" -ge 1 ] && [ "$m" -le 100 ] && echo "export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$m" ;; esac
 l=$(key l)

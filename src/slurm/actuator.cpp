@@ -104,9 +104,27 @@ bool Controller::start(StartJob& s, std::unordered_set<std::size_t>& taken,
   std::vector<std::string> candidates;
   for (std::size_t n = 0; n < cluster_.nodes.size(); ++n)
     if (node_usable_[n]) candidates.push_back(cluster_.nodes[n].name);
+  // The partner of a colocated start: the running job that holds those GPUs, and the kind
+  // of GRES it holds there (the colocated job takes the other kind).
+  GresKind partner = GresKind::Whole;
+  std::string partner_ref;
+  if (s.shared)
+    for (std::size_t i = 0; i < rt_.size(); ++i) {
+      if (rt_[i].status != JobStatus::Running || rt_[i].shared || i == id.index()) continue;
+      bool overlap = false;
+      for (const auto& a : rt_[i].placement)
+        for (const auto& b : s.placement)
+          overlap = overlap || (a.node == b.node && (a.gpu_mask & b.gpu_mask));
+      if (!overlap) continue;
+      const Rec& p = recs_[i];
+      const GresKind held = p.fixed.kind != GresKind::None ? p.fixed.kind : p.start_kind;
+      partner = held == GresKind::Slot ? GresKind::Slot : GresKind::Whole;
+      partner_ref = p.ref;
+      break;
+    }
   std::optional<Expressed> e;
   if (!(s.shared && shared_node))
-    e = express_start(placement, s.shared, rec.fixed, candidates, occ);
+    e = express_start(placement, s.shared, rec.fixed, candidates, occ, partner);
   bool conflict = false;
   if (e)
     for (const auto& [node, mask] : e->gpus)
@@ -160,6 +178,8 @@ bool Controller::start(StartJob& s, std::unordered_set<std::size_t>& taken,
                       {"gpus", where},
                       {"borrowed", s.borrowed ? "1" : "0"},
                       {"shared", s.shared ? "1" : "0"},
+                      {"partner", partner_ref},
+                      {"kind", e->kind == GresKind::Slot ? "slots" : "gpus"},
                       {"moved", real == s.placement ? "0" : "1"}});
   journal("start " + rec.ref + " " + where + (s.borrowed ? " borrowed" : "") +
           (s.shared ? " shared" : ""));
@@ -167,15 +187,20 @@ bool Controller::start(StartJob& s, std::unordered_set<std::size_t>& taken,
   return true;
 }
 
-// Whether Slurm shows the start's GPUs free: no other job holds them (or, for a colocated
-// start, their slots). A preempted job holds its GPUs until its processes are gone.
+// Whether Slurm shows the start's GPUs ready: no other job holds them (a preempted job
+// holds its GPUs until its processes are gone); for a colocated start, the GRES it takes is
+// free and the partner runs on them (the partner's own start may still wait for a victim).
 bool Controller::gpus_free_in_slurm(const Rec& rec) const {
   for (const auto& [node, mask] : rec.pin.gpus) {
     auto it = slurm_use_.find(node);
-    if (it == slurm_use_.end()) continue;
-    const std::uint64_t used =
-        rec.start_kind == GresKind::Slot ? it->second.slots : (it->second.gpus | it->second.slots);
-    if (used & mask) return false;
+    const NodeUse use = it == slurm_use_.end() ? NodeUse{} : it->second;
+    if (rec.pin.shared) {
+      const bool slot = rec.start_kind == GresKind::Slot;
+      const std::uint64_t mine = slot ? use.slots : use.gpus, partner = slot ? use.gpus : use.slots;
+      if ((mine & mask) || (partner & mask) != mask) return false;
+    } else if ((use.gpus | use.slots) & mask) {
+      return false;
+    }
   }
   return true;
 }
@@ -235,7 +260,17 @@ void Controller::rollback_start(JobId id, const char* why) {
   Rec& rec = recs_[id.index()];
   JobRuntime& r = rt_[id.index()];
   ++counters_.rollbacks;
-  log_.warn(why, {{"job", rec.ref}, {"detail", "start rolled back: the job waits again"}});
+  std::string held;
+  for (const auto& [node, mask] : rec.pin.gpus) {
+    auto it = slurm_use_.find(node);
+    const NodeUse u = it == slurm_use_.end() ? NodeUse{} : it->second;
+    held += (held.empty() ? "" : " ") + node + ": gpus " + mask_to_list(u.gpus) + ", slots " +
+            mask_to_list(u.slots);
+  }
+  log_.warn(why, {{"job", rec.ref},
+                  {"kind", rec.start_kind == GresKind::Slot ? "slots" : "gpus"},
+                  {"slurm_holds", held},
+                  {"detail", "start rolled back: the job waits again"}});
   journal(std::string("forget_start ") + rec.ref + " " + why);
   if (rec.released) {
     auto v = views_.find(rec.key);

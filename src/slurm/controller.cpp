@@ -253,35 +253,22 @@ void Controller::build_gpu_state(const std::vector<JobInfo>& jobs) {
   }
   pending_.clear();
   running_.clear();
-  std::vector<bool> unconfirmed(gpus_.size(), false);
   for (std::size_t i = 0; i < jobs_.size(); ++i) {
     const JobRuntime& r = rt_[i];
     const JobId id(static_cast<std::uint32_t>(i));
     if (r.status == JobStatus::Pending) pending_.push_back(id);
     if (r.status != JobStatus::Running) continue;
     running_.push_back(id);
-    // A job alone on GPUs it holds as slots (it ran colocated before) cannot be a partner:
-    // another job could not get those slots.
-    const bool slot_alone = recs_[i].fixed.kind == GresKind::Slot && !r.shared;
     for (const auto& a : r.placement)
-      each_gpu(a.node.index(), a.gpu_mask, [&](std::size_t g) {
-        occupy(g, jobs_[i].gpu_milli, jobs_[i].gpu_memory_mib);
-        if (recs_[i].intent == Intent::Start || slot_alone) unconfirmed[g] = true;
-      });
+      each_gpu(a.node.index(), a.gpu_mask,
+               [&](std::size_t g) { occupy(g, jobs_[i].gpu_milli, jobs_[i].gpu_memory_mib); });
   }
   // GPUs Slurm has allocated to jobs the model does not run: other partitions, ungated
   // jobs, and DeepShare's own jobs that are ending or being requeued (they hold their GPUs
   // until their processes are gone).
-  slurm_use_.clear();
   for (const auto& j : jobs) {
     if (j.alloc.empty() || (!j.running() && !j.completing)) continue;
-    const Key key = key_of(j);
-    for (const auto& [name, a] : j.alloc) {
-      NodeUse& u = slurm_use_[name];
-      u.gpus |= a.gpus;
-      u.slots |= a.slots;
-    }
-    auto it = by_key_.find(key);
+    auto it = by_key_.find(key_of(j));
     if (it != by_key_.end() && rt_[it->second.index()].status == JobStatus::Running) continue;
     for (const auto& [name, a] : j.alloc) {
       auto n = node_index_.find(name);
@@ -292,13 +279,12 @@ void Controller::build_gpu_state(const std::vector<JobInfo>& jobs) {
     }
   }
   // No colocation on GPUs of nodes other partitions use too (Slurm would not know that a
-  // GPU whose partner ended still serves a colocated job), nor with a partner Slurm has not
-  // started yet or one that holds slots itself: such GPUs show their whole memory in use.
+  // GPU whose partner ended still serves a colocated job): they show their memory full.
   for (std::size_t n = 0; n < cluster_.nodes.size(); ++n) {
     const Node& node = cluster_.nodes[n];
     for (int k = 0; k < node.gpus; ++k) {
       const auto g = static_cast<std::size_t>(node.first_gpu + k);
-      if (gpus_[g].jobs > 0 && (node_shared_[n] || unconfirmed[g]))
+      if (gpus_[g].jobs > 0 && node_shared_[n])
         gpus_[g].memory_used_mib = std::max<std::int32_t>(
             gpus_[g].memory_used_mib, static_cast<std::int32_t>(node.gpu_memory_mib));
     }
@@ -372,6 +358,17 @@ bool Controller::step() {
   }
   if (counters_.cycles % 5 == 0 || requeued) nodes = api_->nodes();
   std::lock_guard<std::mutex> lock(mu_);
+  // What Slurm has allocated now, per node (every partition): a start is released only
+  // onto GPUs Slurm shows free.
+  slurm_use_.clear();
+  for (const auto& j : *jobs) {
+    if (!j.running() && !j.completing) continue;
+    for (const auto& [name, a] : j.alloc) {
+      NodeUse& u = slurm_use_[name];
+      u.gpus |= a.gpus;
+      u.slots |= a.slots;
+    }
+  }
   observe(*jobs, nodes ? *nodes : std::vector<NodeInfo>{});
   if (tenants_added_) {
     tenants_added_ = false;

@@ -126,7 +126,8 @@ int parse_gpu_count(const std::string& gres) {
 std::optional<Expressed> express_start(const std::map<std::string, std::uint64_t>& placement,
                                        bool shared, const GresRequest& fixed,
                                        const std::vector<std::string>& candidates,
-                                       const Occupancy& free) {
+                                       const Occupancy& free, GresKind partner) {
+  const GresKind colocated = partner == GresKind::Slot ? GresKind::Whole : GresKind::Slot;
   if (placement.empty()) return std::nullopt;
   const std::uint64_t mask = placement.begin()->second;
   for (const auto& [node, m] : placement)
@@ -135,7 +136,7 @@ std::optional<Expressed> express_start(const std::map<std::string, std::uint64_t
   switch (fixed.kind) {
     case GresKind::None:
       out.gpus = placement;
-      out.kind = shared ? GresKind::Slot : GresKind::Whole;
+      out.kind = shared ? colocated : GresKind::Whole;
       out.write_request = true;
       return out;
     case GresKind::Other:
@@ -146,7 +147,7 @@ std::optional<Expressed> express_start(const std::map<std::string, std::uint64_t
   }
   out.kind = fixed.kind;
   if (shared) {
-    if (fixed.kind != GresKind::Slot || mask != fixed.mask) return std::nullopt;
+    if (fixed.kind != colocated || mask != fixed.mask) return std::nullopt;
     out.gpus = placement;
     return out;
   }

@@ -7,7 +7,8 @@
 // colocated on another job's GPUs (MPS) holds the `gpushare` slot of those GPUs instead
 // (`Name=gpushare Type=gk File=/dev/nvidiak`, one per GPU): a GRES Slurm does not tie to
 // gres/gpu, so it is granted while the partner holds the GPU, and it is shown, accounted
-// and (with ConstrainDevices) enforced like any device GRES.
+// and (with ConstrainDevices) enforced like any device GRES. (A partner that holds only
+// slots itself - it ran colocated before - is joined on the GPUs: `express_start`.)
 //
 // Slurm 22.05 cannot shrink a pending job's GRES request: an update merges the new types
 // into the old ones (measured: gpu:g0 then gpu:g1 allocates both; a count of 0 still
@@ -69,18 +70,21 @@ struct Expressed {
   bool write_request = false;  // the job has no GRES request yet: set it now
 };
 
-// Where a start can run, given the job's fixed request (if any):
-//  - no request yet: the policy's placement as it is (whole GPUs, or the partner's slots
-//    when shared); its per-node masks must be equal (one tres_per_node for all nodes);
+// Where a start can run, given the job's fixed request (if any). A colocated start takes
+// the GRES of the partner's GPUs that the partner does not hold: their slots when the
+// partner holds them whole (`partner` = Whole), the GPUs themselves when the partner holds
+// only their slots (a job that ran colocated before and now runs alone).
+//  - no request yet: the policy's placement as it is; its per-node masks must be equal
+//    (one tres_per_node for all nodes);
 //  - whole GPUs already requested: the same indices, on the policy's nodes if they are
 //    idle there, else on the first `candidates` nodes where they are;
-//  - slots already requested: shared on a partner with the same indices, or alone on those
-//    indices of a DeepShare-only node.
-// nullopt: Slurm cannot run it as decided (e.g. a job that ran whole cannot be colocated).
+//  - slots already requested: alone on those indices of a DeepShare-only node;
+//  - colocated again only with the same kind and indices.
+// nullopt: Slurm cannot run it as decided (e.g. a job that ran whole next to a whole job).
 std::optional<Expressed> express_start(const std::map<std::string, std::uint64_t>& placement,
                                        bool shared, const GresRequest& fixed,
                                        const std::vector<std::string>& candidates,
-                                       const Occupancy& free);
+                                       const Occupancy& free, GresKind partner = GresKind::Whole);
 
 // Expands an array task list ("0-5%2", "1,3-4", "0-9:3") into task ids (at most `limit`).
 std::vector<std::uint32_t> expand_tasks(const std::string& tasks, std::size_t limit = 100000);

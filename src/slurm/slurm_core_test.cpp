@@ -132,6 +132,10 @@ TEST(Gres, AJobsRequestIsFixedOnceWritten) {
   e = express_start({{"node1", 0b1}}, true, {}, nodes, occ);  // colocated: slots
   ASSERT_TRUE(e);
   EXPECT_EQ(e->kind, GresKind::Slot);
+  // colocated on a partner that holds only the slots (it ran colocated before): the GPUs
+  e = express_start({{"node1", 0b1}}, true, {}, nodes, occ, GresKind::Slot);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, GresKind::Whole);
   EXPECT_FALSE(express_start({{"node1", 0b11}, {"node2", 0b1100}}, false, {}, nodes, occ));
   // a restart of a job that holds gpu g1: same indices, where they are idle
   const GresRequest g1{GresKind::Whole, 0b10, 0};
