@@ -92,10 +92,17 @@ std::vector<Controller::View> Controller::views_of(const std::vector<JobInfo>& j
     try {
       record = parse_record(j.admin_comment, limits);
     } catch (const InputError& e) {
-      if (reported_.insert(key).second) {
-        ++counters_.bad_records;
-        log_.warn("bad_record", {{"job", j.ref()}, {"error", e.what()}});
+      if (reported_.count(key)) continue;
+      ++counters_.bad_records;
+      log_.warn("bad_record", {{"job", j.ref()}, {"error", e.what()}});
+      if (j.state == JobState::Pending && !j.completing) {
+        View v;  // a waiting job DeepShare cannot read would wait forever: refuse it
+        v.j = &j;
+        v.key = key;
+        v.ref = j.ref();
+        refuse(v, std::string("DeepShare cannot read the job's record: ") + e.what());
       }
+      reported_.insert(key);
       continue;
     }
     if (!record) {
