@@ -216,6 +216,7 @@ void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, De
          it != ts.others.end() && scanned < kScan && aged_available > 0; ++scanned) {
       const JobSpec& j = s.jobs[it->second.index()];
       ++it;
+      if (!j.preemptible) continue;  // could never be reclaimed
       const Time since = s.runtime[j.id.index()].queued_since;
       const bool aged = calm || s.now - since >= c_.borrow_aging;
       if (!aged && share(j) > available && share(j) <= aged_available)
@@ -266,10 +267,13 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
     js.tried = partner_epoch_ + 1;
     return false;
   }
+  // An entitled job within its quota holds quota while it shares (not preemptible); a job
+  // that cannot be preempted shares only so (once its partner ends it would be a borrower).
+  const bool quota_counted = js.entitled && fits_quota(s, j);
+  if (!quota_counted && !j.preemptible) return false;
   dequeue(j);
   js.run = Run::Shared;
-  // An entitled job within its quota holds quota while it shares (not preemptible).
-  js.quota_counted = js.entitled && fits_quota(s, j);
+  js.quota_counted = quota_counted;
   if (js.quota_counted) tenants_[j.tenant.index()].guaranteed += share(j);
   js.partner = choice->partner;
   job_[choice->partner.index()].partner = j.id;
