@@ -135,7 +135,7 @@ void Controller::load_tenants(bool at_init) {
 // would: running jobs adopted, candidates arriving. (DeepShare sizes per-tenant state at
 // construction; a rebuild loses its learned run times, like a restart.)
 void Controller::rebuild_policy() {
-  PolicyContext ctx{cluster_, tenants_, jobs_, options_};
+  PolicyContext ctx{cluster_, tenants_, options_};
   policy_ = make_policy(cfg_.policy, ctx);
   adopted_.clear();
   arrived_.clear();
