@@ -16,8 +16,9 @@
 
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;
-  CLI::App app{"Tile a trace: K copies side by side (own tenants, nodes and users, per-copy "
-               "arrival jitter), R repeats in time; writes a Venus-format trace"};
+  CLI::App app{
+      "Tile a trace: K copies side by side (own tenants, nodes and users, per-copy "
+      "arrival jitter), R repeats in time; writes a Venus-format trace"};
   std::string trace, format = "venus", out;
   ds::TileOptions o;
   double period_days = 30;
@@ -52,9 +53,9 @@ int main(int argc, char** argv) {
     std::printf("%s: %zu jobs, %zu tenants, %d GPUs, span %.1f days\n",
                 (fs::path(out) / "jobs.csv").c_str(), t.jobs.size(), t.tenants.size(),
                 t.cluster.total_gpus(),
-                t.jobs.empty() ? 0.0
-                               : ds::to_seconds(t.jobs.back().submit - t.jobs.front().submit) /
-                                     86400.0);
+                t.jobs.empty()
+                    ? 0.0
+                    : ds::to_seconds(t.jobs.back().submit - t.jobs.front().submit) / 86400.0);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tile_trace: %s\n", e.what());
     return 2;

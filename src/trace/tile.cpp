@@ -84,8 +84,7 @@ Workload tile_workload(const Workload& w, const TileOptions& o) {
   return t;
 }
 
-void write_venus(const Workload& w, const std::string& jobs_csv,
-                 const std::string& vc_config_csv) {
+void write_venus(const Workload& w, const std::string& jobs_csv, const std::string& vc_config_csv) {
   // The cluster must be what read_vc_config() builds: per tenant, in tenant order, its
   // 8-GPU nodes; quota = its GPUs.
   std::vector<int> nodes(w.tenants.size(), 0);
@@ -122,12 +121,11 @@ void write_venus(const Workload& w, const std::string& jobs_csv,
     const Profile* p = j.profile >= 0 ? &w.profiles[static_cast<std::size_t>(j.profile)] : nullptr;
     out << plain(j.name) << ',' << (j.user.valid() ? plain(w.users[j.user.index()]) : "") << ','
         << plain(w.tenants[j.tenant.index()].name) << ',' << j.gpus << ',' << to_string(truth.state)
-        << ',' << j.submit / kSecond << ',' << truth.work / kSecond << ','
-        << (p ? p->dataset : "") << ',' << (p ? p->model : "") << ','
+        << ',' << j.submit / kSecond << ',' << truth.work / kSecond << ',' << (p ? p->dataset : "")
+        << ',' << (p ? p->model : "") << ','
         << (p && p->batch_size ? std::to_string(p->batch_size) : "") << ','
-        << (p ? (p->amp ? "1" : "0") : "") << ','
-        << (j.gpu_util >= 0 ? number(j.gpu_util) : "") << ','
-        << (j.gpu_memory_mib > 0 ? number(j.gpu_memory_mib) : "") << ',' << i << '\n';
+        << (p ? (p->amp ? "1" : "0") : "") << ',' << (j.gpu_util >= 0 ? number(j.gpu_util) : "")
+        << ',' << (j.gpu_memory_mib > 0 ? number(j.gpu_memory_mib) : "") << ',' << i << '\n';
   }
   if (!out) throw InputError("cannot write '" + jobs_csv + "'");
 }

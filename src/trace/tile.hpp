@@ -31,10 +31,10 @@
 namespace ds {
 
 struct TileOptions {
-  int copies = 1;                         // K
-  int repeats = 1;                        // R
-  Time period = 30 * kDay;                // P: shift between repeats
-  Time jitter = 600 * kSecond;            // J: largest per-copy arrival shift (whole seconds)
+  int copies = 1;               // K
+  int repeats = 1;              // R
+  Time period = 30 * kDay;      // P: shift between repeats
+  Time jitter = 600 * kSecond;  // J: largest per-copy arrival shift (whole seconds)
   std::uint64_t seed = 1;
 };
 
