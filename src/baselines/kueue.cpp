@@ -23,6 +23,14 @@ struct Entry {
   bool search = false;  // preempts: victims and placement come from the search at admission
 };
 
+// A queued job as the scans read it; mark == the cycle's stamp: not admissible in this cycle.
+struct Queued {
+  JobId job;
+  int gpus = 0;
+  int milli = kMilliPerGpu;
+  std::uint32_t mark = 0;
+};
+
 // Cost: the quota, the running jobs (per tenant, in preemption-candidate order) and the free
 // map (one indexed node set per partition) are kept across cycles and follow the snapshot's
 // deltas; a round looks only at tenants with queued jobs. The algorithm (steps 1-4,
@@ -55,6 +63,8 @@ class Kueue final : public Policy {
         queues_(ctx.tenants.size()),
         cutoff_(ctx.tenants.size(), INT_MAX),
         cutoff_stamp_(ctx.tenants.size(), 0),
+        cursor_(ctx.tenants.size()),
+        cursor_stamp_(ctx.tenants.size(), 0),
         shadow_quota_(quota_),
         shed_count_(ctx.tenants.size(), 0),
         touched_flag_(ctx.tenants.size(), 0) {
@@ -86,13 +96,20 @@ class Kueue final : public Policy {
 
     ++stamp_;
     ++cutoff_epoch_;
+    // A tenant whose nomination came back empty stays empty for the rest of the cycle (its
+    // jobs are all marked; jobs requeued by an admission are marked too): the rounds skip it.
+    active_.assign(waiting_.begin(), waiting_.end());
     for (;;) {
       if (shadowed_) refresh_shadow();
       std::optional<Entry> best;
-      for (std::size_t t : waiting_) {
+      std::size_t kept = 0;
+      for (std::size_t t : active_) {
         auto e = nominate(s, t, out);
-        if (e && (!best || better(*e, *best, s))) best = std::move(e);
+        if (!e) continue;
+        active_[kept++] = t;
+        if (!best || better(*e, *best, s)) best = std::move(e);
       }
+      active_.resize(kept);
       if (!best) break;
       admit(s, std::move(*best), out);
     }
@@ -233,18 +250,29 @@ class Kueue final : public Policy {
     return j.gpus <= shadow_quota_.available(t) && place_job(shadow_, nodes, j).has_value();
   }
 
-  void enqueue(const JobSpec& j) {
-    mark_.reset(j.id);
+  // Queues are flat, sorted by job id (creation order): arrivals append, requeued victims
+  // go back to their place; a scan reads GPUs and this cycle's mark inline.
+  static std::vector<Queued>::iterator find(std::vector<Queued>& q, JobId id) {
+    return std::lower_bound(q.begin(), q.end(), id,
+                            [](const Queued& a, JobId b) { return a.job < b; });
+  }
+
+  // Queues j (not admissible in this cycle when `marked`).
+  void enqueue(const JobSpec& j, bool marked = false) {
     auto& q = queues_[j.tenant.index()];
-    if (q.empty()) waiting_.insert(j.tenant.index());
-    q.insert(j.id);
+    if (q.empty())
+      waiting_.insert(std::lower_bound(waiting_.begin(), waiting_.end(), j.tenant.index()),
+                      j.tenant.index());
+    q.insert(find(q, j.id), Queued{j.id, j.gpus, j.gpu_milli, marked ? stamp_ : 0});
     queued_[j.id] = 1;
   }
 
   void dequeue(const JobSpec& j) {
     auto& q = queues_[j.tenant.index()];
-    q.erase(j.id);
-    if (q.empty()) waiting_.erase(j.tenant.index());
+    auto it = find(q, j.id);
+    if (it != q.end() && it->job == j.id) q.erase(it);
+    if (q.empty())
+      waiting_.erase(std::lower_bound(waiting_.begin(), waiting_.end(), j.tenant.index()));
     queued_[j.id] = 0;
   }
 
@@ -269,30 +297,52 @@ class Kueue final : public Policy {
   }
 
   // Step 2: the tenant's first job that fits now or after preemption.
+  // Step 2 for tenant t. Jobs before the tenant's cursor were all marked earlier in this
+  // cycle, so the scan resumes there (BestEffortFIFO; StrictFIFO looks at its head only).
+  // Nothing changes during a scan, so the quota and free-GPU bounds are read once.
   std::optional<Entry> nominate(const ClusterSnapshot& s, std::size_t t, Decisions& out) {
     const FreeMap::SetId nodes = sets_[part(t)];
-    for (JobId id : queues_[t]) {
-      if (mark_[id] == stamp_) {
+    auto& q = queues_[t];
+    auto it = cfg_.strict_fifo || cursor_stamp_[t] != stamp_ ? q.begin() : find(q, cursor_[t]);
+    const int available = quota_.available(t);
+    const auto largest = free_.set_largest_fit(nodes);
+    const bool reclaims = cfg_.limits.cohort && cfg_.reclaim != ReclaimPolicy::Never;
+    auto entry = [&](JobId id) {
+      const JobSpec& j = s.jobs[id.index()];
+      return Entry{id,
+                   t,
+                   kueue_priority(j),
+                   quota_.borrowing(t, j.gpus),
+                   cfg_.fair_sharing ? quota_.drs(t, j.gpus) : 0,
+                   {},
+                   {}};
+    };
+    for (; it != q.end(); ++it) {
+      const JobId id = it->job;
+      if (it->mark == stamp_) {
         if (cfg_.strict_fifo) return std::nullopt;
         continue;
       }
-      const JobSpec& j = s.jobs[id.index()];
-      Entry e{id, t, kueue_priority(j), quota_.borrowing(t, j.gpus), quota_.drs(t, j.gpus), {}, {}};
-      const bool in_quota = j.gpus <= quota_.available(t);
+      cursor_[t] = id;
+      cursor_stamp_[t] = stamp_;
+      const bool in_quota = it->gpus <= available;
       if (in_quota) {
-        if (auto p = place_job(free_, nodes, j)) {
-          e.placement = std::move(*p);
-          return e;
-        }
+        const bool fits = largest && it->milli >= kMilliPerGpu
+                              ? it->gpus <= *largest
+                              : place_job(free_, nodes, s.jobs[id.index()]).has_value();
+        if (fits) return entry(id);
       }
-      if (cfg_.limits.cohort && cfg_.reclaim != ReclaimPolicy::Never && j.gpus < cutoff(t)) {
+      if (reclaims && it->gpus < cutoff(t)) {
         ++searches_;
+        const JobSpec& j = s.jobs[id.index()];
         if (shadowed_) {
           if (shadow_fits(j, t, nodes)) {
+            Entry e = entry(id);
             e.search = true;
             return e;
           }
         } else {
+          Entry e = entry(id);
           const KueueRequest req{&j, t, e.priority, nodes};
           auto v = cfg_.fair_sharing
                        ? kueue_fair_preemption(req, running_, quota_, free_, cfg_.reclaim)
@@ -306,10 +356,16 @@ class Kueue final : public Policy {
         cutoff_[t] = j.gpus;
         cutoff_stamp_[t] = cutoff_epoch_;
       }
-      mark_[id] = stamp_;
-      note_wait(out, id, in_quota ? room_reason(free_.set_free_gpus(nodes), j) : WaitReason::Quota);
+      it->mark = stamp_;
+      // room_reason(), from the record.
+      const bool no_fit = it->milli < kMilliPerGpu || it->gpus > free_.set_free_gpus(nodes);
+      note_wait(
+          out, id,
+          !in_quota ? WaitReason::Quota : (no_fit ? WaitReason::NoFit : WaitReason::Fragmented));
       if (cfg_.strict_fifo) return std::nullopt;
     }
+    cursor_[t] = JobId();  // after every job
+    cursor_stamp_[t] = stamp_;
     return std::nullopt;
   }
 
@@ -332,6 +388,8 @@ class Kueue final : public Policy {
       if (!v) throw std::logic_error("kueue: the shadow state and the search disagree");
       e.placement = std::move(v->placement);
       e.victims = std::move(v->victims);
+    } else if (e.placement.empty()) {  // fits now: where (the free map is as nominated)
+      e.placement = *place_job(free_, sets_[part(e.tenant)], s.jobs[e.job.index()]);
     }
     // Preempted in reverse order of the snapshot's running list (as Kueue's running list
     // was built from it: a fixed order for byte-identical outputs).
@@ -352,8 +410,7 @@ class Kueue final : public Policy {
       counted_[v] = 0;
       running_.remove(v);
       // Requeued at its old place, but not readmitted in the cycle that evicted it.
-      enqueue(s.jobs[v.index()]);
-      mark_[v] = stamp_;
+      enqueue(s.jobs[v.index()], true);
       note_wait(out, v, WaitReason::Priority);
       ++victims_;
     }
@@ -382,13 +439,15 @@ class Kueue final : public Policy {
   std::vector<FreeMap::SetId> sets_;  // per partition
   std::vector<JobId> admitted_;       // admitted in this cycle
   PerJob<std::uint8_t> counted_;
-  std::vector<std::set<JobId>> queues_;  // by creation order (job ids follow submit)
-  std::set<std::size_t> waiting_;        // tenants with a queued job, ascending
+  std::vector<std::vector<Queued>> queues_;  // per tenant, by creation order (ids follow submit)
+  std::vector<std::size_t> waiting_;         // tenants with a queued job, ascending
   PerJob<std::uint8_t> queued_;
-  PerJob<std::uint32_t> mark_;  // == stamp_: not admissible in this cycle
   std::uint32_t stamp_ = 0;
   std::vector<int> cutoff_;
   std::vector<std::uint64_t> cutoff_stamp_;
+  std::vector<std::size_t> active_;  // tenants still nominating in this cycle
+  std::vector<JobId> cursor_;        // per tenant: first job not marked in this cycle
+  std::vector<std::uint32_t> cursor_stamp_;
   // The shadow state (class comment).
   bool shadowed_ = false;
   CohortQuota shadow_quota_;

@@ -1,6 +1,7 @@
 #include "baselines/lucid.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <set>
 #include <unordered_map>
@@ -25,6 +26,9 @@ struct Vc {
   int capacity = 0;                          // GPUs it may ever have (with the elastic node)
   std::set<std::pair<double, JobId>> queue;  // (priority, arrival order)
   std::vector<JobId> run;
+  // Running jobs that run alone (possible partners), by GPU count, in start order (the order
+  // of `run`): the pairing rule looks only at jobs of the same GPU count.
+  std::array<std::set<std::pair<std::uint64_t, JobId>>, kMaxShareGpus + 1> alone;
   // Something allocate() looks at changed since it last ran here (queue, running jobs or
   // partners, its nodes' free GPUs, the sharing switch): otherwise it would try the same
   // jobs against the same partners and free GPUs, start nothing and state the same reasons.
@@ -192,8 +196,10 @@ class Lucid final : public Policy {
     queue_sum_ += std::max<Time>(pq, 0) + (vc_start_[f.job] - vc_entry_[f.job]);
     jct_sum_ += s.now - vc_entry_[f.job];
     Vc& vc = vcs_[vc_of(j)];
-    if (auto it = std::find(vc.run.begin(), vc.run.end(), f.job); it != vc.run.end())
+    if (auto it = std::find(vc.run.begin(), vc.run.end(), f.job); it != vc.run.end()) {
       vc.run.erase(it);
+      if (!partner_[f.job].valid()) set_alone(vc, j, false);
+    }
     mark(vc_of(j));
     const JobId mate = partner_[f.job];
     if (mate.valid() && mate != f.job) {
@@ -203,6 +209,7 @@ class Lucid final : public Policy {
       // marked as sharing until it ends: it is never paired again.
       const bool stuck = setup_.lucid_recover_quirk && first_of_pair_[f.job];
       partner_[mate] = stuck ? mate : JobId();
+      if (!stuck) set_alone(vc, s.jobs[mate.index()], true);
     }
     partner_[f.job] = JobId();
     first_of_pair_[f.job] = 0;
@@ -232,7 +239,11 @@ class Lucid final : public Policy {
     partner_[id] = r.shared ? id : JobId();
     first_of_pair_[id] = 0;
     Vc& vc = vcs_[vc_of(j)];
-    if (std::find(vc.run.begin(), vc.run.end(), id) == vc.run.end()) vc.run.push_back(id);
+    if (std::find(vc.run.begin(), vc.run.end(), id) == vc.run.end()) {
+      vc.run.push_back(id);
+      run_seq_[id] = next_run_seq_++;
+      if (!r.shared) set_alone(vc, j, true);
+    }
     mark(vc_of(j));
   }
 
@@ -321,8 +332,7 @@ class Lucid final : public Policy {
                                                  const JobSpec& j) const {
     if (j.gpus > kMaxShareGpus || j.gpu_milli < kMilliPerGpu) return std::nullopt;
     const PairView me = view(j);
-    for (JobId t : vc.run) {
-      if (partner_[t].valid()) continue;
+    for (const auto& [seq, t] : vc.alone[static_cast<std::size_t>(j.gpus)]) {
       const Placement& p = placement_[t];
       const double mem =
           static_cast<double>(s.cluster->nodes[p.front().node.index()].gpu_memory_mib);
@@ -331,10 +341,22 @@ class Lucid final : public Policy {
     return std::nullopt;
   }
 
+  // Job `id` is a possible partner again (or for the first time).
+  void set_alone(Vc& vc, const JobSpec& j, bool alone) {
+    if (j.gpus > kMaxShareGpus || j.gpu_milli < kMilliPerGpu) return;
+    auto& set = vc.alone[static_cast<std::size_t>(j.gpus)];
+    if (alone)
+      set.emplace(run_seq_[j.id], j.id);
+    else
+      set.erase({run_seq_[j.id], j.id});
+  }
+
   void start(const ClusterSnapshot& s, Vc& vc, JobId id, Placement p, bool shared, Decisions& out) {
     vc_start_[id] = s.now;
     placement_[id] = p;
     vc.run.push_back(id);
+    run_seq_[id] = next_run_seq_++;
+    if (!shared) set_alone(vc, s.jobs[id.index()], true);
     out.start.push_back(StartJob{id, std::move(p), false, shared});
   }
 
@@ -345,6 +367,7 @@ class Lucid final : public Policy {
       const JobSpec& j = s.jobs[id.index()];
       if (sharing) {
         if (auto t = partner_for(s, vc, j)) {
+          set_alone(vc, s.jobs[t->index()], false);
           partner_[id] = *t;
           partner_[*t] = id;
           first_of_pair_[*t] = 1;
@@ -401,6 +424,8 @@ class Lucid final : public Policy {
   PerJob<Time> vc_entry_, vc_start_;
   PerJob<Placement> placement_;
   PerJob<std::uint8_t> first_of_pair_;  // the running job another job was paired with
+  PerJob<std::uint64_t> run_seq_;       // its place in its VC's start order
+  std::uint64_t next_run_seq_ = 0;
   AccuracyTracker accuracy_;
   std::size_t shared_starts_ = 0, finished_ = 0;
   Time jct_sum_ = 0, queue_sum_ = 0, prof_queue_sum_ = 0;
