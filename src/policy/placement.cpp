@@ -32,14 +32,15 @@ void FreeMap::sync(const ClusterSnapshot& s) {
   free_whole_.assign(s.node_free_gpus.begin(), s.node_free_gpus.end());
   total_ = 0;
   for (int f : free_whole_) total_ += f;
-  max_node_gpus_ = 0;
-  for (const Node& n : cluster_->nodes) max_node_gpus_ = std::max(max_node_gpus_, n.gpus);
+  // A map built per cycle (FreeMap(s)) stops here: nothing below is needed until it tracks
+  // changes or holds node sets.
+  for (NodeId n : dirty_) is_dirty_[n.index()] = 0;
   dirty_.clear();
-  is_dirty_.assign(free_whole_.size(), 0);
   if (!same_cluster) {
     sets_.clear();
     members_.clear();
-    member_begin_.assign(free_whole_.size() + 1, 0);
+    member_begin_.clear();
+    max_node_gpus_ = 0;
   }
   for (Set& set : sets_) set.build(*this);
   if (log_)
@@ -77,6 +78,7 @@ void FreeMap::node_free_changed(NodeId id, int before) {
   const int now = free_whole_[id.index()];
   if (now == before) return;
   total_ += now - before;
+  if (member_begin_.empty()) return;  // no node sets
   for (std::uint32_t m = member_begin_[id.index()]; m < member_begin_[id.index() + 1]; ++m) {
     Set& set = sets_[members_[m].set];
     set.total += now - before;
@@ -85,7 +87,9 @@ void FreeMap::node_free_changed(NodeId id, int before) {
 }
 
 void FreeMap::mark_dirty(NodeId n) {
-  if (is_dirty_.empty() || is_dirty_[n.index()]) return;
+  if (source_ == 0) return;  // never synced with deltas: nothing to copy again
+  if (is_dirty_.empty()) is_dirty_.assign(free_whole_.size(), 0);
+  if (is_dirty_[n.index()]) return;
   is_dirty_[n.index()] = 1;
   dirty_.push_back(n);
 }
@@ -196,6 +200,8 @@ void FreeMap::rebuild_members() {
 
 FreeMap::SetId FreeMap::add_set(std::span<const NodeId> nodes) {
   if (!cluster_) throw std::logic_error("FreeMap::add_set before the map is synced");
+  if (sets_.empty())
+    for (const Node& n : cluster_->nodes) max_node_gpus_ = std::max(max_node_gpus_, n.gpus);
   for (std::size_t i = 0; i < nodes.size(); ++i)
     if (nodes[i].index() >= free_whole_.size() || (i > 0 && !(nodes[i - 1] < nodes[i])))
       throw std::invalid_argument("FreeMap::add_set: nodes must be known and in ascending order");
