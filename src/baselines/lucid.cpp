@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -22,13 +23,19 @@ constexpr double kNegativeEstimate = 1000;  // CombinedEstimator: priority < 0 -
 // One virtual cluster (or the pool): its nodes, queue and running jobs in start order.
 struct Vc {
   std::vector<NodeId> nodes;
-  FreeMap::SetId set = 0;                    // `nodes` in the policy's free map
-  int capacity = 0;                          // GPUs it may ever have (with the elastic node)
-  std::set<std::pair<double, JobId>> queue;  // (priority, arrival order)
+  FreeMap::SetId set = 0;  // `nodes` in the policy's free map
+  int capacity = 0;        // GPUs it may ever have (with the elastic node)
+  // (priority, arrival order) -> what allocate() reads first, kept inline.
+  struct Queued {
+    int gpus = 0;
+    int milli = kMilliPerGpu;
+  };
+  std::map<std::pair<double, JobId>, Queued> queue;
   std::vector<JobId> run;
-  // Running jobs that run alone (possible partners), by GPU count, in start order (the order
-  // of `run`): the pairing rule looks only at jobs of the same GPU count.
-  std::array<std::set<std::pair<std::uint64_t, JobId>>, kMaxShareGpus + 1> alone;
+  // Running jobs that run alone (possible partners), by GPU count and sharescore bucket
+  // (Lucid::score_bucket), each in start order (the order of `run`): the pairing rule looks
+  // only at jobs of the same GPU count whose score can add up to <= 2 with the job's.
+  std::array<std::array<std::set<std::pair<std::uint64_t, JobId>>, 4>, kMaxShareGpus + 1> alone;
   // Something allocate() looks at changed since it last ran here (queue, running jobs or
   // partners, its nodes' free GPUs, the sharing switch): otherwise it would try the same
   // jobs against the same partners and free GPUs, start nothing and state the same reasons.
@@ -91,8 +98,8 @@ class Lucid final : public Policy {
       if (vcs_[v].dirty) allocate(s, vcs_[v], free_, sharing, out);
     dirty_.clear();
     if (setup_.profiler && !donor_vcs_.empty()) {
-      donor_lists_.clear();
-      for (std::size_t d : donor_vcs_) donor_lists_.push_back(&vcs_[d].nodes);
+      if (donor_lists_.empty())  // vcs_ never grows: the pointers stay valid
+        for (std::size_t d : donor_vcs_) donor_lists_.push_back(&vcs_[d].nodes);
       moves_.clear();
       profiler_.scale(s, free_, setup_.forecast ? &*setup_.forecast : nullptr, donor_lists_, out,
                       moves_);
@@ -108,7 +115,7 @@ class Lucid final : public Policy {
         mark(v);
       }
       // A donor that got its node back runs again at once (in donor order, once each).
-      for (std::size_t d = 0; d < donor_vcs_.size(); ++d) {
+      for (std::size_t d = 0; d < donor_vcs_.size() && !moves_.empty(); ++d) {
         const std::size_t v = donor_vcs_[d];
         if (!vcs_[v].dirty) continue;
         bool returned = false;
@@ -304,7 +311,10 @@ class Lucid final : public Policy {
     }
     priority_[id] = est * j.gpus;
     vc_entry_[id] = s.now;
-    if (vcs_[vc_of(j)].queue.emplace(priority_[id], id).second) ++queued_;
+    if (vcs_[vc_of(j)]
+            .queue.emplace(std::pair{priority_[id], id}, Vc::Queued{j.gpus, j.gpu_milli})
+            .second)
+      ++queued_;
     mark(vc_of(j));
   }
 
@@ -332,19 +342,40 @@ class Lucid final : public Policy {
                                                  const JobSpec& j) const {
     if (j.gpus > kMaxShareGpus || j.gpu_milli < kMilliPerGpu) return std::nullopt;
     const PairView me = view(j);
-    for (const auto& [seq, t] : vc.alone[static_cast<std::size_t>(j.gpus)]) {
-      const Placement& p = placement_[t];
-      const double mem =
-          static_cast<double>(s.cluster->nodes[p.front().node.index()].gpu_memory_mib);
-      if (lucid_can_pair(me, view(s.jobs[t.index()]), mem)) return t;
+    // The first in start order over the buckets whose scores may pair: the first match of
+    // each bucket, then the earliest of those.
+    std::optional<std::pair<std::uint64_t, JobId>> best;
+    const auto& buckets = vc.alone[static_cast<std::size_t>(j.gpus)];
+    for (int b = 0; b < 4; ++b) {
+      if (!bucket_may_pair(b, me.score)) continue;
+      for (const auto& entry : buckets[static_cast<std::size_t>(b)]) {
+        if (best && entry.first > best->first) break;
+        const JobId t = entry.second;
+        const Placement& p = placement_[t];
+        const double mem =
+            static_cast<double>(s.cluster->nodes[p.front().node.index()].gpu_memory_mib);
+        if (lucid_can_pair(me, view(s.jobs[t.index()]), mem)) {
+          best = entry;
+          break;
+        }
+      }
     }
-    return std::nullopt;
+    if (!best) return std::nullopt;
+    return best->second;
+  }
+
+  // Buckets of sharescores: 0 (scores <= 0), 1, 2, 3 (scores >= 3).
+  static int score_bucket(int score) { return std::clamp(score, 0, 3); }
+  // Whether a job of sharescore `score` may pair with some score of bucket b (sum <= 2).
+  static bool bucket_may_pair(int b, int score) {
+    return b == 0 || (b < 3 ? b <= 2 - score : score <= -1);
   }
 
   // Job `id` is a possible partner again (or for the first time).
   void set_alone(Vc& vc, const JobSpec& j, bool alone) {
     if (j.gpus > kMaxShareGpus || j.gpu_milli < kMilliPerGpu) return;
-    auto& set = vc.alone[static_cast<std::size_t>(j.gpus)];
+    auto& set = vc.alone[static_cast<std::size_t>(j.gpus)]
+                        [static_cast<std::size_t>(score_bucket(share_score_[j.id]))];
     if (alone)
       set.emplace(run_seq_[j.id], j.id);
     else
@@ -360,10 +391,31 @@ class Lucid final : public Policy {
     out.start.push_back(StartJob{id, std::move(p), false, shared});
   }
 
+  // Whether some running job of `gpus` GPUs runs alone in the VC (a possible partner).
+  [[nodiscard]] static bool any_alone(const Vc& vc, int gpus) {
+    if (gpus > kMaxShareGpus) return false;
+    for (const auto& bucket : vc.alone[static_cast<std::size_t>(gpus)])
+      if (!bucket.empty()) return true;
+    return false;
+  }
+
   void allocate(const ClusterSnapshot& s, Vc& vc, FreeMap& free, bool sharing, Decisions& out) {
     vc.dirty = false;
+    // The largest whole-GPU job consolidate placement can place in the VC now (nullopt: node
+    // sizes differ, ask place_job); refreshed after every start.
+    std::optional<int> largest = free.set_largest_fit(vc.set);
     for (auto it = vc.queue.begin(); it != vc.queue.end();) {
-      const JobId id = it->second;
+      const JobId id = it->first.second;
+      const Vc::Queued q = it->second;
+      if (largest && q.milli >= kMilliPerGpu && q.gpus > *largest &&
+          !(sharing && any_alone(vc, q.gpus))) {
+        // Neither a partner nor room: the answers below, without reading the job.
+        note_wait(out, id,
+                  q.gpus > free.set_free_gpus(vc.set) ? WaitReason::NoFit : WaitReason::Fragmented);
+        if (!sharing) break;
+        ++it;
+        continue;
+      }
       const JobSpec& j = s.jobs[id.index()];
       if (sharing) {
         if (auto t = partner_for(s, vc, j)) {
@@ -378,6 +430,12 @@ class Lucid final : public Policy {
           continue;
         }
       }
+      if (largest && q.milli >= kMilliPerGpu && q.gpus > *largest) {
+        note_wait(out, id, room_reason(free.set_free_gpus(vc.set), j));
+        if (!sharing) break;
+        ++it;
+        continue;
+      }
       auto p = place_job(free, vc.set, j);
       if (!p) {
         note_wait(out, id, room_reason(free.set_free_gpus(vc.set), j));
@@ -389,6 +447,7 @@ class Lucid final : public Policy {
       start(s, vc, id, std::move(*p), false, out);
       it = vc.queue.erase(it);
       --queued_;
+      largest = free.set_largest_fit(vc.set);
     }
   }
 
