@@ -64,8 +64,10 @@ class WhatIf {
   }
   // The job's quota fits and it can be placed.
   [[nodiscard]] bool fits() const {
-    return req_.job->gpus <= quota_.available(req_.tenant) &&
-           place_job(free_, req_.nodes, *req_.job).has_value();
+    if (req_.job->gpus > quota_.available(req_.tenant)) return false;
+    if (req_.job->gpu_milli >= kMilliPerGpu)  // one node size: placeable up to the largest fit
+      if (const auto largest = free_.set_largest_fit(req_.nodes)) return req_.job->gpus <= *largest;
+    return place_job(free_, req_.nodes, *req_.job).has_value();
   }
   // fillBackWorkloads: re-add all but the last removed victim in reverse order, keeping
   // those whose return still lets the job fit.
