@@ -70,8 +70,7 @@ const Scenario& scenario() {
         s.placement.emplace_back();
         continue;
       }
-      const auto node =
-          ds::NodeId(static_cast<std::uint32_t>(t * kNodesPerTenant + next_node[t]));
+      const auto node = ds::NodeId(static_cast<std::uint32_t>(t * kNodesPerTenant + next_node[t]));
       const std::uint64_t mask = ((std::uint64_t{1} << gpus) - 1) << next_gpu[t];
       s.placement.push_back({ds::NodeAlloc{node, mask}});
       next_gpu[t] += gpus;
@@ -96,8 +95,8 @@ void BM_DecideAfterOneChange(benchmark::State& bm, const std::string& policy) {
   const Scenario& sc = scenario();
   static const ds::AuxData aux = ds::load_aux("");
   ds::PolicyOptions options;
-  auto p = ds::make_policy(
-      policy, ds::PolicyContext{sc.w.cluster, sc.w.tenants, options, sc.oracle, &aux});
+  auto p = ds::make_policy(policy,
+                           ds::PolicyContext{sc.w.cluster, sc.w.tenants, options, sc.oracle, &aux});
   ds::ClusterState state(sc.w.cluster, sc.w.tenants);
   state.set_jobs(sc.w.jobs, sc.w.profiles);
   ds::Time now = ds::seconds(1);
@@ -136,7 +135,8 @@ void BM_DecideAfterOneChange(benchmark::State& bm, const std::string& policy) {
   if (ms.empty()) return;
   std::sort(ms.begin(), ms.end());
   auto at = [&](double q) {
-    return ms[std::min(ms.size() - 1, static_cast<std::size_t>(q * static_cast<double>(ms.size())))];
+    return ms[std::min(ms.size() - 1,
+                       static_cast<std::size_t>(q * static_cast<double>(ms.size())))];
   };
   bm.counters["p50_ms"] = at(0.50);
   bm.counters["p99_ms"] = at(0.99);
@@ -151,7 +151,7 @@ const int kRegistered = [] {
     benchmark::RegisterBenchmark(("BM_DecideAfterOneChange/" + info.name).c_str(),
                                  BM_DecideAfterOneChange, info.name)
         ->UseManualTime()
-        ->Iterations(2000)
+        ->Iterations(1000)
         ->Unit(benchmark::kMillisecond);
   return 0;
 }();

@@ -40,9 +40,10 @@ RunRecord run(const Workload& w, const std::string& policy,
 }
 
 // The job of `tiled` that is copy `copy` of original job `i`.
-std::size_t copy_of(const std::unordered_map<std::string, std::size_t>& by_name,
-                    const Workload& w, std::size_t i, int copy) {
-  const std::string name = copy == 0 ? w.jobs[i].name : w.jobs[i].name + "#" + std::to_string(copy) + ".0";
+std::size_t copy_of(const std::unordered_map<std::string, std::size_t>& by_name, const Workload& w,
+                    std::size_t i, int copy) {
+  const std::string name =
+      copy == 0 ? w.jobs[i].name : w.jobs[i].name + "#" + std::to_string(copy) + ".0";
   return by_name.at(name);
 }
 
@@ -125,9 +126,10 @@ void check_pooled(const std::string& policy) {
     if (one > 0) worst = std::max(worst, many / one);
   }
   EXPECT_LE(sum_many, sum_one) << policy;
-  std::printf("%s: K copies' queueing delay / one copy's, summed over 200 workloads: %.3f "
-              "(worse on %d, at most %.2fx)\n",
-              policy.c_str(), sum_one > 0 ? sum_many / sum_one : 1.0, worse, worst);
+  std::printf(
+      "%s: K copies' queueing delay / one copy's, summed over 200 workloads: %.3f "
+      "(worse on %d, at most %.2fx)\n",
+      policy.c_str(), sum_one > 0 ? sum_many / sum_one : 1.0, worse, worst);
 }
 
 TEST(ScaleInvariance, FifoPooledIsNotWorseOverAllWorkloads) {
