@@ -10,11 +10,14 @@ namespace ds {
 
 FreeMap::FreeMap(const ClusterSnapshot& s) {
   sync(s);
+  tracking_ = false;  // a scratch map: the first sync() copies everything again
 }
 
 void FreeMap::sync(const ClusterSnapshot& s) {
-  const bool incremental = cluster_ == s.cluster && s.gpu_epoch != 0 && s.gpu_source == source_ &&
+  const bool incremental = tracking_ && cluster_ == s.cluster && s.gpu_epoch != 0 &&
+                           s.gpu_source == source_ &&
                            (s.gpu_epoch == epoch_ || s.gpu_epoch == epoch_ + 1);
+  tracking_ = true;
   source_ = s.gpu_source;
   epoch_ = s.gpu_epoch;
   if (incremental) {
@@ -87,7 +90,7 @@ void FreeMap::node_free_changed(NodeId id, int before) {
 }
 
 void FreeMap::mark_dirty(NodeId n) {
-  if (source_ == 0) return;  // never synced with deltas: nothing to copy again
+  if (!tracking_ || source_ == 0) return;  // a full copy comes first anyway
   if (is_dirty_.empty()) is_dirty_.assign(free_whole_.size(), 0);
   if (is_dirty_[n.index()]) return;
   is_dirty_[n.index()] = 1;

@@ -32,7 +32,8 @@ class FreeMap {
 
   // An empty map: call sync() before use.
   FreeMap() = default;
-  // A full copy of the snapshot's free capacity.
+  // A full copy of the snapshot's free capacity (a scratch map for one cycle: it does not
+  // record its own changes; a later sync() starts with a full copy).
   explicit FreeMap(const ClusterSnapshot& s);
 
   // Brings the map to the snapshot's state: O(changed nodes) when this map was last synced
@@ -115,6 +116,7 @@ class FreeMap {
   // Sync state: the snapshot source and epoch last synced, and the nodes this map changed
   // itself since (take/give), which the next sync copies again from the snapshot.
   std::uint64_t source_ = 0, epoch_ = 0;
+  bool tracking_ = false;  // synced by sync(): its own changes are recorded (dirty_)
   std::vector<NodeId> dirty_;
   std::vector<std::uint8_t> is_dirty_;
   std::vector<NodeId>* log_ = nullptr;
