@@ -237,7 +237,7 @@ class Engine {
     const JobId id = d.job;
     const Time running_at = now_ + start_latency();
     const Time queued_since = state_.runtime(id).queued_since;
-    state_.start(d, now_, running_at);
+    state_.start_checked(d, now_, running_at);
     auto& out = res_.jobs[id.index()];
     out.queue += running_at - queued_since;
     if (out.first_start == kNever) out.first_start = running_at;
@@ -284,6 +284,15 @@ class Engine {
 
   void refresh_speeds(JobId started) {
     const Placement& p = state_.runtime(started).placement;
+    // Alone on its GPUs (the common case): it runs at full speed and nobody else changes.
+    bool shared = false;
+    state_.for_each_gpu(p,
+                        [&](std::size_t g, NodeId) { shared = shared || state_.gpu(g).jobs > 1; });
+    if (!shared) {
+      set_speed(started, 1.0);
+      state_.for_each_gpu(p, [&](std::size_t g, NodeId) { update_gpu_sm(g); });
+      return;
+    }
     std::vector<JobId> affected{started};
     state_.for_each_gpu(p, [&](std::size_t g, NodeId) {
       for (JobId o : state_.jobs_on_gpu(g)) affected.push_back(o);
