@@ -12,13 +12,16 @@ namespace ds {
 
 constexpr int kMaxGpusPerNode = 64;  // placements use a 64-bit GPU mask per node
 constexpr int kMilliPerGpu = 1000;   // a whole GPU, in the units of fractional requests
+// The memory of a GPU when nothing says otherwise (an RTX 3090-class 24 GiB GPU, as Lucid
+// assumes for Venus).
+inline constexpr std::int64_t kDefaultGpuMemoryMib = 24 * 1024;
 
 struct Node {
   NodeId id;
   std::string name;
   int gpus = 0;
   int first_gpu = 0;  // flat index of GPU 0 of this node
-  std::int64_t gpu_memory_mib = 24 * 1024;
+  std::int64_t gpu_memory_mib = kDefaultGpuMemoryMib;
   std::string gpu_type;
   // The tenant whose virtual cluster owns this node (policies that isolate tenants
   // place only there); invalid when the node belongs to the shared pool.

@@ -18,10 +18,6 @@
 
 namespace ds {
 
-// The memory of a GPU when nothing says otherwise (an RTX 3090-class 24 GiB GPU, as Lucid
-// assumes for Venus).
-inline constexpr std::int64_t kDefaultGpuMemoryMib = 24 * 1024;
-
 struct RestartOverhead {
   Time small = seconds(40);  // jobs of <= large_above GPUs
   Time large = seconds(60);

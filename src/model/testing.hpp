@@ -23,7 +23,7 @@ inline Workload make_workload(int tenants, int nodes_per_tenant, int gpus_per_no
     tenant.name = "t" + std::to_string(t);
     tenant.quota_gpus = nodes_per_tenant * gpus_per_node;
     w.tenants.push_back(tenant);
-    w.cluster.add_nodes(nodes_per_tenant, gpus_per_node, 24 * 1024, "", tenant.id);
+    w.cluster.add_nodes(nodes_per_tenant, gpus_per_node, kDefaultGpuMemoryMib, "", tenant.id);
   }
   return w;
 }
@@ -56,7 +56,7 @@ struct GpuCluster {
   // Node i has its lowest used[i] GPUs in use (one job per node).
   explicit GpuCluster(const std::vector<int>& used) {
     const int nodes = static_cast<int>(used.size());
-    cluster.add_nodes(nodes, 8, 24 * 1024, "", TenantId());
+    cluster.add_nodes(nodes, 8, kDefaultGpuMemoryMib, "", TenantId());
     gpus.resize(static_cast<std::size_t>(cluster.total_gpus()));
     free_milli.assign(gpus.size(), 1000);
     node_free.assign(used.size(), 8);

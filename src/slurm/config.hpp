@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "model/cluster.hpp"
 #include "model/tenant.hpp"
 
 namespace ds::slurm {
@@ -51,7 +52,7 @@ struct ControllerConfig {
   int poll_ms = 100;
   std::string metrics;  // host:port
   std::string journal;
-  std::int64_t gpu_memory_mib = 24 * 1024;
+  std::int64_t gpu_memory_mib = kDefaultGpuMemoryMib;
   double start_margin_s = 30;
   TenantSource tenant_source = TenantSource::Slurm;
   std::string quota_tres = "gres/gpu";

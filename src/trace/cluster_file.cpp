@@ -173,7 +173,7 @@ Cluster read_nodes(const Reader& r, const Entry& list, const std::vector<Tenant>
     } catch (const InputError& err) {
       throw InputError(std::string(err.what()) + " (" + what + ")");
     }
-    std::int64_t mem_mib = 24 * 1024;
+    std::int64_t mem_mib = kDefaultGpuMemoryMib;
     if (auto it = e.find("gpu_memory_gib"); it != e.end()) {
       const double gib = r.number(it->second, 1.0 / 1024,
                                   static_cast<double>(limits::kMaxGpuMemoryMib) / 1024, "GiB");

@@ -51,7 +51,7 @@ void build_cluster(Workload& w, double scale) {
     t.quota_gpus = nodes * vs::kGpusPerNode;
     w.tenants.push_back(t);
     const std::size_t first = w.cluster.nodes.size();
-    w.cluster.add_nodes(nodes, vs::kGpusPerNode, 24 * 1024, "", t.id);
+    w.cluster.add_nodes(nodes, vs::kGpusPerNode, kDefaultGpuMemoryMib, "", t.id);
     for (std::size_t k = first; k < w.cluster.nodes.size(); ++k)
       w.cluster.nodes[k].name = t.name + "-n" + std::to_string(k - first);
   }

@@ -30,7 +30,7 @@ struct HeliosOptions {
   std::string gpu_numbers;           // empty: search cluster_gpu_number.csv beside the trace
   bool cluster_from_caller = false;  // true: skip the sizes; a cluster file replaces them
   int gpus_per_node = 8;
-  std::int64_t gpu_memory_mib = 24 * 1024;
+  std::int64_t gpu_memory_mib = kDefaultGpuMemoryMib;
 };
 
 Workload load_helios(const std::string& path, const HeliosOptions& options = {});

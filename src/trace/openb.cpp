@@ -25,8 +25,6 @@ std::int64_t openb_gpu_memory_mib(std::string_view model) {
 
 namespace {
 
-constexpr std::int64_t kDefaultGpuMemoryMib = 24 * 1024;
-
 // Tenants in this order; the first two are guaranteed-class.
 constexpr std::array<Qos, 4> kQosOrder = {Qos::LatencySensitive, Qos::Guaranteed, Qos::Burstable,
                                           Qos::BestEffort};

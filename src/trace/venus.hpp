@@ -22,7 +22,7 @@ struct VenusOptions {
   std::string vc_config;             // empty: search aux/vc_config.csv beside the trace
   bool cluster_from_caller = false;  // true: skip vc_config.csv; a cluster file replaces it
   int gpus_per_node = 8;
-  std::int64_t gpu_memory_mib = 24 * 1024;  // Lucid assumes RTX 3090-class 24 GiB GPUs
+  std::int64_t gpu_memory_mib = kDefaultGpuMemoryMib;  // Lucid assumes RTX 3090-class 24 GiB GPUs
 };
 
 Workload load_venus(const std::string& path, const VenusOptions& options = {});
