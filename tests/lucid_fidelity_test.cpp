@@ -48,7 +48,7 @@ TEST(LucidFidelity, LucidAveragesMatchLucidsSimulator) {
   };
   SimConfig cfg;
   // A job stopped by Lucid's profiler restarts in its VC from the start at no cost.
-  cfg.restart_overhead_small = cfg.restart_overhead_large = 0;
+  cfg.restart_overhead.small = cfg.restart_overhead.large = 0;
   cfg.speed_model = [&](const JobSpec& job, std::span<const JobSpec* const> others) {
     double speed = 1;
     for (const JobSpec* o : others) {

@@ -6,12 +6,9 @@
 
 #include "baselines/queue_greedy.hpp"
 #include "core/error.hpp"
+#include "model/execution.hpp"
 
 namespace ds {
-
-Time lucid_restart_overhead(int gpus) {
-  return gpus <= 8 ? seconds(40) : seconds(60);
-}
 
 namespace {
 
@@ -63,8 +60,7 @@ class Srtf final : public Policy {
     const Time left = remaining_[id] - (s.now - r.last_start);
     const Time done = work - left;
     const Time interval = s.tenants[j.tenant.index()].checkpoint_interval;
-    const Time kept = interval > 0 && done > 0 ? (done / interval) * interval : done;
-    remaining_[id] = work - kept + lucid_restart_overhead(j.gpus);
+    remaining_[id] = work - checkpoint_kept(done, interval) + restart_overhead(j.gpus);
   }
 
   PreemptiveQueues queues_;

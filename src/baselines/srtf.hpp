@@ -36,8 +36,4 @@ namespace ds {
 
 std::unique_ptr<Policy> make_srtf(const PolicyContext& ctx);
 
-// Restart overhead of a preempted job of `gpus` GPUs (Lucid's ckpt_overhead; the
-// simulator's SimConfig defaults): 40 s for <= 8 GPUs, 60 s above.
-Time lucid_restart_overhead(int gpus);
-
 }  // namespace ds

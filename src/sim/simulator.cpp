@@ -211,7 +211,7 @@ class Engine {
     const Time work = w_.truth[id.index()].work;
     const double done = static_cast<double>(work) - remaining_[id.index()];
     const double kept = checkpoint_kept(done, w_.tenants[j.tenant.index()].checkpoint_interval);
-    const Time overhead = j.gpus <= 8 ? cfg_.restart_overhead_small : cfg_.restart_overhead_large;
+    const Time overhead = cfg_.restart_overhead.of(j.gpus);
     auto& out = res_.jobs[id.index()];
     out.lost_work += static_cast<Time>(std::llround(done - kept));
     ++preemptions_;

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "core/limits.hpp"
+#include "model/execution.hpp"
 #include "model/run_record.hpp"
 #include "model/snapshot.hpp"
 #include "model/workload.hpp"
@@ -45,8 +46,7 @@ using SpeedModel =
     std::function<double(const JobSpec& job, std::span<const JobSpec* const> others)>;
 
 struct SimConfig {
-  Time restart_overhead_small = seconds(40);  // jobs of <= 8 GPUs (model/execution.hpp)
-  Time restart_overhead_large = seconds(60);
+  RestartOverhead restart_overhead;     // per preemption (model/execution.hpp: 40 s / 60 s)
   Time sample_interval = seconds(600);  // timeseries.csv resolution (doubles: sample_bound.hpp)
   std::size_t max_samples = 10'000;     // at most this many samples are kept (0: no bound)
   Time max_time = limits::kMaxSimulatedTime;  // simulated time past this is an InputError

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <map>
 
+#include "model/execution.hpp"
+
 namespace ds::slurm {
 namespace {
 
@@ -48,7 +50,7 @@ RunRecord result_from_observation(const Workload& w, const std::vector<ObservedJ
         const Time done = run.end - run.start;
         const Time kept = interval > 0 ? done / interval * interval : done;
         out.lost_work += done - kept;
-        out.overhead += j.gpus <= 8 ? seconds(40) : seconds(60);
+        out.overhead += restart_overhead(j.gpus);
       }
     }
     if (o.completed && !o.runs.empty() && o.runs.back().end != kNever) out.end = o.runs.back().end;

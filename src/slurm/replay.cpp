@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "model/execution.hpp"
 #include "report/outputs.hpp"
 #include "slurm/api.hpp"
 #include "slurm/controller.hpp"
@@ -122,7 +123,7 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
       const std::string state = (fs::path(req.work_dir) / "ckpt" / (j.name + ".p")).string();
       fs::remove(state, ec);
       s.script = stand_in(j.name, wall_ms(w.truth[next].work), wall_ms(t.checkpoint_interval),
-                          wall_ms(j.gpus <= 8 ? seconds(40) : seconds(60)), state);
+                          wall_ms(restart_overhead(j.gpus)), state);
       s.work_dir = req.work_dir;
       s.std_out = (fs::path(req.work_dir) / (j.name + ".out")).string();
       s.comment =

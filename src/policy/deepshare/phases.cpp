@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/execution.hpp"
 #include "policy/deepshare/policy_impl.hpp"
 #include "policy/deepshare/reclaim.hpp"
 #include "policy/deepshare/sharing.hpp"
@@ -108,7 +109,7 @@ DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot&
     if (r.status != JobStatus::Running || job_[id.index()].partner.valid()) continue;
     if (!due && s.now - r.last_start < c_.min_runtime) continue;
     const JobSpec& v = s.jobs[id.index()];
-    const Time overhead = v.gpus <= 8 ? seconds(40) : seconds(60);
+    const Time overhead = restart_overhead(v.gpus);
     candidates.push_back(Victim{
         id, preemption_cost(v, r, s.now, s.tenants[v.tenant.index()].checkpoint_interval, overhead),
         r.last_start, &r.placement, v.gpu_milli});
