@@ -17,6 +17,8 @@ bash scripts/setup-slurm.sh
 # The Slurm tests keep their clusters under DS_SLURM_TMP; one left behind by a killed test
 # (CTest timeout) is stopped here on exit, by its pid files (scripts/slurm/stop-cluster.sh).
 DS_SLURM_TMP=$(mktemp -d /tmp/dsci.XXXX)
+# Readable by the unprivileged users of the adversarial test (mktemp makes it 0700).
+chmod 755 "$DS_SLURM_TMP"
 export DS_SLURM_TMP
 stop_slurm_leftovers() {
   for b in "$DS_SLURM_TMP"/*/; do
