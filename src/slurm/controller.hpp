@@ -37,6 +37,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -52,6 +53,7 @@
 #include "slurm/config.hpp"
 #include "slurm/gres.hpp"
 #include "slurm/log.hpp"
+#include "slurm/ops.hpp"
 #include "slurm/record.hpp"
 
 namespace ds::slurm {
@@ -85,9 +87,13 @@ struct ControllerCounters {
   std::uint64_t refused = 0;
   std::uint64_t observe_errors = 0;
   std::uint64_t tenant_reloads = 0;
-  double cycle_seconds_sum = 0;
-  double cycle_seconds_max = 0;
-  double cycle_seconds_last = 0;
+  std::uint64_t config_reloads = 0;
+  std::uint64_t config_reload_errors = 0;
+  std::uint64_t completions = 0;
+  std::uint64_t cancellations = 0;
+  Histogram cycle_seconds{latency_buckets()};     // observe + decide + apply
+  std::int64_t last_observe_ms = 0;               // Unix ms of the last successful read of Slurm
+  std::vector<std::uint64_t> tenant_preemptions;  // DeepShare's own preemptions, per tenant
 };
 
 class Controller {
@@ -105,6 +111,14 @@ class Controller {
   void run(const std::atomic<bool>& stop);
   // Prometheus text exposition of the current state (thread-safe).
   std::string metrics_text() const;
+  // Asks the running loop to re-read the configuration file (SIGHUP; thread- and
+  // signal-safe: only sets a flag). reload.cpp.
+  void request_reload() { reload_requested_ = true; }
+  // Applies what can change live from `next`, logs what needs a restart (reload.cpp).
+  void reload(const ControllerConfig& next);
+  // Where a reload reads the configuration (default: the file it came from); the CLI adds
+  // its command-line overrides.
+  std::function<ControllerConfig()> reload_source;
 
   [[nodiscard]] const ControllerClock& clock() const { return clock_; }
   [[nodiscard]] std::size_t jobs_known() const { return jobs_.size(); }
@@ -152,6 +166,11 @@ class Controller {
     return j.array_job != 0 && j.array_task != kNoTask ? (Key{j.array_job} << 32 | j.array_task)
                                                        : (Key{j.id} << 32 | kNoTask);
   }
+
+  // reload.cpp: SIGHUP, the policy check, log context
+  void reload_if_requested();
+  static void check_policy(const std::string& name);
+  [[nodiscard]] Log::Fields who(JobId id) const;
 
   // controller.cpp: lifecycle, tenants, snapshot
   void load_tenants(bool at_init);
@@ -234,6 +253,8 @@ class Controller {
   std::int64_t decision_seq_ = 0;
   std::FILE* journal_ = nullptr;
   ControllerCounters counters_;
+  RpcStats rpc_;
+  std::atomic<bool> reload_requested_{false};
   mutable std::mutex mu_;  // guards the state read by metrics_text()
 };
 
