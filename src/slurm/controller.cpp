@@ -153,7 +153,7 @@ void Controller::rebuild_policy() {
 void Controller::init() {
   check_policy(cfg_.policy);
   load_clock_from_journal();
-  wall_ = wall_now_ms();
+  set_wall(wall_now_ms());
   api_ = std::make_unique<SlurmApi>();
   api_->set_stats(&rpc_);
   auto conf = api_->config();
@@ -319,6 +319,8 @@ Decisions Controller::decide() {
   s.adopted = adopted_;
   s.withdrawn = withdrawn_;
   Decisions d = policy_->decide(s);
+  if (d.wake_at != kNever && d.wake_at > s.now && (wake_at_ == kNever || d.wake_at < wake_at_))
+    wake_at_ = d.wake_at;
   for (JobId id : requeued_) recs_[id.index()].preempt_notice = false;
   arrived_.clear();
   requeued_.clear();
@@ -330,7 +332,7 @@ Decisions Controller::decide() {
 
 bool Controller::step() {
   const auto t0 = std::chrono::steady_clock::now();
-  wall_ = wall_now_ms();
+  set_wall(wall_now_ms());
   if (cfg_.tenant_source == TenantSource::Slurm &&
       wall_ - tenants_loaded_wall_ >= static_cast<std::int64_t>(cfg_.tenants_refresh_s * 1000)) {
     std::lock_guard<std::mutex> lock(mu_);

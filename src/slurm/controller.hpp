@@ -38,6 +38,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -180,7 +181,9 @@ class Controller {
   Decisions decide();
   void journal(const std::string& line);
   void load_clock_from_journal();
-  [[nodiscard]] Time now() const { return clock_.at(wall_); }
+  [[nodiscard]] Time now() const { return cycle_now_; }
+  // Sets wall_ and the cycle's time (reload.cpp: the policy's wake_at).
+  void set_wall(std::int64_t wall_ms);
   [[nodiscard]] std::int64_t timeout_ms() const;
 
   // reconcile.cpp: observation
@@ -250,6 +253,8 @@ class Controller {
   std::vector<JobId> pending_, running_, arrived_, requeued_, adopted_, withdrawn_;
   std::vector<FinishedJob> finished_;
   std::int64_t wall_ = 0;
+  Time cycle_now_ = std::numeric_limits<Time>::min();  // this cycle's time (controller clock)
+  Time wake_at_ = kNever;  // the earliest time a policy asked for a cycle at, still ahead
   std::int64_t decision_seq_ = 0;
   std::FILE* journal_ = nullptr;
   ControllerCounters counters_;

@@ -1,5 +1,5 @@
-// Configuration reload (SIGHUP), the policy check at start and on reload, and the user /
-// account context of job log events.
+// Configuration reload (SIGHUP), the policy check at start and on reload, the cycle's time
+// (the policy's wake_at), and the user / account context of job log events.
 //
 // What a reload changes (ops.hpp plan_reload; docs/slurm.md §10):
 //  1. re-read the file (reload_source); a file that does not parse is refused as a whole
@@ -48,6 +48,21 @@ void Controller::check_policy(const std::string& name) {
                    "' is an oracle: it reads every job's true run time, which a real cluster "
                    "cannot know before the job ends; run it in the simulator, or choose one of: " +
                    online);
+}
+
+// The cycle's time is the clock's, except that a cycle that has passed the time the policy
+// asked to be woken at (Decisions::wake_at) runs at exactly that time: policies with rounds
+// (Tiresias decides only at multiples of its interval) see their round's instant, as in the
+// simulator, at most one poll late in wall time. Never earlier than the previous cycle.
+void Controller::set_wall(std::int64_t wall_ms) {
+  wall_ = wall_ms;
+  const Time t = clock_.at(wall_ms);
+  Time next = t;
+  if (wake_at_ != kNever && wake_at_ <= t) {
+    next = wake_at_;
+    wake_at_ = kNever;
+  }
+  cycle_now_ = std::max(cycle_now_, next);
 }
 
 Log::Fields Controller::who(JobId id) const {

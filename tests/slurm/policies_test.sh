@@ -42,6 +42,11 @@ check() { local n=$1; shift; if "$@"; then ok "$n"; else bad "$n"; fi; }
 conf() { # policy file [extra lines]
   printf 'partition: batch\npolicy: %s\npoll_ms: 100\ngpu_memory_mib: 24576\nstart_margin_s: 10\ntenant_source: slurm\ntenants_refresh_s: 1\ntenant_defaults: {slo_queue_s: 2}\n%s' "$1" "${3:-}" > "$2"
 }
+# What each policy does when the owners return: reclaim (preempt borrowers), wait for them
+# to end (fifo-pooled), or no expectation (other policies: run with POLICIES=...; only
+# "every job runs and ends" and the metrics are checked). Tiresias decides in rounds: 5 s.
+reclaims() { case $1 in deepshare|kueue) echo 1 ;; fifo-pooled) echo 0 ;; *) echo - ;; esac; }
+extra_conf() { case $1 in tiresias) echo 'options: {interval: "5"}' ;; esac; }
 
 # 0. oracles need true run times: refused before touching Slurm
 conf sjf "$BASE/sjf.yaml"
@@ -75,16 +80,19 @@ sum_metric() { awk -v m="$1" 'index($1, m "{") == 1 { s += $2 } END { print s + 
 for P in $POLICIES; do
   echo "== policy $P"
   LOG=$BASE/ctl-$P.log; CONF=$BASE/ctl-$P.yaml
-  conf "$P" "$CONF"
+  conf "$P" "$CONF" "$(extra_conf "$P")
+"
+  R=$(reclaims "$P")
   "$BIN/deepshare" slurm run --config "$CONF" --metrics 127.0.0.1:0 >"$LOG" 2>&1 &
   CTL_PID=$!
   wait_for 50 grep -q '"event":"metrics_listening"' "$LOG"; PORT=$(port_of "$LOG")
   # 1. idle lending
   s=(); for _ in 1 2 3 4; do s+=("$(sub scav 4 15)"); done
-  wait_for 50 all_running "${s[@]}"
+  wait_for "$([ "$R" = - ] && echo 150 || echo 50)" all_running "${s[@]}"
   check "$P: idle cluster: 4 best-effort jobs x 4 GPUs all run" all_running "${s[@]}"
-  late=$(grep '"event":"start"' "$LOG" | grep -o '"queued_s":[0-9.e+-]*' | cut -d: -f2 | awk '$1 > 0.5' | wc -l)
-  check "$P: ... each decided in its first cycle (queued_s <= 0.5 s; $late later)" test "$late" = 0 -a "$(grep -c '"event":"start"' "$LOG")" -ge 4
+  # queued_s: from the cycle that first saw the job to its start decision (0: that cycle)
+  late=$(grep '"event":"start"' "$LOG" | grep -o '"queued_s":[0-9.e+-]*' | cut -d: -f2 | awk '$1 > 0' | wc -l)
+  [ "$R" != - ] && check "$P: ... each decided in the first cycle that saw it ($late later)" test "$late" = 0 -a "$(grep -c '"event":"start"' "$LOG")" -ge 4
   scrape > "$BASE/m1-$P.txt"
   lent=$(sum_metric deepshare_tenant_lent_gpus "$BASE/m1-$P.txt"); borrowed=$(sum_metric deepshare_tenant_borrowed_gpus "$BASE/m1-$P.txt")
   unowned=$(metric deepshare_unowned_borrowed_gpus "$BASE/m1-$P.txt")
@@ -95,7 +103,9 @@ for P in $POLICIES; do
   a1=$(sub alpha 4 5); a2=$(sub alpha 4 5)
   wait_for 150 all_running "$a1" "$a2"
   took=$((SECONDS - t0))
-  if [ "$P" = fifo-pooled ]; then
+  if [ "$R" = - ]; then
+    check "$P: entitled jobs run (${took}s)" all_running "$a1" "$a2"
+  elif [ "$R" = 0 ]; then
     check "$P: entitled jobs run once the borrowers end (${took}s, FIFO never preempts)" sh -c "[ $took -ge 5 ] && ! grep -q '\"event\":\"preempt\"' '$LOG'"
   else
     check "$P: entitled jobs reclaim lent GPUs at once (${took}s) by preempting borrowers" sh -c "[ $took -le 8 ] && grep -q '\"event\":\"preempt\"' '$LOG'"
@@ -103,6 +113,7 @@ for P in $POLICIES; do
   # 3. everything ends
   wait_for 450 all_gone
   check "$P: every job ended" all_gone
+  wait_for 25 sh -c "[ \$(grep -c '\"event\":\"job_end\"' '$LOG') -ge 6 ]"
   ends=$(grep -c '"event":"job_end"' "$LOG")
   check "$P: job ends logged ($ends of 6)" test "$ends" = 6
   scrape > "$BASE/m2-$P.txt"
@@ -142,6 +153,8 @@ for P in $POLICIES; do
     check "$P: no error logged" sh -c "! grep -q '\"level\":\"error\"' '$LOG'"
   fi
   stop_ctl
+  # leftovers of a failed phase must not run into the next policy's
+  scancel -p batch 2>/dev/null; wait_for 100 all_gone
 done
 echo "$pass passed, $fail failed"
 if [ "$fail" != 0 ]; then for P in $POLICIES; do echo "--- $P controller log (tail)"; tail -n 30 "$BASE/ctl-$P.log"; done; fi
