@@ -102,6 +102,8 @@ m=$(sub scav 4 20 2000)
 wait_for 100 grep -q '"shared":true' "$BASE/ctl.log"
 sj=$(grep '"event":"start"' "$BASE/ctl.log" | grep '"shared":true' | head -1 | sed 's/.*"job":"\([0-9]*\)".*/\1/')
 check "sharing: a job was started shared (pin s=1)" test -n "$sj"
+# (the start is logged when decided; Slurm shows the GRES once the job is released and runs)
+[ -n "$sj" ] && wait_for 50 sh -c "scontrol show job -d $sj | grep -q 'GRES=gpushare:g'"
 [ -n "$sj" ] && check "sharing: the shared job holds gpushare slots in Slurm ($(idx "$sj"))" sh -c "scontrol show job -d $sj | grep -q 'GRES=gpushare:g'"
 if [ -n "$sj" ]; then
   wait_for 50 grep -q start "$O/$sj.out"
