@@ -274,8 +274,8 @@ wait_for 100 all_ended $v1 $v2 $v3 $v4
 echo "== 6. a quota change by sacctmgr applies without a restart"
 tq=$(date +%s.%N)
 sacctmgr -i modify account scav set GrpTRES=gres/gpu=4 >/dev/null
-wait_for 50 grep -q '"event":"tenant_changed","account":"scav","quota_gpus":"4"' "$BASE/ctl.log"
-check "controller read the new quota of scav" grep -q '"event":"tenant_changed","account":"scav","quota_gpus":"4"' "$BASE/ctl.log"
+wait_for 50 grep -q '"event":"tenant_changed","account":"scav","quota_gpus":4' "$BASE/ctl.log"
+check "controller read the new quota of scav" grep -q '"event":"tenant_changed","account":"scav","quota_gpus":4' "$BASE/ctl.log"
 q=$(sub "$dave" scav 3 --gres=gpu:2)
 wait_for 75 is_state "$q" RUNNING
 check "scav's job now runs within its quota (b=0)" test "$(key "$q" b)" = 0

@@ -8,9 +8,12 @@
 #  2. owners return: alpha's two entitled 4-GPU jobs start by reclaim (deepshare, kueue:
 #     borrowers preempted, the entitled jobs run within a few seconds) or when the borrowers
 #     end (fifo-pooled: no preemption);
-#  3. every job ends, preempted ones after a restart; no error logged; metrics follow the
-#     Prometheus conventions (build_info names the policy, no -1 values, a cycle histogram,
-#     lent + unowned = borrowed, per-tenant preemptions sum to the total).
+#  3. every job ends, preempted ones after a restart (`job_end` logged);
+#  4. idle again right after that busy spell: 4 more best-effort jobs decided in the first
+#     cycle that sees them (a forecast-driven reserve would hold the owners' idle quota);
+#  5. no error logged; metrics follow the Prometheus conventions (build_info names the
+#     policy, no -1 values, a cycle histogram, lent + unowned = borrowed, per-tenant
+#     preemptions sum to the total).
 # Once (deepshare phase): 8 idle connections do not delay a scrape, the endpoint listens on
 # 127.0.0.1 only, typed JSON log values with user/account, SIGHUP reloads the config (a live
 # key applied, a restart key reported, a broken file refused with the controller running on).
@@ -109,6 +112,9 @@ for P in $POLICIES; do
     check "$P: entitled jobs run once the borrowers end (${took}s, FIFO never preempts)" sh -c "[ $took -ge 5 ] && ! grep -q '\"event\":\"preempt\"' '$LOG'"
   else
     check "$P: entitled jobs reclaim lent GPUs at once (${took}s) by preempting borrowers" sh -c "[ $took -le 8 ] && grep -q '\"event\":\"preempt\"' '$LOG'"
+    # the SLO (slo_queue_s: 2): decided within it (the rest is Slurm's start latency)
+    slo=$(grep '"event":"start"' "$LOG" | grep '"account":"alpha"' | grep -o '"queued_s":[0-9.e+-]*' | cut -d: -f2 | awk '$1 <= 2' | wc -l)
+    check "$P: ... both decided within alpha's SLO of 2 s ($slo of 2)" test "$slo" -ge 2
   fi
   # 3. everything ends
   wait_for 450 all_gone
@@ -116,6 +122,18 @@ for P in $POLICIES; do
   wait_for 25 sh -c "[ \$(grep -c '\"event\":\"job_end\"' '$LOG') -ge 6 ]"
   ends=$(grep -c '"event":"job_end"' "$LOG")
   check "$P: job ends logged ($ends of 6)" test "$ends" = 6
+  # 4. idle again after the busy spell (the owners' demand was just high: a forecast-driven
+  # reserve would hold their idle quota now): best-effort work is lent the idle GPUs at once
+  n0=$(wc -l < "$LOG")
+  s=(); for _ in 1 2 3 4; do s+=("$(sub scav 4 2)"); done
+  wait_for "$([ "$R" = - ] && echo 150 || echo 50)" sh -c "[ \$(tail -n +$((n0 + 1)) '$LOG' | grep -c '\"event\":\"start\"') -ge 4 ]"
+  late=$(tail -n +$((n0 + 1)) "$LOG" | grep '"event":"start"' | grep -o '"queued_s":[0-9.e+-]*' | cut -d: -f2 | awk '$1 > 0' | wc -l)
+  now=$(tail -n +$((n0 + 1)) "$LOG" | grep -c '"event":"start"')
+  if [ "$R" != - ]; then
+    check "$P: idle after a busy spell: 4 best-effort jobs decided in the first cycle that saw them ($now started, $late later)" test "$now" -ge 4 -a "$late" = 0
+  fi
+  wait_for 150 all_gone
+  wait_for 25 sh -c "[ \$(grep -c '\"event\":\"job_end\"' '$LOG') -ge 10 ]"
   scrape > "$BASE/m2-$P.txt"
   check "$P: metrics: deepshare_build_info names the policy" grep -q "^deepshare_build_info{version=\"[^\"]*\",policy=\"$P\"} 1$" "$BASE/m2-$P.txt"
   check "$P: metrics: no -1 sentinel, no _max/_last" sh -c "! grep -q ' -1$' $BASE/m2-$P.txt && ! grep -q '_seconds_max\|_seconds_last' $BASE/m2-$P.txt"
