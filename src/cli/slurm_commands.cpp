@@ -86,6 +86,7 @@ extern "C" void on_hangup(int) {
 }
 
 int cmd_slurm_run() {
+  std::signal(SIGHUP, SIG_IGN);  // until the controller can reload (below)
   slurm::ControllerConfig cfg = slurm::load_controller_config(g_args.config);
   if (!g_args.metrics.empty()) cfg.metrics = g_args.metrics;
   slurm::Log log(stderr, g_args.quiet);

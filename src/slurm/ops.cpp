@@ -1,6 +1,7 @@
 #include "slurm/ops.hpp"
 
 #include "core/error.hpp"
+#include "core/types.hpp"
 #include "slurm/config.hpp"
 
 #include <algorithm>
@@ -169,6 +170,15 @@ ReloadPlan plan_reload(const ControllerConfig& a, const ControllerConfig& b) {
   live(tenants, "tenants");
   p.rebuild_policy = policy || tenants;
   return p;
+}
+
+std::int64_t cycle_time(std::int64_t previous, std::int64_t clock, std::int64_t& wake_at) {
+  std::int64_t t = clock;
+  if (wake_at != kNever && wake_at <= clock) {
+    t = wake_at;
+    wake_at = kNever;
+  }
+  return std::max(previous, t);
 }
 
 void start_replay_journal(const std::string& path, std::int64_t wall0_ms, std::int64_t origin,

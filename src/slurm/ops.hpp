@@ -70,6 +70,12 @@ struct ReloadPlan {
 };
 ReloadPlan plan_reload(const ControllerConfig& running, const ControllerConfig& next);
 
+// The time of a controller cycle whose clock reads `clock`, after a cycle at `previous`:
+// the clock, except that a cycle that has passed the time the policy asked to be woken at
+// (`wake_at`, Decisions::wake_at; kNever: none) runs at exactly that time, and never earlier
+// than the previous cycle. A wake time that is reached is consumed (set to kNever).
+std::int64_t cycle_time(std::int64_t previous, std::int64_t clock, std::int64_t& wake_at);
+
 // Starts a replay's journal at `path` with the given clock (Controller::load_clock_from_journal
 // reads it back) and a marker line. An existing file is replaced only if it carries that
 // marker (an earlier replay into the same folder wrote it); any other file is left alone and

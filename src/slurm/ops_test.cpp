@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/types.hpp"
 #include "slurm/config.hpp"
 #include "slurm/http.hpp"
 #include "slurm/log.hpp"
@@ -159,6 +160,24 @@ TEST(Reload, LiveAndRestartKeys) {
   p = plan_reload(a, b);
   EXPECT_EQ(p.restart, (std::vector<std::string>{"tenants"}));
   EXPECT_FALSE(p.rebuild_policy);
+}
+
+// A policy with rounds (Tiresias: only at multiples of its interval) sees its round's
+// instant although the controller polls every 100 ms; time never goes back.
+TEST(CycleTime, WakeAtIsHonouredExactly) {
+  std::int64_t wake = kNever;
+  EXPECT_EQ(cycle_time(0, 1050, wake), 1050);
+  wake = 60000;
+  EXPECT_EQ(cycle_time(1050, 59990, wake), 59990);  // not yet
+  EXPECT_EQ(wake, 60000);
+  EXPECT_EQ(cycle_time(59990, 60085, wake), 60000);  // passed: exactly the wake time
+  EXPECT_EQ(wake, kNever);
+  EXPECT_EQ(cycle_time(60000, 60190, wake), 60190);
+  wake = 50000;  // stale (before the previous cycle): never back in time
+  EXPECT_EQ(cycle_time(60190, 60290, wake), 60190);
+  EXPECT_EQ(wake, kNever);
+  std::int64_t none = kNever;
+  EXPECT_EQ(cycle_time(-5, -3, none), -3);  // a replay's clock starts below 0
 }
 
 TEST(ReplayJournal, NeverDeletesAFileItDidNotCreate) {

@@ -56,13 +56,7 @@ void Controller::check_policy(const std::string& name) {
 // simulator, at most one poll late in wall time. Never earlier than the previous cycle.
 void Controller::set_wall(std::int64_t wall_ms) {
   wall_ = wall_ms;
-  const Time t = clock_.at(wall_ms);
-  Time next = t;
-  if (wake_at_ != kNever && wake_at_ <= t) {
-    next = wake_at_;
-    wake_at_ = kNever;
-  }
-  cycle_now_ = std::max(cycle_now_, next);
+  cycle_now_ = cycle_time(cycle_now_, clock_.at(wall_ms), wake_at_);
 }
 
 Log::Fields Controller::who(JobId id) const {

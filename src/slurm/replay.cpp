@@ -196,8 +196,7 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
   loop.join();
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_begin).count();
-  if (ended < n)
-    log.warn("replay_timeout", {{"ended", ended}, {"jobs", n}});
+  if (ended < n) log.warn("replay_timeout", {{"ended", ended}, {"jobs", n}});
 
   RunRecord result = result_from_observation(w, obs);
   ReplayOutcome out;
