@@ -19,7 +19,8 @@
 # key applied, a restart key reported, a broken file refused with the controller running on).
 # Before any cluster: an oracle policy is refused with a clear message.
 # Exit 77 (CTest: skipped) only when not root or the Slurm packages are missing.
-# Usage: tests/slurm/policies_test.sh BUILD_BIN_DIR      Env: POLICIES, DS_TEST_LOG_DIR
+# Usage: tests/slurm/policies_test.sh BUILD_BIN_DIR
+# Env: POLICIES; DS_TEST_LOG_DIR=DIR keeps the controller logs and metrics scrapes there.
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${1:-$SRC/build/bin}
@@ -34,7 +35,7 @@ CTL_PID=""
 stop_ctl() { [ -n "$CTL_PID" ] && kill "$CTL_PID" 2>/dev/null && wait "$CTL_PID" 2>/dev/null; CTL_PID=""; }
 cleanup() {
   stop_ctl
-  [ -n "${DS_TEST_LOG_DIR:-}" ] && cp "$BASE"/ctl-*.log "$DS_TEST_LOG_DIR/" 2>/dev/null
+  [ -n "${DS_TEST_LOG_DIR:-}" ] && cp "$BASE"/ctl-*.log "$BASE"/m[12]-*.txt "$DS_TEST_LOG_DIR/" 2>/dev/null
   "$SRC/scripts/slurm/stop-cluster.sh" --purge >/dev/null 2>&1
 }
 trap cleanup EXIT
