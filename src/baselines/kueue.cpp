@@ -325,7 +325,11 @@ class Kueue final : public Policy {
       }
       cursor_[t] = id;
       cursor_stamp_[t] = stamp_;
-      const bool in_quota = it->gpus <= available;
+      // A job the engine cannot preempt (Slurm --no-requeue) is admitted within its nominal
+      // quota only: a borrowed admission could never be reclaimed. (Trace jobs are all
+      // preemptible.) With preemption it never borrows either (borrowWithinCohort = Never).
+      const bool in_quota = it->gpus <= available &&
+                            (s.jobs[id.index()].preemptible || !quota_.borrowing(t, it->gpus));
       if (in_quota) {
         const bool fits = largest && it->milli >= kMilliPerGpu
                               ? it->gpus <= *largest

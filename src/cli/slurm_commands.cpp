@@ -76,11 +76,17 @@ slurm::ExcerptSpec excerpt_spec() {
 
 #ifdef DEEPSHARE_HAVE_SLURM
 std::atomic<bool> g_stop{false};
+slurm::Controller* g_controller = nullptr;
 extern "C" void on_signal(int) {
   g_stop = true;
 }
+// SIGHUP: re-read the configuration (the controller's loop applies it; only a flag here).
+extern "C" void on_hangup(int) {
+  if (g_controller) g_controller->request_reload();
+}
 
 int cmd_slurm_run() {
+  std::signal(SIGHUP, SIG_IGN);  // until the controller can reload (below)
   slurm::ControllerConfig cfg = slurm::load_controller_config(g_args.config);
   if (!g_args.metrics.empty()) cfg.metrics = g_args.metrics;
   slurm::Log log(stderr, g_args.quiet);
@@ -89,16 +95,25 @@ int cmd_slurm_run() {
   clock.wall0_ms = slurm::wall_now_ms();
   clock.origin = cfg.time_scale == 1.0 ? clock.wall0_ms : 0;
   slurm::Controller ctl(cfg, log, clock);
+  ctl.reload_source = [] {
+    slurm::ControllerConfig c = slurm::load_controller_config(g_args.config);
+    if (!g_args.metrics.empty()) c.metrics = g_args.metrics;
+    return c;
+  };
   ctl.init();
   std::unique_ptr<slurm::MetricsServer> server;
   if (!cfg.metrics.empty()) {
     server =
         std::make_unique<slurm::MetricsServer>(cfg.metrics, [&] { return ctl.metrics_text(); });
-    log.info("metrics_listening", {{"port", std::to_string(server->port())}});
+    log.info("metrics_listening", {{"address", server->host()}, {"port", server->port()}});
   }
+  g_controller = &ctl;
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
+  std::signal(SIGHUP, on_hangup);
   ctl.run(g_stop);
+  std::signal(SIGHUP, SIG_IGN);
+  g_controller = nullptr;
   return 0;
 }
 

@@ -41,6 +41,8 @@ void Controller::apply(Decisions& d) {
         out.insert(static_cast<std::size_t>(n.first_gpu + std::countr_zero(m)));
     }
   };
+  for (const auto& w : d.waiting)
+    if (rt_[w.job.index()].status == JobStatus::Pending) rt_[w.job.index()].wait = w.reason;
   for (const auto& r : d.reject) reject(r);
   for (const auto& p : d.preempt) {
     const Placement before = rt_[p.job.index()].placement;
@@ -133,7 +135,7 @@ bool Controller::start(StartJob& s, std::unordered_set<std::size_t>& taken,
         conflict = conflict || blocked.count(g) || (!s.shared && taken.count(g));
       }
   if (!e || conflict) {
-    log_.warn("start_deferred",
+    log_.warn("start_deferred", who(id),
               {{"job", rec.ref},
                {"reason", !e ? "Slurm cannot hold this placement (its GRES request "
                                "is fixed, or its nodes differ)"
@@ -174,13 +176,16 @@ bool Controller::start(StartJob& s, std::unordered_set<std::size_t>& taken,
   std::string where;
   for (const auto& [n, m] : pin.gpus)
     where += (where.empty() ? "" : "/") + n + "@" + mask_to_list(m);
-  log_.info("start", {{"job", rec.ref},
-                      {"gpus", where},
-                      {"borrowed", s.borrowed ? "1" : "0"},
-                      {"shared", s.shared ? "1" : "0"},
-                      {"partner", partner_ref},
-                      {"kind", e->kind == GresKind::Slot ? "slots" : "gpus"},
-                      {"moved", real == s.placement ? "0" : "1"}});
+  log_.info("start", who(id),
+            {{"job", rec.ref},
+             {"gpus", where},
+             {"gpu_count", jobs_[id.index()].gpus},
+             {"borrowed", s.borrowed},
+             {"shared", s.shared},
+             {"partner", partner_ref},
+             {"kind", e->kind == GresKind::Slot ? "slots" : "gpus"},
+             {"moved", real != s.placement},
+             {"queued_s", static_cast<double>(now() - r.queued_since) / 1000.0}});
   journal("start " + rec.ref + " " + where + (s.borrowed ? " borrowed" : "") +
           (s.shared ? " shared" : ""));
   try_start(id);
@@ -267,10 +272,11 @@ void Controller::rollback_start(JobId id, const char* why) {
     held += (held.empty() ? "" : " ") + node + ": gpus " + mask_to_list(u.gpus) + ", slots " +
             mask_to_list(u.slots);
   }
-  log_.warn(why, {{"job", rec.ref},
-                  {"kind", rec.start_kind == GresKind::Slot ? "slots" : "gpus"},
-                  {"slurm_holds", held},
-                  {"detail", "start rolled back: the job waits again"}});
+  log_.warn(why, who(id),
+            {{"job", rec.ref},
+             {"kind", rec.start_kind == GresKind::Slot ? "slots" : "gpus"},
+             {"slurm_holds", held},
+             {"detail", "start rolled back: the job waits again"}});
   journal(std::string("forget_start ") + rec.ref + " " + why);
   if (rec.released) {
     auto v = views_.find(rec.key);
@@ -323,7 +329,7 @@ bool Controller::preempt(JobId id) {
   auto failed = [&](const char* event, const std::string& detail) {
     ++counters_.failed;
     ++counters_.preemptions_failed;
-    log_.error(event, {{"job", rec.ref}, {"detail", detail}});
+    log_.error(event, who(id), {{"job", rec.ref}, {"detail", detail}});
     journal(std::string(event) + " " + rec.ref);
     adopted_.push_back(id);     // it runs on
     notify_requeued(id, true);  // clears the policy's own preemption mark
@@ -344,7 +350,7 @@ bool Controller::preempt(JobId id) {
   } else if (!j || !j->running()) {
     // Ending (cancelled by its user, completing) or gone: never requeued, its end stands.
     // Its GPUs stay busy in Slurm until it is gone; starts wait for that.
-    log_.info("victim_ending", {{"job", rec.ref}});
+    log_.info("victim_ending", who(id), {{"job", rec.ref}});
     journal("victim_ending " + rec.ref);
     r.status = JobStatus::Done;
     r.end = now();
@@ -379,14 +385,20 @@ bool Controller::preempt(JobId id) {
   notify_requeued(id, true);
   ++counters_.preemptions;
   ++counters_.applied;
-  log_.info("preempt", {{"job", rec.ref}});
+  {
+    const std::size_t t = jobs_[id.index()].tenant.index();
+    if (counters_.tenant_preemptions.size() <= t) counters_.tenant_preemptions.resize(t + 1, 0);
+    ++counters_.tenant_preemptions[t];
+  }
+  log_.info("preempt", who(id),
+            {{"job", rec.ref}, {"gpu_count", jobs_[id.index()].gpus}, {"restarts", r.preemptions}});
   journal("preempt " + rec.ref);
   return true;
 }
 
 void Controller::reject(const RejectJob& rj) {
   Rec& rec = recs_[rj.job.index()];
-  log_.warn("reject", {{"job", rec.ref}, {"reason", rj.reason}});
+  log_.warn("reject", who(rj.job), {{"job", rec.ref}, {"reason", rj.reason}});
   journal("reject " + rec.ref + " " + rj.reason);
   auto v = views_.find(rec.key);
   RecordFields f = parse_fields(v == views_.end() ? std::string() : v->second.j->admin_comment);

@@ -6,6 +6,7 @@
 #include <slurm/slurmdb.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -105,18 +106,42 @@ std::string JobInfo::ref() const {
   return std::to_string(id);
 }
 
+// Times one RPC and records it in the api's RpcStats with its outcome (fail() marks it).
+class RpcScope {
+ public:
+  RpcScope(SlurmApi& api, const char* op)
+      : api_(api), op_(op), t0_(std::chrono::steady_clock::now()) {
+    api_.failed_ = false;
+  }
+  ~RpcScope() {
+    if (api_.stats_)
+      api_.stats_->record(
+          op_, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(),
+          !api_.failed_);
+  }
+  RpcScope(const RpcScope&) = delete;
+  RpcScope& operator=(const RpcScope&) = delete;
+
+ private:
+  SlurmApi& api_;
+  const char* op_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
 SlurmApi::SlurmApi() {
   init_once();
 }
 SlurmApi::~SlurmApi() = default;
 
 bool SlurmApi::fail(const char* what) {
+  failed_ = true;
   errno_ = slurm_get_errno();
   error_ = std::string(what) + ": " + str(slurm_strerror(errno_));
   return false;
 }
 
 std::optional<std::vector<JobInfo>> SlurmApi::jobs() {
+  RpcScope rpc(*this, "load_jobs");
   job_info_msg_t* msg = nullptr;
   if (slurm_load_jobs(0, &msg, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS) {
     fail("slurm_load_jobs");
@@ -166,6 +191,7 @@ std::optional<std::vector<JobInfo>> SlurmApi::jobs() {
 }
 
 std::optional<std::vector<NodeInfo>> SlurmApi::nodes() {
+  RpcScope rpc(*this, "load_nodes");
   node_info_msg_t* msg = nullptr;
   if (slurm_load_node(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
     fail("slurm_load_node");
@@ -203,6 +229,7 @@ std::optional<std::vector<NodeInfo>> SlurmApi::nodes() {
 }
 
 std::optional<SlurmConfig> SlurmApi::config() {
+  RpcScope rpc(*this, "load_config");
   slurm_conf_t* c = nullptr;
   if (slurm_load_ctl_conf(0, &c) != SLURM_SUCCESS) {
     fail("slurm_load_ctl_conf");
@@ -220,6 +247,7 @@ std::optional<SlurmConfig> SlurmApi::config() {
 }
 
 std::optional<std::vector<Association>> SlurmApi::associations(const std::string& tres) {
+  RpcScope rpc(*this, "load_associations");
   assoc_mgr_info_request_msg_t req;
   std::memset(&req, 0, sizeof req);
   req.flags = ASSOC_MGR_INFO_FLAG_ASSOC;
@@ -253,6 +281,7 @@ std::optional<std::vector<Association>> SlurmApi::associations(const std::string
 }
 
 std::optional<std::uint32_t> SlurmApi::submit(const SubmitRequest& r) {
+  RpcScope rpc(*this, "submit");
   job_desc_msg_t d;
   slurm_init_job_desc_msg(&d);
   std::string name = r.name, account = r.account, partition = r.partition, script = r.script,
@@ -285,6 +314,7 @@ std::optional<std::uint32_t> SlurmApi::submit(const SubmitRequest& r) {
 }
 
 bool SlurmApi::update(const Update& u) {
+  RpcScope rpc(*this, "update_job");
   job_desc_msg_t d;
   slurm_init_job_desc_msg(&d);
   std::string id = u.job, nodes = u.req_nodes.value_or(""), tres = u.tres_per_node.value_or(""),
@@ -318,6 +348,7 @@ bool SlurmApi::release(const std::string& job) {
 }
 
 bool SlurmApi::requeue_hold(const std::string& job) {
+  RpcScope rpc(*this, "requeue");
   std::string id = job;
   job_array_resp_msg_t* resp = nullptr;
   const int rc = slurm_requeue2(id.data(), JOB_RUNNING | JOB_REQUEUE_HOLD, &resp);
@@ -335,6 +366,7 @@ bool SlurmApi::requeue_hold(const std::string& job) {
 }
 
 bool SlurmApi::cancel(const std::string& job) {
+  RpcScope rpc(*this, "cancel");
   if (slurm_kill_job2(job.c_str(), SIGKILL, 0, nullptr) != SLURM_SUCCESS)
     return fail("slurm_kill_job");
   return true;

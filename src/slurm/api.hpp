@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "slurm/gres.hpp"
+#include "slurm/ops.hpp"
 
 namespace ds::slurm {
 
@@ -140,11 +141,16 @@ class SlurmApi {
   bool cancel(const std::string& job);
   [[nodiscard]] const std::string& last_error() const { return error_; }
   [[nodiscard]] int last_errno() const { return errno_; }
+  // Records every RPC's latency and outcome there (deepshare_slurm_rpc_*); null: none.
+  void set_stats(RpcStats* stats) { stats_ = stats; }
 
  private:
+  friend class RpcScope;
   bool fail(const char* what);
   std::string error_;
   int errno_ = 0;
+  RpcStats* stats_ = nullptr;
+  bool failed_ = false;  // in the current RPC
 };
 
 }  // namespace ds::slurm

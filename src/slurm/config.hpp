@@ -2,7 +2,7 @@
 // DeepShare's own knobs only; tenants and their quotas come from Slurm accounting.
 //
 //   partition: batch            # the Slurm partition DeepShare schedules (its jobs wait parked)
-//   policy: deepshare           # the policy and its `--set` keys
+//   policy: deepshare           # any non-oracle policy (docs/slurm.md §10) and its `--set` keys
 //   options: {sharing: "on"}
 //   time_scale: 1               # controller time = wall time x scale (replays compress time)
 //   poll_ms: 100                # observation period

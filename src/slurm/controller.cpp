@@ -36,7 +36,7 @@ void Controller::load_clock_from_journal() {
     ControllerClock c;
     if (in >> c.wall0_ms >> c.origin >> c.scale) {
       clock_ = c;
-      log_.info("clock_restored", {{"journal", cfg_.journal}, {"scale", std::to_string(c.scale)}});
+      log_.info("clock_restored", {{"journal", cfg_.journal}, {"scale", c.scale}});
     }
   }
   journal_ = std::fopen(cfg_.journal.c_str(), "a");
@@ -102,17 +102,15 @@ void Controller::load_tenants(bool at_init) {
       account_tenant_[account] = tenants_.size();
       tenants_.push_back(t);
       changed = true;
-      if (!at_init)
-        log_.info("tenant_added",
-                  {{"account", account}, {"quota_gpus", std::to_string(t.quota_gpus)}});
+      if (!at_init) log_.info("tenant_added", {{"account", account}, {"quota_gpus", t.quota_gpus}});
       continue;
     }
     Tenant& cur = tenants_[it->second];
     if (cur.quota_gpus != t.quota_gpus || cur.weight != t.weight || cur.cls != t.cls) {
       log_.info("tenant_changed", {{"account", account},
-                                   {"quota_gpus", std::to_string(t.quota_gpus)},
-                                   {"was", std::to_string(cur.quota_gpus)},
-                                   {"weight", std::to_string(t.weight)}});
+                                   {"quota_gpus", t.quota_gpus},
+                                   {"was", cur.quota_gpus},
+                                   {"weight", t.weight}});
       t.id = cur.id;
       cur = t;
       changed = true;
@@ -148,18 +146,16 @@ void Controller::rebuild_policy() {
     if (rt_[i].status == JobStatus::Pending) arrived_.push_back(id);
     if (rt_[i].status == JobStatus::Pending) recs_[i].arrived_once = true;
   }
-  log_.info("policy_rebuilt", {{"tenants", std::to_string(tenants_.size())}});
+  log_.info("policy_rebuilt", {{"policy", cfg_.policy}, {"tenants", tenants_.size()}});
   journal("policy_rebuilt tenants=" + std::to_string(tenants_.size()));
 }
 
 void Controller::init() {
-  if (cfg_.policy != "deepshare")
-    throw InputError(
-        "the Slurm controller runs policy 'deepshare' (other policies size their state "
-        "by a job count known in advance)");
+  check_policy(cfg_.policy);
   load_clock_from_journal();
-  wall_ = wall_now_ms();
+  set_wall(wall_now_ms());
   api_ = std::make_unique<SlurmApi>();
+  api_->set_stats(&rpc_);
   auto conf = api_->config();
   if (!conf) throw InputError("cannot read Slurm's configuration: " + api_->last_error());
   slurm_ = *conf;
@@ -222,12 +218,13 @@ void Controller::init() {
     quotas += (quotas.empty() ? "" : ",") + t.name + "=" + std::to_string(t.quota_gpus);
   log_.info("controller_ready",
             {{"partition", cfg_.partition},
-             {"nodes", std::to_string(cluster_.nodes.size())},
-             {"gpus", std::to_string(cluster_.total_gpus())},
+             {"nodes", cluster_.nodes.size()},
+             {"gpus", cluster_.total_gpus()},
              {"tenants", quotas},
              {"tenant_source", cfg_.tenant_source == TenantSource::Slurm ? "slurm" : "config"},
-             {"kill_wait_s", std::to_string(slurm_.kill_wait_s)},
-             {"policy", cfg_.policy}});
+             {"kill_wait_s", slurm_.kill_wait_s},
+             {"policy", cfg_.policy},
+             {"version", DEEPSHARE_VERSION}});
 }
 
 void Controller::build_gpu_state(const std::vector<JobInfo>& jobs) {
@@ -322,6 +319,8 @@ Decisions Controller::decide() {
   s.adopted = adopted_;
   s.withdrawn = withdrawn_;
   Decisions d = policy_->decide(s);
+  if (d.wake_at != kNever && d.wake_at > s.now && (wake_at_ == kNever || d.wake_at < wake_at_))
+    wake_at_ = d.wake_at;
   for (JobId id : requeued_) recs_[id.index()].preempt_notice = false;
   arrived_.clear();
   requeued_.clear();
@@ -333,7 +332,7 @@ Decisions Controller::decide() {
 
 bool Controller::step() {
   const auto t0 = std::chrono::steady_clock::now();
-  wall_ = wall_now_ms();
+  set_wall(wall_now_ms());
   if (cfg_.tenant_source == TenantSource::Slurm &&
       wall_ - tenants_loaded_wall_ >= static_cast<std::int64_t>(cfg_.tenants_refresh_s * 1000)) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -358,6 +357,7 @@ bool Controller::step() {
   }
   if (counters_.cycles % 5 == 0 || requeued) nodes = api_->nodes();
   std::lock_guard<std::mutex> lock(mu_);
+  counters_.last_observe_ms = wall_;
   // What Slurm has allocated now, per node (every partition): a start is released only
   // onto GPUs Slurm shows free.
   slurm_use_.clear();
@@ -379,19 +379,18 @@ bool Controller::step() {
   apply(d);
   ++counters_.cycles;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  counters_.cycle_seconds_last = secs;
-  counters_.cycle_seconds_sum += secs;
-  counters_.cycle_seconds_max = std::max(counters_.cycle_seconds_max, secs);
+  counters_.cycle_seconds.observe(secs);
   return true;
 }
 
 void Controller::run(const std::atomic<bool>& stop) {
   while (!stop.load()) {
+    reload_if_requested();
     const auto next = std::chrono::steady_clock::now() + std::chrono::milliseconds(cfg_.poll_ms);
     step();
     std::this_thread::sleep_until(next);
   }
-  log_.info("controller_stopped", {{"cycles", std::to_string(counters_.cycles)}});
+  log_.info("controller_stopped", {{"cycles", counters_.cycles}});
 }
 
 }  // namespace ds::slurm

@@ -37,6 +37,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -52,6 +54,7 @@
 #include "slurm/config.hpp"
 #include "slurm/gres.hpp"
 #include "slurm/log.hpp"
+#include "slurm/ops.hpp"
 #include "slurm/record.hpp"
 
 namespace ds::slurm {
@@ -85,9 +88,13 @@ struct ControllerCounters {
   std::uint64_t refused = 0;
   std::uint64_t observe_errors = 0;
   std::uint64_t tenant_reloads = 0;
-  double cycle_seconds_sum = 0;
-  double cycle_seconds_max = 0;
-  double cycle_seconds_last = 0;
+  std::uint64_t config_reloads = 0;
+  std::uint64_t config_reload_errors = 0;
+  std::uint64_t completions = 0;
+  std::uint64_t cancellations = 0;
+  Histogram cycle_seconds{latency_buckets()};     // observe + decide + apply
+  std::int64_t last_observe_ms = 0;               // Unix ms of the last successful read of Slurm
+  std::vector<std::uint64_t> tenant_preemptions;  // DeepShare's own preemptions, per tenant
 };
 
 class Controller {
@@ -105,6 +112,14 @@ class Controller {
   void run(const std::atomic<bool>& stop);
   // Prometheus text exposition of the current state (thread-safe).
   std::string metrics_text() const;
+  // Asks the running loop to re-read the configuration file (SIGHUP; thread- and
+  // signal-safe: only sets a flag). reload.cpp.
+  void request_reload() { reload_requested_ = true; }
+  // Applies what can change live from `next`, logs what needs a restart (reload.cpp).
+  void reload(const ControllerConfig& next);
+  // Where a reload reads the configuration (default: the file it came from); the CLI adds
+  // its command-line overrides.
+  std::function<ControllerConfig()> reload_source;
 
   [[nodiscard]] const ControllerClock& clock() const { return clock_; }
   [[nodiscard]] std::size_t jobs_known() const { return jobs_.size(); }
@@ -153,6 +168,11 @@ class Controller {
                                                        : (Key{j.id} << 32 | kNoTask);
   }
 
+  // reload.cpp: SIGHUP, the policy check, log context
+  void reload_if_requested();
+  static void check_policy(const std::string& name);
+  [[nodiscard]] Log::Fields who(JobId id) const;
+
   // controller.cpp: lifecycle, tenants, snapshot
   void load_tenants(bool at_init);
   void rebuild_policy();
@@ -161,7 +181,9 @@ class Controller {
   Decisions decide();
   void journal(const std::string& line);
   void load_clock_from_journal();
-  [[nodiscard]] Time now() const { return clock_.at(wall_); }
+  [[nodiscard]] Time now() const { return cycle_now_; }
+  // Sets wall_ and the cycle's time (reload.cpp: the policy's wake_at).
+  void set_wall(std::int64_t wall_ms);
   [[nodiscard]] std::int64_t timeout_ms() const;
 
   // reconcile.cpp: observation
@@ -231,9 +253,13 @@ class Controller {
   std::vector<JobId> pending_, running_, arrived_, requeued_, adopted_, withdrawn_;
   std::vector<FinishedJob> finished_;
   std::int64_t wall_ = 0;
+  Time cycle_now_ = std::numeric_limits<Time>::min();  // this cycle's time (controller clock)
+  Time wake_at_ = kNever;  // the earliest time a policy asked for a cycle at, still ahead
   std::int64_t decision_seq_ = 0;
   std::FILE* journal_ = nullptr;
   ControllerCounters counters_;
+  RpcStats rpc_;
+  std::atomic<bool> reload_requested_{false};
   mutable std::mutex mu_;  // guards the state read by metrics_text()
 };
 

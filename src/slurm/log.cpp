@@ -1,6 +1,7 @@
 #include "slurm/log.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <mutex>
 
@@ -21,7 +22,38 @@ std::string json_escape(const std::string& s) {
   return o;
 }
 
-void Log::write(const char* level, const char* event, std::initializer_list<Field> fields) {
+std::string LogValue::json() const {
+  switch (kind) {
+    case Kind::Int:
+      return std::to_string(i);
+    case Kind::Bool:
+      return i ? "true" : "false";
+    case Kind::Real: {
+      if (!std::isfinite(d)) return "null";  // JSON has no NaN/Inf
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.6g", d);
+      return buf;
+    }
+    case Kind::Text:
+      break;
+  }
+  return "\"" + json_escape(text) + "\"";
+}
+
+std::string log_line(const std::string& ts, const char* level, const char* event,
+                     const Log::Fields& context, std::initializer_list<Log::Field> fields) {
+  std::string line =
+      "{\"ts\":\"" + ts + "\",\"level\":\"" + level + "\",\"event\":\"" + json_escape(event) + "\"";
+  auto add = [&](const Log::Field& f) {
+    line += std::string(",\"") + json_escape(f.first) + "\":" + f.second.json();
+  };
+  for (const auto& f : fields) add(f);
+  for (const auto& f : context) add(f);
+  return line + "}\n";
+}
+
+void Log::write(const char* level, const char* event, const Fields& context,
+                std::initializer_list<Field> fields) {
   if (quiet_ && level[0] == 'i') return;
   static std::mutex mu;
   const auto now = std::chrono::system_clock::now();
@@ -32,12 +64,9 @@ void Log::write(const char* level, const char* event, std::initializer_list<Fiel
   gmtime_r(&secs, &tm);
   char ts[32];
   std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
-  std::string line = std::string("{\"ts\":\"") + ts + "." +
-                     std::to_string(1000 + ms % 1000).substr(1) + "Z\",\"level\":\"" + level +
-                     "\",\"event\":\"" + event + "\"";
-  for (const auto& [k, v] : fields)
-    line += std::string(",\"") + k + "\":\"" + json_escape(v) + "\"";
-  line += "}\n";
+  const std::string line =
+      log_line(std::string(ts) + "." + std::to_string(1000 + ms % 1000).substr(1) + "Z", level,
+               event, context, fields);
   std::lock_guard<std::mutex> lock(mu);
   std::fputs(line.c_str(), out_);
   std::fflush(out_);

@@ -1,129 +1,169 @@
-// Prometheus text exposition of the controller state (format 0.0.4).
+// Prometheus text exposition of the controller state (format 0.0.4), following the naming
+// conventions (ops.hpp): units last, `_total` counters, histograms for latencies, and no
+// sentinel values (a tenant without an assurance signal has no assurance series).
 #include <sstream>
 
 #include "slurm/controller.hpp"
 
+#ifndef DEEPSHARE_VERSION
+#define DEEPSHARE_VERSION "unknown"
+#endif
+
 namespace ds::slurm {
-namespace {
-
-std::string label(const std::string& v) {
-  return "{tenant=\"" + json_escape(v) + "\"}";
-}
-
-}  // namespace
 
 std::string Controller::metrics_text() const {
   std::lock_guard<std::mutex> lock(mu_);
-  std::ostringstream o;
+  PromWriter w;
   std::vector<TenantTelemetry> tel(tenants_.size());
   if (policy_) policy_->telemetry(tel);
   struct Per {
-    int held = 0, borrowed = 0, shared_jobs = 0, running = 0, pending = 0, pending_gpus = 0;
-    unsigned preemptions = 0;
+    int held = 0, shared_jobs = 0, running = 0, pending = 0;
+    long pending_gpus = 0;
   };
   std::vector<Per> per(tenants_.size());
+  std::vector<long> by_reason(kWaitReasons, 0);
   for (std::size_t i = 0; i < jobs_.size(); ++i) {
     Per& p = per[jobs_[i].tenant.index()];
     const JobRuntime& r = rt_[i];
-    p.preemptions += r.preemptions;
     if (r.status == JobStatus::Running) {
       ++p.running;
       if (r.shared)
         ++p.shared_jobs;
       else
         p.held += jobs_[i].gpus;
-      if (r.borrowed && !r.shared) p.borrowed += jobs_[i].gpus;
     } else if (r.status == JobStatus::Pending) {
       ++p.pending;
       p.pending_gpus += jobs_[i].gpus;
+      ++by_reason[static_cast<std::size_t>(r.wait)];
     }
   }
-  auto gauge = [&](const char* name, const char* help, auto value) {
-    o << "# HELP " << name << ' ' << help << "\n# TYPE " << name << " gauge\n";
+  std::vector<int> quota(tenants_.size()), held(tenants_.size());
+  for (std::size_t t = 0; t < tenants_.size(); ++t) {
+    quota[t] = tenants_[t].quota_gpus;
+    held[t] = per[t].held;
+  }
+  const Lending lend = account_lending(quota, held);
+  auto tenant = [&](std::size_t t) { return PromWriter::Labels{{"tenant", tenants_[t].name}}; };
+  auto per_tenant = [&](const char* name, const char* type, const char* help, auto value) {
+    w.family(name, type, help);
     for (std::size_t t = 0; t < tenants_.size(); ++t)
-      o << name << label(tenants_[t].name) << ' ' << value(t) << '\n';
+      w.sample(name, tenant(t), static_cast<double>(value(t)));
   };
-  gauge("deepshare_tenant_assurance", "Assurance signal A_t in [0,1] (-1: none)",
-        [&](std::size_t t) { return tel[t].assurance; });
-  gauge("deepshare_tenant_quota_gpus", "Guaranteed GPUs",
-        [&](std::size_t t) { return tenants_[t].quota_gpus; });
-  gauge("deepshare_tenant_held_gpus", "GPUs held by running jobs (shared clients excluded)",
-        [&](std::size_t t) { return per[t].held; });
-  gauge("deepshare_tenant_borrowed_gpus", "GPUs held on capacity lent by other tenants",
-        [&](std::size_t t) { return per[t].borrowed; });
-  gauge("deepshare_tenant_lent_gpus", "Idle quota currently lent to others",
-        [&](std::size_t t) { return tel[t].lent_gpus; });
-  gauge("deepshare_tenant_reserve_gpus", "Idle quota held back from lending",
-        [&](std::size_t t) { return tel[t].reserve_gpus; });
-  gauge("deepshare_tenant_running_jobs", "Running jobs",
-        [&](std::size_t t) { return per[t].running; });
-  gauge("deepshare_tenant_shared_jobs", "Running jobs colocated on a partner's GPU (MPS)",
-        [&](std::size_t t) { return per[t].shared_jobs; });
-  gauge("deepshare_tenant_pending_jobs", "Jobs waiting for DeepShare",
-        [&](std::size_t t) { return per[t].pending; });
-  o << "# HELP deepshare_tenant_preemptions_total Preemptions of this tenant's jobs\n"
-       "# TYPE deepshare_tenant_preemptions_total counter\n";
+
+  w.family("deepshare_build_info", "gauge", "Build and policy of this controller (value 1)");
+  w.sample("deepshare_build_info", {{"version", DEEPSHARE_VERSION}, {"policy", cfg_.policy}}, 1);
+  // Only the tenants a policy gives an assurance signal (DeepShare: all; baselines: none).
+  w.family("deepshare_tenant_assurance", "gauge",
+           "Assurance signal A_t in [0,1] (only policies that compute one)");
   for (std::size_t t = 0; t < tenants_.size(); ++t)
-    o << "deepshare_tenant_preemptions_total" << label(tenants_[t].name) << ' '
-      << per[t].preemptions << '\n';
-  auto counter = [&](const char* name, const char* help, double v) {
-    o << "# HELP " << name << ' ' << help << "\n# TYPE " << name << " counter\n"
-      << name << ' ' << v << '\n';
+    if (tel[t].assurance >= 0) w.sample("deepshare_tenant_assurance", tenant(t), tel[t].assurance);
+  w.family("deepshare_tenant_reserve_gpus", "gauge",
+           "Idle quota the policy holds back from lending (only policies with an assurance "
+           "signal)");
+  for (std::size_t t = 0; t < tenants_.size(); ++t)
+    if (tel[t].assurance >= 0)
+      w.sample("deepshare_tenant_reserve_gpus", tenant(t), tel[t].reserve_gpus);
+  per_tenant("deepshare_tenant_quota_gpus", "gauge", "Guaranteed GPUs (the account's GrpTRES)",
+             [&](std::size_t t) { return tenants_[t].quota_gpus; });
+  per_tenant("deepshare_tenant_held_gpus", "gauge",
+             "GPUs held by running jobs (colocated clients excluded)",
+             [&](std::size_t t) { return per[t].held; });
+  per_tenant("deepshare_tenant_borrowed_gpus", "gauge",
+             "GPUs held beyond the quota (sum over tenants = lent + unowned)",
+             [&](std::size_t t) { return lend.borrowed[t]; });
+  per_tenant("deepshare_tenant_lent_gpus", "gauge",
+             "Idle quota in use by other tenants' borrowed jobs",
+             [&](std::size_t t) { return lend.lent[t]; });
+  per_tenant("deepshare_tenant_running_jobs", "gauge", "Running jobs",
+             [&](std::size_t t) { return per[t].running; });
+  per_tenant("deepshare_tenant_shared_jobs", "gauge",
+             "Running jobs colocated on a partner's GPUs (MPS)",
+             [&](std::size_t t) { return per[t].shared_jobs; });
+  per_tenant("deepshare_tenant_pending_jobs", "gauge",
+             "Jobs Slurm would let run now, waiting for the policy",
+             [&](std::size_t t) { return per[t].pending; });
+  per_tenant("deepshare_tenant_pending_gpus", "gauge", "GPUs requested by the pending jobs",
+             [&](std::size_t t) { return per[t].pending_gpus; });
+  per_tenant(
+      "deepshare_tenant_preemptions_total", "counter",
+      "Preemptions of this tenant's jobs decided by the controller since it started (Slurm's "
+      "own requeues, e.g. node failures, not counted)",
+      [&](std::size_t t) {
+        return t < counters_.tenant_preemptions.size() ? counters_.tenant_preemptions[t] : 0;
+      });
+  w.family("deepshare_unowned_borrowed_gpus", "gauge",
+           "Borrowed GPUs no tenant's quota covers (cluster capacity beyond all quotas)");
+  w.sample("deepshare_unowned_borrowed_gpus", lend.unowned);
+  w.family("deepshare_pending_jobs", "gauge",
+           "Pending jobs by the waiting reason the policy last stated");
+  for (int r = 0; r < kWaitReasons; ++r)
+    if (by_reason[static_cast<std::size_t>(r)] > 0)
+      w.sample("deepshare_pending_jobs", {{"reason", to_string(static_cast<WaitReason>(r))}},
+               static_cast<double>(by_reason[static_cast<std::size_t>(r)]));
+  int busy = 0;
+  for (const auto& g : gpus_) busy += g.jobs > 0;
+  w.family("deepshare_gpus", "gauge", "GPUs of the partition's nodes");
+  w.sample("deepshare_gpus", static_cast<double>(gpus_.size()));
+  w.family("deepshare_busy_gpus", "gauge",
+           "GPUs with at least one job (any partition), or on a node that is down");
+  w.sample("deepshare_busy_gpus", busy);
+
+  auto counter = [&](const char* name, const char* help, std::uint64_t v) {
+    w.family(name, "counter", help);
+    w.sample(name, static_cast<double>(v));
   };
-  counter("deepshare_cycles_total", "Scheduling cycles", static_cast<double>(counters_.cycles));
+  counter("deepshare_cycles_total", "Scheduling cycles", counters_.cycles);
   counter("deepshare_decisions_applied_total", "Decisions applied through Slurm",
-          static_cast<double>(counters_.applied));
-  counter("deepshare_decisions_failed_total", "Decisions Slurm refused",
-          static_cast<double>(counters_.failed));
-  counter("deepshare_starts_total", "Job starts decided", static_cast<double>(counters_.starts));
-  counter("deepshare_preemptions_total", "Preemptions applied",
-          static_cast<double>(counters_.preemptions));
+          counters_.applied);
+  counter("deepshare_decisions_failed_total", "Decisions Slurm refused", counters_.failed);
+  counter("deepshare_starts_total", "Job starts decided", counters_.starts);
+  counter("deepshare_preemptions_total", "Preemptions applied (sum of the tenants' counters)",
+          counters_.preemptions);
   counter("deepshare_preemptions_failed_total",
           "Preemptions Slurm refused or did not carry out in time (the job ran on)",
-          static_cast<double>(counters_.preemptions_failed));
+          counters_.preemptions_failed);
   counter("deepshare_start_rollbacks_total", "Starts Slurm did not honour in time (forgotten)",
-          static_cast<double>(counters_.rollbacks));
+          counters_.rollbacks);
   counter("deepshare_start_deferrals_total",
           "Start decisions not applied: Slurm could not hold the placement this cycle",
-          static_cast<double>(counters_.deferrals));
+          counters_.deferrals);
+  counter("deepshare_job_ends_total", "Jobs that ended after running (any final state)",
+          counters_.completions);
+  counter("deepshare_job_cancellations_total", "Jobs that ended while pending",
+          counters_.cancellations);
   counter("deepshare_untrusted_pins_total",
-          "Jobs whose user-writable Comment carried pin keys (ignored)",
-          static_cast<double>(counters_.untrusted_pins));
+          "Jobs whose user-writable Comment carried pin keys (ignored)", counters_.untrusted_pins);
   counter("deepshare_bad_records_total",
           "Jobs with a malformed DeepShare record or a GRES request DeepShare did not write",
-          static_cast<double>(counters_.bad_records));
+          counters_.bad_records);
   counter("deepshare_ungated_jobs_total",
           "Jobs of the partition without the submission gate's record (left to Slurm)",
-          static_cast<double>(counters_.ungated));
+          counters_.ungated);
   counter("deepshare_refused_jobs_total",
           "Jobs DeepShare cancelled with a reason (unknown account, can never fit)",
-          static_cast<double>(counters_.refused));
+          counters_.refused);
   counter("deepshare_tenant_reloads_total", "Changes of Slurm accounts or quotas applied",
-          static_cast<double>(counters_.tenant_reloads));
-  counter("deepshare_observe_errors_total", "Failed reads of Slurm state",
-          static_cast<double>(counters_.observe_errors));
-  o << "# HELP deepshare_cycle_seconds Scheduling cycle latency (observe+decide+apply)\n"
-       "# TYPE deepshare_cycle_seconds summary\n"
-       "deepshare_cycle_seconds_sum "
-    << counters_.cycle_seconds_sum
-    << "\n"
-       "deepshare_cycle_seconds_count "
-    << counters_.cycles
-    << "\n"
-       "# HELP deepshare_cycle_seconds_max Slowest cycle so far\n# TYPE "
-       "deepshare_cycle_seconds_max gauge\n"
-       "deepshare_cycle_seconds_max "
-    << counters_.cycle_seconds_max
-    << "\n"
-       "# HELP deepshare_cycle_seconds_last Latest cycle\n# TYPE deepshare_cycle_seconds_last "
-       "gauge\n"
-       "deepshare_cycle_seconds_last "
-    << counters_.cycle_seconds_last
-    << "\n"
-       "# HELP deepshare_jobs_known Jobs the controller tracks\n# TYPE deepshare_jobs_known gauge\n"
-       "deepshare_jobs_known "
-    << jobs_.size() << "\n";
-  return o.str();
+          counters_.tenant_reloads);
+  counter("deepshare_config_reloads_total", "Configuration reloads applied (SIGHUP)",
+          counters_.config_reloads);
+  counter("deepshare_config_reload_errors_total",
+          "Configuration reloads refused (the file did not parse or the policy did not build)",
+          counters_.config_reload_errors);
+  counter("deepshare_observe_errors_total", "Failed reads of Slurm state (cycle skipped)",
+          counters_.observe_errors);
+  w.family("deepshare_cycle_duration_seconds", "histogram",
+           "Scheduling cycle latency (observe + decide + apply)");
+  w.histogram("deepshare_cycle_duration_seconds", {}, counters_.cycle_seconds);
+  if (counters_.last_observe_ms > 0) {
+    w.family("deepshare_last_observe_timestamp_seconds", "gauge",
+             "Unix time of the last successful read of Slurm's jobs (staleness: time() - this)");
+    w.sample("deepshare_last_observe_timestamp_seconds",
+             static_cast<double>(counters_.last_observe_ms) / 1000.0);
+  }
+  rpc_.write(w);
+  w.family("deepshare_jobs_known", "gauge", "Jobs the controller tracks");
+  w.sample("deepshare_jobs_known", static_cast<double>(jobs_.size()));
+  return w.str();
 }
 
 }  // namespace ds::slurm

@@ -32,6 +32,25 @@ namespace ds::slurm {
 namespace {
 
 constexpr std::int64_t kRetryMs = 3000;  // wall ms between re-issued actions
+
+const char* slurm_state_name(const JobInfo& j) {
+  switch (j.state) {
+    case JobState::Completed:
+      return "completed";
+    case JobState::Failed:
+      return "failed";
+    case JobState::Cancelled:
+      return "cancelled";
+    case JobState::Running:
+    case JobState::Suspended:
+      return j.completing ? "completing" : "running";
+    case JobState::Pending:
+      return "pending";
+    case JobState::Other:
+      break;
+  }
+  return "other";
+}
 constexpr std::int64_t kParkedSince = kParkedBegin - 86400;
 
 bool in_partition(const JobInfo& j, const std::string& part) {
@@ -144,8 +163,13 @@ void Controller::observe(const std::vector<JobInfo>& jobs, const std::vector<Nod
   for (const auto& n : nodes) {
     auto it = node_index_.find(n.name);
     if (it == node_index_.end()) continue;
-    if (node_usable_[it->second] != n.usable)
-      log_.warn(n.usable ? "node_up" : "node_down", {{"node", n.name}, {"state", n.state}});
+    if (node_usable_[it->second] != n.usable) {
+      // A node coming back is routine (info); one going away needs an operator (warn).
+      if (n.usable)
+        log_.info("node_up", {{"node", n.name}, {"state", n.state}});
+      else
+        log_.warn("node_down", {{"node", n.name}, {"state", n.state}});
+    }
     node_usable_[it->second] = n.usable;
     node_shared_[it->second] = n.partitions.size() > 1;
   }
@@ -210,7 +234,8 @@ void Controller::observe(const std::vector<JobInfo>& jobs, const std::vector<Nod
 void Controller::refuse(const View& v, const std::string& why) {
   if (!reported_.insert(v.key).second) return;
   ++counters_.refused;
-  log_.warn("refuse", {{"job", v.ref}, {"user", v.j->user}, {"reason", why}});
+  log_.warn("refuse",
+            {{"job", v.ref}, {"reason", why}, {"user", v.j->user}, {"account", v.j->account}});
   journal("refuse " + v.ref + " " + why);
   RecordFields f = parse_fields(v.j->admin_comment);
   std::string text = why;
@@ -519,7 +544,7 @@ void Controller::requeued_by_others(JobId id, const View& v) {
   note_requeue(rec);
   rec.pending_again_wall = wall_;
   jobs_[id.index()].colocatable = false;  // its GRES request is fixed
-  log_.warn("requeued_by_slurm", {{"job", v.ref}, {"reason", v.j->reason}});
+  log_.warn("requeued_by_slurm", who(id), {{"job", v.ref}, {"reason", v.j->reason}});
   journal("requeued " + v.ref);
   r.status = JobStatus::Future;
   if (v.j->completing) {
@@ -553,10 +578,11 @@ void Controller::adopt_running(JobId id, const View& v) {
   rec.arrived_once = true;
   if (valid) rec.pin = *pin;
   adopted_.push_back(id);
-  log_.info("adopt", {{"job", v.ref},
-                      {"borrowed", r.borrowed ? "1" : "0"},
-                      {"shared", r.shared ? "1" : "0"},
-                      {"pin", valid ? "valid" : "none"}});
+  log_.info("adopt", who(id),
+            {{"job", v.ref},
+             {"borrowed", r.borrowed},
+             {"shared", r.shared},
+             {"pin", valid ? "valid" : "none"}});
   journal("adopt " + v.ref);
 }
 
@@ -567,7 +593,7 @@ void Controller::preempt_failed(JobId id, const std::string& why) {
   JobRuntime& r = rt_[id.index()];
   ++counters_.preemptions_failed;
   ++counters_.failed;
-  log_.error("preempt_failed", {{"job", rec.ref}, {"reason", why}});
+  log_.error("preempt_failed", who(id), {{"job", rec.ref}, {"reason", why}});
   journal("preempt_failed " + rec.ref);
   rec.intent = Intent::None;
   r.status = JobStatus::Running;
@@ -592,10 +618,23 @@ void Controller::finish(JobId id) {
   r.placement.clear();
   recs_[id.index()].intent = Intent::None;
   finished_.push_back({id, r.attained});
+  ++counters_.completions;
+  {
+    auto v = views_.find(recs_[id.index()].key);
+    const JobInfo* j = v == views_.end() ? nullptr : v->second.j;
+    log_.info("job_end", who(id),
+              {{"job", recs_[id.index()].ref},
+               {"state", j ? slurm_state_name(*j) : "gone"},
+               {"run_s", static_cast<double>(r.attained) / 1000.0},
+               {"restarts", r.preemptions}});
+  }
   journal("finish " + recs_[id.index()].ref);
 }
 
 void Controller::withdraw(JobId id) {
+  ++counters_.cancellations;
+  log_.info("job_cancelled", who(id),
+            {{"job", recs_[id.index()].ref}, {"detail", "ended while pending"}});
   notify_withdrawn(id);
   rt_[id.index()].status = JobStatus::Done;
   rt_[id.index()].end = now();

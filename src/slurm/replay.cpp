@@ -1,4 +1,5 @@
 #include "slurm/replay.hpp"
+#include "slurm/ops.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -83,13 +84,18 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
 
   ControllerConfig cc = req.config;
   cc.time_scale = scale;
-  if (cc.journal.empty()) cc.journal = (fs::path(req.out_dir) / "journal.log").string();
+  // The replay's journal is its own, in the output folder: the config's `journal:` (it may be
+  // a copy of a production config) is never opened, let alone deleted.
+  if (!cc.journal.empty())
+    log.info("note", {{"text", "the config's journal (" + cc.journal +
+                                   ") is not used: a replay journals into its output folder"}});
+  cc.journal = (fs::path(req.out_dir) / "journal.log").string();
   std::error_code ec;
-  fs::remove(cc.journal, ec);  // a replay starts a fresh clock
   ControllerClock clock;
   clock.wall0_ms = wall_now_ms() + 1500;  // lead time: controller up before the first submit
   clock.origin = 0;
   clock.scale = scale;
+  start_replay_journal(cc.journal, clock.wall0_ms, clock.origin, clock.scale);  // a fresh clock
   Controller ctl(cc, log, clock);
   ctl.init();
   std::unique_ptr<MetricsServer> server;
@@ -191,8 +197,7 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
   loop.join();
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_begin).count();
-  if (ended < n)
-    log.warn("replay_timeout", {{"ended", std::to_string(ended)}, {"jobs", std::to_string(n)}});
+  if (ended < n) log.warn("replay_timeout", {{"ended", ended}, {"jobs", n}});
 
   RunRecord result = result_from_observation(w, obs);
   ReplayOutcome out;

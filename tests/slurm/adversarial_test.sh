@@ -239,7 +239,7 @@ pins_logged() { [ "$(grep -c "\"event\":\"untrusted_pin\",\"job\":\"$v2\"" "$BAS
 wait_for 50 pins_logged 2
 check "untrusted pin in a Comment: ignored and logged, before and after the restart" pins_logged 2
 adopted_borrowed() {
-  for j in "$@"; do grep -q "\"event\":\"adopt\",\"job\":\"$j\",\"borrowed\":\"1\"" "$BASE/ctl.log" || return 1; done
+  for j in "$@"; do grep -q "\"event\":\"adopt\",\"job\":\"$j\",\"borrowed\":true" "$BASE/ctl.log" || return 1; done
 }
 wait_for 50 adopted_borrowed $v1 $v2 $v3 $v4
 check "after the restart every borrower is still borrowed (adopted with b=1)" adopted_borrowed $v1 $v2 $v3 $v4
@@ -274,8 +274,8 @@ wait_for 100 all_ended $v1 $v2 $v3 $v4
 echo "== 6. a quota change by sacctmgr applies without a restart"
 tq=$(date +%s.%N)
 sacctmgr -i modify account scav set GrpTRES=gres/gpu=4 >/dev/null
-wait_for 50 grep -q '"event":"tenant_changed","account":"scav","quota_gpus":"4"' "$BASE/ctl.log"
-check "controller read the new quota of scav" grep -q '"event":"tenant_changed","account":"scav","quota_gpus":"4"' "$BASE/ctl.log"
+wait_for 50 grep -q '"event":"tenant_changed","account":"scav","quota_gpus":4' "$BASE/ctl.log"
+check "controller read the new quota of scav" grep -q '"event":"tenant_changed","account":"scav","quota_gpus":4' "$BASE/ctl.log"
 q=$(sub "$dave" scav 3 --gres=gpu:2)
 wait_for 75 is_state "$q" RUNNING
 check "scav's job now runs within its quota (b=0)" test "$(key "$q" b)" = 0
@@ -315,7 +315,7 @@ clash=$(awk '{ k = $1 " " $2; if (k == pk && $3 < pe - 0.05) print k, pj, $6; if
 check "the jobs' outputs ($(wc -l < "$BASE/intervals") runs): no two non-shared jobs on one GPU at once${clash:+: $clash}" \
   test -z "$clash" -a "$(wc -l < "$BASE/intervals")" -gt 20
 
-port=$(grep -o '"port":"[0-9]*"' "$BASE/ctl.log" | tail -1 | grep -o '[0-9]*')
+port=$(grep -o '"port":[0-9]*' "$BASE/ctl.log" | tail -1 | grep -o '[0-9]*')
 curl -s "127.0.0.1:$port/metrics" > "$BASE/metrics.txt" 2>/dev/null || true
 metric() { awk -v m="$1" '$1 == m { print $2 }' "$BASE/metrics.txt"; }
 check "metrics: the untrusted pin counted ($(metric deepshare_untrusted_pins_total))" \

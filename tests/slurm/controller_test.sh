@@ -99,11 +99,11 @@ check "reclaim: victim requeued and waits for DeepShare" sh -c "scontrol show jo
 # to lend, DeepShare colocates a best-effort job with the running job of the same GPU count
 # whose memory leaves room: b1 (4 GPUs, 4000 MiB each)
 m=$(sub scav 4 20 2000)
-wait_for 100 grep -q '"shared":"1"' "$BASE/ctl.log"
-sj=$(grep '"event":"start"' "$BASE/ctl.log" | grep '"shared":"1"' | head -1 | sed 's/.*"job":"\([0-9]*\)".*/\1/')
+wait_for 100 grep -q '"shared":true' "$BASE/ctl.log"
+sj=$(grep '"event":"start"' "$BASE/ctl.log" | grep '"shared":true' | head -1 | sed 's/.*"job":"\([0-9]*\)".*/\1/')
 check "sharing: a job was started shared (pin s=1)" test -n "$sj"
-# The start is logged when the controller releases the job; Slurm allocates it a moment later.
-[ -n "$sj" ] && wait_for 50 is_state "$sj" RUNNING
+# (the start is logged when decided; Slurm shows the GRES once the job is released and runs)
+[ -n "$sj" ] && wait_for 50 sh -c "scontrol show job -d $sj | grep -q 'GRES=gpushare:g'"
 [ -n "$sj" ] && check "sharing: the shared job holds gpushare slots in Slurm ($(idx "$sj"))" sh -c "scontrol show job -d $sj | grep -q 'GRES=gpushare:g'"
 if [ -n "$sj" ]; then
   wait_for 50 grep -q start "$O/$sj.out"
@@ -136,7 +136,7 @@ check "node failure: job $onit requeued and rescheduled off $down" on_other_node
 check "node failure: the controller saw Slurm's requeue" grep -q '"event":"requeued_by_slurm"' "$BASE/ctl.log"
 scontrol update NodeName="$down" State=RESUME
 
-curl -s "127.0.0.1:$(grep -o '"port":"[0-9]*"' "$BASE/ctl.log" | tail -1 | grep -o '[0-9]*')/metrics" > "$BASE/metrics.txt" 2>/dev/null || true
+curl -s "127.0.0.1:$(grep -o '"port":[0-9]*' "$BASE/ctl.log" | tail -1 | grep -o '[0-9]*')/metrics" > "$BASE/metrics.txt" 2>/dev/null || true
 check "metrics: Prometheus text with per-tenant gauges" grep -q 'deepshare_tenant_assurance{tenant="alpha"}' "$BASE/metrics.txt"
 check "no decision failed" sh -c "! grep -q '\"level\":\"error\"' $BASE/ctl.log"
 echo "$pass passed, $fail failed"

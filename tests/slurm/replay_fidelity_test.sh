@@ -27,10 +27,18 @@ trap '"$SRC/scripts/slurm/stop-cluster.sh" --purge >/dev/null 2>&1' EXIT
 NODES=4 GPUS=4 "$SRC/scripts/slurm/start-cluster.sh" || exit 1
 source "$BASE/env.sh"
 echo "== replay on the real cluster"
-"$BIN/deepshare" slurm replay --config "$SRC/tests/slurm/venus3.yaml" --trace "$TRACE" \
+# The config names a journal (as a copy of a production config would): the replay must
+# leave that file alone (it journals into its output folder).
+cp "$SRC/tests/slurm/venus3.yaml" "$BASE/venus3.yaml"
+echo "journal: $BASE/production.journal" >> "$BASE/venus3.yaml"
+echo "clock 1 1 1" > "$BASE/production.journal"
+"$BIN/deepshare" slurm replay --config "$BASE/venus3.yaml" --trace "$TRACE" \
   --excerpt "$EXCERPT" --time-scale 60 --out "$BASE/out" \
   --work-dir "$BASE/jobout/r" --timeout 600 --quiet || { echo "FAIL: replay"; exit 1; }
-for f in summary.json jobs.csv tenants.csv timeseries.csv observed.csv replay.json; do
+[ "$(cat "$BASE/production.journal" 2>/dev/null)" = "clock 1 1 1" ] ||
+  { echo "FAIL: the replay touched the journal named in its config"; exit 1; }
+echo "PASS: the config's journal is untouched"
+for f in summary.json jobs.csv tenants.csv timeseries.csv observed.csv replay.json journal.log; do
   [ -s "$BASE/out/$f" ] || { echo "FAIL: replay wrote no $f"; exit 1; }
 done
 echo "== fidelity"
