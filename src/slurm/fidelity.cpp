@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -215,6 +216,27 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
   std::ofstream(fs::path(out_dir) / "fidelity.json", std::ios::binary) << fj.dump(2) << '\n';
   std::ofstream(fs::path(out_dir) / "fidelity.md", std::ios::binary) << rep.markdown;
   return rep;
+}
+
+std::string fidelity_disagreement(const FidelityReport& rep, double tolerance) {
+  std::string out;
+  const auto check = [&](const char* what, double real, double sim, const Range* spread) {
+    double lo = sim * (1 - tolerance), hi = sim * (1 + tolerance);
+    if (spread) {
+      lo = spread->min - tolerance * spread->mean;
+      hi = spread->max + tolerance * spread->mean;
+    }
+    if (real >= lo && real <= hi) return;
+    char line[200];
+    std::snprintf(line, sizeof line, "%smean %s %.1f s outside [%.1f, %.1f] s",
+                  out.empty() ? "" : "; ", what, real, lo, hi);
+    out += line;
+  };
+  const bool ens = rep.ensemble.runs > 0;
+  check("JCT", rep.real_avg_jct_s, rep.sim_avg_jct_s, ens ? &rep.ensemble.avg_jct_s : nullptr);
+  check("queueing delay", rep.real_avg_queue_s, rep.sim_avg_queue_s,
+        ens ? &rep.ensemble.avg_queue_s : nullptr);
+  return out;
 }
 
 }  // namespace ds::slurm

@@ -48,6 +48,14 @@ struct FidelityOptions {
   std::size_t ensemble = 32;         // jittered simulations; 0: none
 };
 
+// Whether a real run agrees with the simulation within `tolerance` (a fraction). With an
+// ensemble, the real mean JCT and mean queueing delay must each lie inside the range the
+// jittered simulations span, widened by tolerance x the ensemble's mean: timing noise alone
+// moves the simulated means that much, so a single simulation is no sharper a reference.
+// Without one, each real mean must be within tolerance of the single simulation's. Returns
+// an empty string when it agrees, else what differs.
+std::string fidelity_disagreement(const FidelityReport& rep, double tolerance);
+
 // Writes fidelity.json, fidelity.md, fidelity_jobs.csv and the simulation's outputs (sim/)
 // to out_dir.
 FidelityReport run_fidelity(const std::string& replay_dir, const std::string& out_dir,

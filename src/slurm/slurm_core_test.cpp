@@ -12,6 +12,7 @@
 #include "slurm/api.hpp"
 #include "slurm/excerpt.hpp"
 #include "slurm/excerpt_sim.hpp"
+#include "slurm/fidelity.hpp"
 #include "slurm/gres.hpp"
 #include "slurm/observed.hpp"
 #include "slurm/record.hpp"
@@ -246,6 +247,27 @@ TEST(ExcerptSim, StatsCountOnlyIncludedJobs) {
   EXPECT_EQ(s.jobs, 1u);
   EXPECT_DOUBLE_EQ(s.avg_queue_s, to_seconds(r.jobs[3].queue));
   EXPECT_DOUBLE_EQ(s.avg_jct_s, to_seconds(r.jobs[3].end - w.jobs[3].submit));
+}
+
+// A real run agrees when its means lie inside the jittered ensemble's range widened by the
+// tolerance (of the ensemble's mean); without an ensemble, near the single simulation.
+TEST(Fidelity, RealMeansAreJudgedAgainstTheEnsemblesSpread) {
+  FidelityReport rep;
+  rep.sim_avg_jct_s = 1000;
+  rep.sim_avg_queue_s = 100;
+  rep.real_avg_jct_s = 1050;
+  rep.real_avg_queue_s = 140;  // 40 % above the single simulation
+  EXPECT_EQ(fidelity_disagreement(rep, 0.10).find("JCT"), std::string::npos);
+  EXPECT_NE(fidelity_disagreement(rep, 0.10).find("queueing delay 140.0 s"), std::string::npos);
+  rep.ensemble.runs = 32;
+  rep.ensemble.avg_jct_s = {990, 1020, 1000};
+  rep.ensemble.avg_queue_s = {70, 135, 100};        // timing noise alone spans 70-135 s
+  EXPECT_EQ(fidelity_disagreement(rep, 0.10), "");  // 140 <= 135 + 10
+  rep.real_avg_queue_s = 146;
+  EXPECT_NE(fidelity_disagreement(rep, 0.10).find("outside [60.0, 145.0]"), std::string::npos);
+  rep.real_avg_queue_s = 100;
+  rep.real_avg_jct_s = 880;  // below 990 - 100
+  EXPECT_NE(fidelity_disagreement(rep, 0.10).find("mean JCT 880.0 s"), std::string::npos);
 }
 
 }  // namespace ds::slurm
