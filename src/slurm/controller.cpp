@@ -21,8 +21,16 @@ std::int64_t wall_now_ms() {
       .count();
 }
 
-Controller::Controller(ControllerConfig config, Log& log, ControllerClock clock)
-    : cfg_(std::move(config)), log_(log), clock_(clock) {}
+Controller::Controller(ControllerConfig config, Log& log, ControllerClock clock, Ports ports)
+    : cfg_(std::move(config)),
+      log_(log),
+      clock_(clock),
+      source_(ports.source),
+      act_(ports.actuator),
+      wall_clock_(ports.clock) {
+  if (!source_ || !act_ || !wall_clock_)
+    throw std::invalid_argument("Controller: a port is missing (ClusterSource, Actuator, Clock)");
+}
 
 Controller::~Controller() {
   if (journal_) std::fclose(journal_);
@@ -80,10 +88,10 @@ void Controller::load_tenants(bool at_init) {
     }
     return;
   }
-  auto assocs = api_->associations(cfg_.quota_tres);
+  auto assocs = source_->associations(cfg_.quota_tres);
   if (!assocs) {
-    if (at_init) throw InputError("cannot read Slurm's associations: " + api_->last_error());
-    log_.warn("tenants_read_failed", {{"error", api_->last_error()}});
+    if (at_init) throw InputError("cannot read Slurm's associations: " + source_->last_error());
+    log_.warn("tenants_read_failed", {{"error", source_->last_error()}});
     return;
   }
   std::map<std::string, Association> accounts;
@@ -157,11 +165,12 @@ void Controller::init() {
     throw InputError(
         "the Slurm controller runs policy 'deepshare' (other policies size their state "
         "by a job count known in advance)");
+  if (lease_ && !lease_->held())
+    throw InputError("the controller's lease (" + lease_->dir() + ") is not held");
   load_clock_from_journal();
-  wall_ = wall_now_ms();
-  api_ = std::make_unique<SlurmApi>();
-  auto conf = api_->config();
-  if (!conf) throw InputError("cannot read Slurm's configuration: " + api_->last_error());
+  wall_ = wall_clock_->now_ms();
+  auto conf = source_->config();
+  if (!conf) throw InputError("cannot read Slurm's configuration: " + source_->last_error());
   slurm_ = *conf;
   if (slurm_.job_submit_plugins.find("lua") == std::string::npos)
     log_.warn("gate_missing",
@@ -185,8 +194,8 @@ void Controller::init() {
                   "AccountingStorageEnforce lacks 'associations': users may submit under any "
                   "account"}});
   }
-  auto nodes = api_->nodes();
-  if (!nodes) throw InputError("cannot read Slurm nodes: " + api_->last_error());
+  auto nodes = source_->nodes();
+  if (!nodes) throw InputError("cannot read Slurm nodes: " + source_->last_error());
   for (const auto& n : *nodes) {
     if (std::find(n.partitions.begin(), n.partitions.end(), cfg_.partition) == n.partitions.end())
       continue;
@@ -331,21 +340,127 @@ Decisions Controller::decide() {
   return d;
 }
 
+void Controller::depose(const std::string& why) {
+  if (deposed_) return;
+  deposed_ = true;
+  log_.error("deposed", {{"epoch", std::to_string(lease_ ? lease_->epoch() : 0)},
+                         {"detail", why + "; this controller stops acting"}});
+  journal("deposed " + why);
+}
+
+bool Controller::acting() {
+  if (deposed_) return false;
+  if (lease_ && !lease_->held()) {
+    depose("the lease in " + lease_->dir() + " was taken over (epoch " +
+           std::to_string(Lease::stored_epoch(lease_->dir())) + ")");
+    return false;
+  }
+  return true;
+}
+
+bool Controller::act_update(Update u) {
+  if (!acting()) {
+    ++counters_.fenced;
+    fence_error_ = "not the leader: nothing sent";
+    return false;
+  }
+  fence_error_.clear();
+  if (lease_ && u.admin_comment) {
+    RecordFields f = parse_fields(*u.admin_comment);
+    if (!f.empty()) {
+      f["e"] = std::to_string(lease_->epoch());
+      u.admin_comment = format_fields(f);
+    }
+  }
+  return act_->update(u);
+}
+
+bool Controller::act_requeue(const std::string& ref) {
+  if (!acting()) {
+    ++counters_.fenced;
+    fence_error_ = "not the leader: nothing sent";
+    return false;
+  }
+  fence_error_.clear();
+  return act_->requeue_hold(ref);
+}
+
+bool Controller::act_cancel(const std::string& ref) {
+  if (!acting()) {
+    ++counters_.fenced;
+    fence_error_ = "not the leader: nothing sent";
+    return false;
+  }
+  fence_error_.clear();
+  return act_->cancel(ref);
+}
+
+const std::string& Controller::act_error() const {
+  return fence_error_.empty() ? act_->last_error() : fence_error_;
+}
+
+// Jobs that have left (done, withdrawn, rejected) and whose leaving the policy has seen
+// give their slot back: its id is reused by a later job (policy contract 1). Only a
+// tenant's preemption count survives (a counter), and the policy's own statistics.
+void Controller::compact() {
+  auto listed = [](const std::vector<JobId>& v, JobId id) {
+    return std::find(v.begin(), v.end(), id) != v.end();
+  };
+  for (std::size_t i = 0; i < recs_.size(); ++i) {
+    Rec& rec = recs_[i];
+    const JobStatus st = rt_[i].status;
+    if (rec.free || (st != JobStatus::Done && st != JobStatus::Rejected)) continue;
+    const JobId id(static_cast<std::uint32_t>(i));
+    bool pending_delta = listed(arrived_, id) || listed(requeued_, id) || listed(adopted_, id) ||
+                         listed(withdrawn_, id);
+    for (const auto& f : finished_) pending_delta = pending_delta || f.job == id;
+    if (pending_delta) continue;  // the policy has not seen it leave yet
+    const std::size_t t = jobs_[i].tenant.index();
+    if (tenant_preemptions_done_.size() < tenants_.size())
+      tenant_preemptions_done_.resize(tenants_.size(), 0);
+    if (t < tenant_preemptions_done_.size()) tenant_preemptions_done_[t] += rt_[i].preemptions;
+    if (auto it = by_key_.find(rec.key); it != by_key_.end() && it->second == id) by_key_.erase(it);
+    left_.insert(rec.key);
+    reported_.erase(rec.key);
+    untrusted_.erase(rec.key);
+    jobs_[i] = JobSpec{};
+    jobs_[i].id = id;
+    rt_[i] = JobRuntime{};
+    rt_[i].status = JobStatus::Done;
+    rec = Rec{};
+    rec.free = true;
+    free_ids_.push_back(id);
+    ++counters_.compacted;
+  }
+}
+
 bool Controller::step() {
   const auto t0 = std::chrono::steady_clock::now();
-  wall_ = wall_now_ms();
+  wall_ = wall_clock_->now_ms();
+  if (!acting()) return false;
   if (cfg_.tenant_source == TenantSource::Slurm &&
       wall_ - tenants_loaded_wall_ >= static_cast<std::int64_t>(cfg_.tenants_refresh_s * 1000)) {
     std::lock_guard<std::mutex> lock(mu_);
     load_tenants(false);
   }
-  auto jobs = api_->jobs();
-  if (!jobs) {
+  // Change-only: Slurm answers "no change since" or the whole table; an unchanged table
+  // is neither transferred nor converted again.
+  auto read = source_->read_jobs(table_update_s_);
+  if (!read) {
     std::lock_guard<std::mutex> lock(mu_);
     ++counters_.observe_errors;
-    log_.warn("observe_failed", {{"error", api_->last_error()}});
+    log_.warn("observe_failed", {{"error", source_->last_error()}});
     return false;
   }
+  if (read->unchanged) {
+    ++counters_.unchanged_reads;
+  } else if (read->update_s < table_update_s_) {
+    ++counters_.stale_reads;  // older than a table already seen: a late duplicate
+  } else {
+    table_ = std::move(read->jobs);
+    table_update_s_ = read->update_s;
+  }
+  const std::vector<JobInfo>* jobs = &table_;
   // Nodes every 5th cycle, and at once when a job DeepShare runs is pending again without
   // DeepShare's doing (a node failure): the policy must not place it back on a failed node.
   std::optional<std::vector<NodeInfo>> nodes;
@@ -356,7 +471,7 @@ bool Controller::step() {
                             rt_[it->second.index()].status == JobStatus::Running &&
                             recs_[it->second.index()].intent == Intent::None);
   }
-  if (counters_.cycles % 5 == 0 || requeued) nodes = api_->nodes();
+  if (counters_.cycles % 5 == 0 || requeued) nodes = source_->nodes();
   std::lock_guard<std::mutex> lock(mu_);
   // What Slurm has allocated now, per node (every partition): a start is released only
   // onto GPUs Slurm shows free.
@@ -370,6 +485,7 @@ bool Controller::step() {
     }
   }
   observe(*jobs, nodes ? *nodes : std::vector<NodeInfo>{});
+  if (deposed_) return false;  // a newer leader's record: nothing more from this one
   if (tenants_added_) {
     tenants_added_ = false;
     rebuild_policy();
@@ -377,6 +493,7 @@ bool Controller::step() {
   build_gpu_state(*jobs);
   Decisions d = decide();
   apply(d);
+  compact();
   ++counters_.cycles;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   counters_.cycle_seconds_last = secs;
@@ -386,7 +503,7 @@ bool Controller::step() {
 }
 
 void Controller::run(const std::atomic<bool>& stop) {
-  while (!stop.load()) {
+  while (!stop.load() && !deposed_) {
     const auto next = std::chrono::steady_clock::now() + std::chrono::milliseconds(cfg_.poll_ms);
     step();
     std::this_thread::sleep_until(next);

@@ -22,7 +22,10 @@ std::string Controller::metrics_text() const {
     unsigned preemptions = 0;
   };
   std::vector<Per> per(tenants_.size());
+  for (std::size_t t = 0; t < per.size() && t < tenant_preemptions_done_.size(); ++t)
+    per[t].preemptions = tenant_preemptions_done_[t];  // of jobs compacted out of memory
   for (std::size_t i = 0; i < jobs_.size(); ++i) {
+    if (recs_[i].free) continue;
     Per& p = per[jobs_[i].tenant.index()];
     const JobRuntime& r = rt_[i];
     p.preemptions += r.preemptions;

@@ -89,7 +89,9 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
   clock.wall0_ms = wall_now_ms() + 1500;  // lead time: controller up before the first submit
   clock.origin = 0;
   clock.scale = scale;
-  Controller ctl(cc, log, clock);
+  SlurmApi ctl_api;  // the controller's own: it runs in its own thread
+  SystemClock wall;
+  Controller ctl(cc, log, clock, Ports{&ctl_api, &ctl_api, &wall});
   ctl.init();
   std::unique_ptr<MetricsServer> server;
   if (!cc.metrics.empty())
