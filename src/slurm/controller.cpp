@@ -6,6 +6,7 @@
 #include <bit>
 #include <chrono>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -365,6 +366,7 @@ bool Controller::act_update(Update u) {
     return false;
   }
   fence_error_.clear();
+  ++counters_.actions_sent;
   if (lease_ && u.admin_comment) {
     RecordFields f = parse_fields(*u.admin_comment);
     if (!f.empty()) {
@@ -382,6 +384,7 @@ bool Controller::act_requeue(const std::string& ref) {
     return false;
   }
   fence_error_.clear();
+  ++counters_.actions_sent;
   return act_->requeue_hold(ref);
 }
 
@@ -392,6 +395,7 @@ bool Controller::act_cancel(const std::string& ref) {
     return false;
   }
   fence_error_.clear();
+  ++counters_.actions_sent;
   return act_->cancel(ref);
 }
 
@@ -406,9 +410,14 @@ void Controller::compact() {
   auto listed = [](const std::vector<JobId>& v, JobId id) {
     return std::find(v.begin(), v.end(), id) != v.end();
   };
+  open_intents_ = 0;
+  next_timer_wall_ = std::numeric_limits<std::int64_t>::max();
   for (std::size_t i = 0; i < recs_.size(); ++i) {
     Rec& rec = recs_[i];
     const JobStatus st = rt_[i].status;
+    if (!rec.free && rec.intent != Intent::None) ++open_intents_;
+    if (!rec.free && st == JobStatus::Future && rec.request.begin_s * 1000 > wall_)
+      next_timer_wall_ = std::min(next_timer_wall_, rec.request.begin_s * 1000);
     if (rec.free || (st != JobStatus::Done && st != JobStatus::Rejected)) continue;
     const JobId id(static_cast<std::uint32_t>(i));
     bool pending_delta = listed(arrived_, id) || listed(requeued_, id) || listed(adopted_, id) ||
@@ -452,6 +461,7 @@ bool Controller::step() {
     log_.warn("observe_failed", {{"error", source_->last_error()}});
     return false;
   }
+  bool fresh = false;
   if (read->unchanged) {
     ++counters_.unchanged_reads;
   } else if (read->update_s < table_update_s_) {
@@ -459,41 +469,64 @@ bool Controller::step() {
   } else {
     table_ = std::move(read->jobs);
     table_update_s_ = read->update_s;
+    fresh = true;
   }
   const std::vector<JobInfo>* jobs = &table_;
   // Nodes every 5th cycle, and at once when a job DeepShare runs is pending again without
   // DeepShare's doing (a node failure): the policy must not place it back on a failed node.
   std::optional<std::vector<NodeInfo>> nodes;
   bool requeued = false;
-  for (const auto& j : *jobs) {
-    auto it = by_key_.find(key_of(j));
-    requeued = requeued || (it != by_key_.end() && j.state == JobState::Pending &&
-                            rt_[it->second.index()].status == JobStatus::Running &&
-                            recs_[it->second.index()].intent == Intent::None);
-  }
+  if (fresh)
+    for (const auto& j : *jobs) {
+      auto it = by_key_.find(key_of(j));
+      requeued = requeued || (it != by_key_.end() && j.state == JobState::Pending &&
+                              rt_[it->second.index()].status == JobStatus::Running &&
+                              recs_[it->second.index()].intent == Intent::None);
+    }
   if (counters_.cycles % 5 == 0 || requeued) nodes = source_->nodes();
   std::lock_guard<std::mutex> lock(mu_);
-  // What Slurm has allocated now, per node (every partition): a start is released only
-  // onto GPUs Slurm shows free.
-  slurm_use_.clear();
-  for (const auto& j : *jobs) {
-    if (!j.running() && !j.completing) continue;
-    for (const auto& [name, a] : j.alloc) {
-      NodeUse& u = slurm_use_[name];
-      u.gpus |= a.gpus;
-      u.slots |= a.slots;
+  bool nodes_changed = false;
+  if (nodes)
+    for (const auto& n : *nodes)
+      if (auto it = node_index_.find(n.name); it != node_index_.end())
+        nodes_changed = nodes_changed || node_usable_[it->second] != n.usable ||
+                        node_shared_[it->second] != (n.partitions.size() > 1);
+  // A quiet cycle: nothing changed in Slurm, and the previous cycle settled (it sent no
+  // action, produced no change for the policy, decided nothing, left no start or preemption
+  // in flight) and no job's --begin comes due: reconciling again would find nothing, so the
+  // cycle costs the read and the policy's call only.
+  const bool quiet =
+      !fresh && !nodes_changed && settled_ && !tenants_added_ && wall_ < next_timer_wall_;
+  const std::uint64_t sent = counters_.actions_sent;
+  if (quiet) {
+    ++counters_.quiet_cycles;
+  } else {
+    // What Slurm has allocated now, per node (every partition): a start is released only
+    // onto GPUs Slurm shows free.
+    slurm_use_.clear();
+    for (const auto& j : *jobs) {
+      if (!j.running() && !j.completing) continue;
+      for (const auto& [name, a] : j.alloc) {
+        NodeUse& u = slurm_use_[name];
+        u.gpus |= a.gpus;
+        u.slots |= a.slots;
+      }
     }
+    observe(*jobs, nodes ? *nodes : std::vector<NodeInfo>{});
+    if (deposed_) return false;  // a newer leader's record: nothing more from this one
+    if (tenants_added_) {
+      tenants_added_ = false;
+      rebuild_policy();
+    }
+    build_gpu_state(*jobs);
   }
-  observe(*jobs, nodes ? *nodes : std::vector<NodeInfo>{});
-  if (deposed_) return false;  // a newer leader's record: nothing more from this one
-  if (tenants_added_) {
-    tenants_added_ = false;
-    rebuild_policy();
-  }
-  build_gpu_state(*jobs);
+  const std::size_t deltas =
+      arrived_.size() + requeued_.size() + finished_.size() + adopted_.size() + withdrawn_.size();
   Decisions d = decide();
   apply(d);
-  compact();
+  if (!quiet) compact();
+  settled_ = (quiet ? settled_ : true) && deltas == 0 && d.start.empty() && d.preempt.empty() &&
+             d.reject.empty() && counters_.actions_sent == sent && open_intents_ == 0;
   ++counters_.cycles;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   counters_.cycle_seconds_last = secs;

@@ -11,10 +11,11 @@
 // means another controller took over: it stops acting for good (deposed()).
 //
 // Bounded cost: the job table is read change-only (unchanged tables are not re-read or
-// re-converted), and a job that has left (finished, withdrawn, rejected) is compacted out
-// once the policy has seen it leave: its id is reused for a later job (the policy contract
-// allows it), so memory follows the jobs Slurm lists, not every job ever seen. What the
-// predictor learns from a finished job lives in the policy as statistics.
+// re-converted; a cycle with nothing to reconcile skips the reconciler), and a job that has left
+// (finished, withdrawn, rejected) is compacted out once the policy has seen it leave: its id is
+// reused for a later job (the policy contract allows it), so memory follows the jobs Slurm lists,
+// not every job ever seen. What the predictor learns from a finished job lives in the policy as
+// statistics.
 //
 // What Slurm holds and enforces (docs/slurm.md §2):
 //  - jobs of DeepShare's partition pass the submission gate (deploy/slurm/job_submit.lua):
@@ -102,6 +103,8 @@ struct ControllerCounters {
   std::uint64_t stale_reads = 0;      // job tables older than one already seen (ignored)
   std::uint64_t fenced = 0;           // actions not sent: not (or no longer) the leader
   std::uint64_t compacted = 0;        // jobs compacted out of memory
+  std::uint64_t quiet_cycles = 0;     // cycles that had nothing to reconcile
+  std::uint64_t actions_sent = 0;     // actions handed to the Actuator
   double cycle_seconds_sum = 0;
   double cycle_seconds_max = 0;
   double cycle_seconds_last = 0;
@@ -246,7 +249,10 @@ class Controller {
   std::string fence_error_;
   std::vector<JobInfo> table_;  // the last job table read (views_ point into it)
   std::int64_t table_update_s_ = 0;
-  std::vector<JobId> free_ids_;  // compacted slots, reused for new jobs
+  std::vector<JobId> free_ids_;       // compacted slots, reused for new jobs
+  bool settled_ = false;              // the last cycle changed nothing (see step())
+  int open_intents_ = 0;              // starts and preemptions in flight (as of the last compact)
+  std::int64_t next_timer_wall_ = 0;  // earliest --begin of a waiting job (wall ms)
   // Keys of compacted jobs Slurm still lists (as finished, until MinJobAge): never taken
   // for new jobs, even from a late duplicate of an older table.
   std::unordered_set<Key> left_;

@@ -158,6 +158,14 @@ TEST(ControllerFake, StartsPinsAndCompletes) {
   h.expect_sound();
   h.expect_started_once();
   EXPECT_EQ(ctl->counters().starts, 3u);
+  // Nothing left to do: cycles read "no change" and skip the reconciler.
+  const auto quiet = ctl->counters().quiet_cycles;
+  h.run(*ctl, 5000);
+  EXPECT_GE(ctl->counters().quiet_cycles, quiet + 45);
+  // ... until something happens.
+  const auto d = h.fc.submit("beta", 1, 1000);
+  h.run(*ctl, 3000);
+  EXPECT_TRUE(h.fc.stats(d).completed) << h.fc.describe(d);
 }
 
 // kill -9 of the controller at many points of a load without contention (every tenant
@@ -414,10 +422,11 @@ TEST(ControllerFake, SoakOfTenThousandJobsKeepsMemoryFlat) {
   const std::size_t rss_end = rss_kib();
   std::printf(
       "soak: %d jobs, RSS %zu KiB after 2,000 jobs, %zu KiB after %d; at most %zu job "
-      "records held, %llu compacted, %llu unchanged reads of %llu cycles\n",
+      "records held, %llu compacted, %llu unchanged reads and %llu quiet of %llu cycles\n",
       kJobs, rss_warm, rss_end, kJobs, max_known,
       static_cast<unsigned long long>(ctl->counters().compacted),
       static_cast<unsigned long long>(ctl->counters().unchanged_reads),
+      static_cast<unsigned long long>(ctl->counters().quiet_cycles),
       static_cast<unsigned long long>(ctl->counters().cycles));
   h.expect_sound();
   EXPECT_LT(max_known, 400u) << "job records grow with history";
