@@ -429,7 +429,7 @@ void Controller::compact() {
       tenant_preemptions_done_.resize(tenants_.size(), 0);
     if (t < tenant_preemptions_done_.size()) tenant_preemptions_done_[t] += rt_[i].preemptions;
     if (auto it = by_key_.find(rec.key); it != by_key_.end() && it->second == id) by_key_.erase(it);
-    left_.insert(rec.key);
+    if (!rec.vanished) left_.insert(rec.key);  // Slurm may still list it, as ended
     reported_.erase(rec.key);
     untrusted_.erase(rec.key);
     jobs_[i] = JobSpec{};

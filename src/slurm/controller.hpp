@@ -177,6 +177,7 @@ class Controller {
     bool start_deferred = false;
     bool preempt_notice = false;  // its pending `requeued` delta is a preemption's
     bool free = false;            // a compacted slot, waiting for reuse
+    bool vanished = false;        // left because Slurm no longer listed it
   };
   static Key key_of(const JobInfo& j) {
     return j.array_job != 0 && j.array_task != kNoTask ? (Key{j.array_job} << 32 | j.array_task)

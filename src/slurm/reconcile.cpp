@@ -622,6 +622,7 @@ void Controller::withdraw(JobId id) {
 }
 
 void Controller::vanish(JobId id) {
+  recs_[id.index()].vanished = true;  // not listed: no tombstone when compacted
   switch (rt_[id.index()].status) {
     case JobStatus::Running:
       finish(id);
