@@ -168,6 +168,33 @@ TEST(ControllerFake, StartsPinsAndCompletes) {
   EXPECT_TRUE(h.fc.stats(d).completed) << h.fc.describe(d);
 }
 
+// Compaction reuses the ids of jobs that left, so a later job may get a smaller id than
+// an earlier one: the policy still serves a tenant's waiting jobs in submission order.
+TEST(ControllerFake, ReusedIdsKeepSubmissionOrder) {
+  FakeOptions o;
+  o.nodes = 1;
+  Harness h(o);
+  h.cfg.tenants = {tenant("alpha", 16)};  // the waiting jobs below are entitled (FIFO)
+  h.cfg.options["prediction"] = "off";    // and the others are served in FIFO order too
+  auto ctl = h.start();
+  for (int i = 0; i < 3; ++i) h.fc.submit("alpha", 1, 1000);
+  h.run(*ctl, 5000);  // they ran and left: three ids to reuse
+  EXPECT_GE(ctl->counters().compacted, 3u);
+  const auto b = h.fc.submit("alpha", 4, 10000);
+  h.run(*ctl, 2000);
+  std::vector<std::uint32_t> waiting;
+  for (int i = 0; i < 3; ++i) {
+    waiting.push_back(h.fc.submit("alpha", 4, 2000));
+    h.run(*ctl, 1000);  // each is seen on its own: ids 1, 0 (reused), then a new one
+  }
+  h.run(*ctl, 60000);
+  h.expect_sound();
+  EXPECT_EQ(h.fc.stats(b).starts, 1);
+  for (std::size_t k = 1; k < waiting.size(); ++k)
+    EXPECT_LT(h.fc.stats(waiting[k - 1]).first_start_ms, h.fc.stats(waiting[k]).first_start_ms)
+        << "job " << waiting[k] << " overtook job " << waiting[k - 1];
+}
+
 // kill -9 of the controller at many points of a load without contention (every tenant
 // within its quota): whatever the moment, each job runs exactly once.
 TEST(ControllerFake, KillAndRestartWithoutContentionRunsEveryJobOnce) {

@@ -77,7 +77,7 @@ std::uint32_t FakeCluster::submit(const std::string& account, int gpus, std::int
       "ds:v=1;gpus=" + std::to_string(gpus) + ";n=1;nr=" + (requeue ? "0" : "1") + ";u=40;mem=4000";
   j.run_ms = run_ms;
   jobs_[id] = j;
-  stats_.push_back({account, gpus, 0, 0, false, false});
+  stats_.push_back({account, gpus, 0, 0, 0, false, false});
   changed();
   return id;
 }
@@ -200,7 +200,7 @@ void FakeCluster::schedule() {
       use[node].gpus |= a.gpus;
       use[node].slots |= a.slots;
     }
-    ++stats_[i.id - 1].starts;
+    if (stats_[i.id - 1].starts++ == 0) stats_[i.id - 1].first_start_ms = now_;
     check_pin(*j);
     changed();
   }

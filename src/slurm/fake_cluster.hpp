@@ -56,6 +56,7 @@ struct FakeJobStats {
   int gpus = 0;
   int starts = 0;
   int requeues = 0;
+  std::int64_t first_start_ms = 0;
   bool completed = false;
   bool cancelled = false;
 };
