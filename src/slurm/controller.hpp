@@ -134,6 +134,10 @@ class Controller {
   std::string metrics_text() const;
 
   [[nodiscard]] const ControllerClock& clock() const { return clock_; }
+  // Ids of jobs that left are reused only once this many slots exist (default 4096):
+  // until then ids follow arrival order as in the simulator, whose policies break ties by
+  // id (replays stay comparable); beyond it memory stays bounded.
+  void set_id_reuse_after(std::size_t slots) { reuse_ids_after_ = slots; }
   // Job records held in memory (live jobs plus reusable slots).
   [[nodiscard]] std::size_t jobs_known() const { return jobs_.size(); }
   [[nodiscard]] const ControllerCounters& counters() const { return counters_; }
@@ -250,7 +254,8 @@ class Controller {
   std::string fence_error_;
   std::vector<JobInfo> table_;  // the last job table read (views_ point into it)
   std::int64_t table_update_s_ = 0;
-  std::vector<JobId> free_ids_;       // compacted slots, reused for new jobs
+  std::vector<JobId> free_ids_;  // compacted slots, reused for new jobs
+  std::size_t reuse_ids_after_ = 4096;
   bool settled_ = false;              // the last cycle changed nothing (see step())
   int open_intents_ = 0;              // starts and preemptions in flight (as of the last compact)
   std::int64_t next_timer_wall_ = 0;  // earliest --begin of a waiting job (wall ms)

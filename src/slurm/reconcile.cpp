@@ -254,7 +254,7 @@ void Controller::observe_new(const View& v) {
     return;
   }
   JobId id(static_cast<std::uint32_t>(jobs_.size()));
-  if (!free_ids_.empty()) {
+  if (!free_ids_.empty() && jobs_.size() >= reuse_ids_after_) {
     id = free_ids_.back();  // a compacted slot
     free_ids_.pop_back();
   } else {
