@@ -102,6 +102,8 @@ m=$(sub scav 4 20 2000)
 wait_for 100 grep -q '"shared":"1"' "$BASE/ctl.log"
 sj=$(grep '"event":"start"' "$BASE/ctl.log" | grep '"shared":"1"' | head -1 | sed 's/.*"job":"\([0-9]*\)".*/\1/')
 check "sharing: a job was started shared (pin s=1)" test -n "$sj"
+# The start is logged when the controller releases the job; Slurm allocates it a moment later.
+[ -n "$sj" ] && wait_for 50 is_state "$sj" RUNNING
 [ -n "$sj" ] && check "sharing: the shared job holds gpushare slots in Slurm ($(idx "$sj"))" sh -c "scontrol show job -d $sj | grep -q 'GRES=gpushare:g'"
 if [ -n "$sj" ]; then
   wait_for 50 grep -q start "$O/$sj.out"
