@@ -46,7 +46,7 @@ gate.E = {
 }
 -- Keys of the AdminComment record: the request written here, the pin written by DeepShare.
 local USER_KEYS = { gpus = true, u = true, mem = true, trace = true }
-local PIN_KEYS = { r = true, b = true, s = true, g = true, m = true, t = true, p = true }
+local PIN_KEYS = { r = true, b = true, s = true, g = true, m = true, l = true, t = true, p = true, x = true, e = true }
 local GATE_KEYS = { v = true, n = true, nr = true, begin = true }
 
 local function trim(s)

@@ -8,11 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "core/error.hpp"
@@ -22,6 +24,7 @@
 #include "slurm/fidelity.hpp"
 #include "slurm/log.hpp"
 #ifdef DEEPSHARE_HAVE_SLURM
+#include "slurm/api.hpp"
 #include "slurm/controller.hpp"
 #include "slurm/http.hpp"
 #include "slurm/replay.hpp"
@@ -94,7 +97,35 @@ int cmd_slurm_run() {
   clock.scale = cfg.time_scale;
   clock.wall0_ms = slurm::wall_now_ms();
   clock.origin = cfg.time_scale == 1.0 ? clock.wall0_ms : 0;
-  slurm::Controller ctl(cfg, log, clock);
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  // Leadership: wait as a hot standby until the lease is ours (the leader's exit or death
+  // releases it), then take over (docs/slurm.md, High availability).
+  std::unique_ptr<slurm::Lease> lease;
+  if (!cfg.state_dir.empty()) {
+    lease = std::make_unique<slurm::Lease>(cfg.state_dir);
+    bool said = false;
+    while (!g_stop && !lease->try_acquire()) {
+      if (!said)
+        log.info("standby", {{"state_dir", cfg.state_dir},
+                             {"detail", "another controller holds the lease: waiting"}});
+      said = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    if (g_stop) return 0;
+    log.info("leader", {{"state_dir", cfg.state_dir}, {"epoch", lease->epoch()}});
+    clock.wall0_ms = slurm::wall_now_ms();
+    clock.origin = cfg.time_scale == 1.0 ? clock.wall0_ms : 0;
+  } else {
+    log.warn("no_lease", {{"detail",
+                           "no state_dir: nothing keeps a second controller from acting on this "
+                           "cluster (set state_dir for one leader and hot standbys)"}});
+  }
+  slurm::SlurmApi api;
+  slurm::SystemClock wall;
+  slurm::Controller ctl(cfg, log, clock, slurm::Ports{&api, &api, &wall});
+  api.set_stats(&ctl.rpc_stats());
+  ctl.set_lease(lease.get());
   ctl.reload_source = [] {
     slurm::ControllerConfig c = slurm::load_controller_config(g_args.config);
     if (!g_args.metrics.empty()) c.metrics = g_args.metrics;
@@ -108,13 +139,12 @@ int cmd_slurm_run() {
     log.info("metrics_listening", {{"address", server->host()}, {"port", server->port()}});
   }
   g_controller = &ctl;
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
   std::signal(SIGHUP, on_hangup);
   ctl.run(g_stop);
   std::signal(SIGHUP, SIG_IGN);
   g_controller = nullptr;
-  return 0;
+  // Deposed: another controller leads; exit 3 (systemd: RestartPreventExitStatus=3).
+  return ctl.deposed() ? 3 : 0;
 }
 
 int cmd_slurm_replay() {

@@ -51,7 +51,18 @@ void Controller::apply(Decisions& d) {
   for (auto& s : d.start) {
     if (start(s, taken, blocked)) continue;
     ++counters_.deferrals;
-    notify_requeued(s.job, false);  // the policy thinks it started: it is pending again
+    // The policy thinks it started: it is pending again. A job the policy preempted in this
+    // same cycle (and placed again at once) already has a `requeued` entry, which the policy
+    // takes as the confirmation of its own preemption: a second entry says the start did
+    // not happen either (otherwise the policy would believe it runs, and it would wait
+    // forever; found on the fake cluster).
+    const bool own_preempt =
+        recs_[s.job.index()].preempt_notice &&
+        std::find(requeued_.begin(), requeued_.end(), s.job) != requeued_.end();
+    if (own_preempt)
+      requeued_.push_back(s.job);
+    else
+      notify_requeued(s.job, false);
   }
 }
 
@@ -241,16 +252,16 @@ bool Controller::try_start(JobId id) {
   const auto order =
       static_cast<std::uint32_t>(std::max<std::int64_t>(1, 2000000000 - decision_seq_));
   u.priority = j.held ? kInfinite : order;
-  if (!api_->update(u)) {
+  if (!act_update(u)) {
     ++counters_.failed;
-    log_.warn("start_failed", {{"job", rec.ref}, {"error", api_->last_error()}});
+    log_.warn("start_failed", {{"job", rec.ref}, {"error", act_error()}});
     return false;
   }
   if (j.held) {
     Update prio;
     prio.job = rec.ref;
     prio.priority = order;
-    api_->update(prio);
+    act_update(prio);
   }
   rec.released = true;
   rec.release_wall = wall_;
@@ -284,8 +295,7 @@ void Controller::rollback_start(JobId id, const char* why) {
     u.job = rec.ref;
     u.admin_comment = record_text(rec, v == views_.end() ? nullptr : &v->second, false);
     u.begin_s = kParkedBegin;
-    if (!api_->update(u))
-      log_.warn("park_failed", {{"job", rec.ref}, {"error", api_->last_error()}});
+    if (!act_update(u)) log_.warn("park_failed", {{"job", rec.ref}, {"error", act_error()}});
   }
   rec.intent = Intent::None;
   rec.released = false;
@@ -343,8 +353,7 @@ bool Controller::preempt(JobId id) {
       u.job = rec.ref;
       u.admin_comment = record_text(rec, v == views_.end() ? nullptr : &v->second, false);
       u.begin_s = kParkedBegin;
-      if (!api_->update(u))
-        log_.warn("park_failed", {{"job", rec.ref}, {"error", api_->last_error()}});
+      if (!act_update(u)) log_.warn("park_failed", {{"job", rec.ref}, {"error", act_error()}});
     }
     rec.intent = Intent::None;
   } else if (!j || !j->running()) {
@@ -367,8 +376,8 @@ bool Controller::preempt(JobId id) {
     Update mark;
     mark.job = rec.ref;
     mark.admin_comment = format_fields(f);
-    if (!api_->update(mark)) return failed("preempt_failed", api_->last_error());
-    if (!api_->requeue_hold(rec.ref)) return failed("preempt_failed", api_->last_error());
+    if (!act_update(mark)) return failed("preempt_failed", act_error());
+    if (!act_requeue(rec.ref)) return failed("preempt_failed", act_error());
     note_requeue(rec);
     rec.intent = Intent::Preempt;
   }
@@ -408,7 +417,7 @@ void Controller::reject(const RejectJob& rj) {
   Update u;
   u.job = rec.ref;
   u.admin_comment = format_fields(f);
-  if (!api_->update(u) || !api_->cancel(rec.ref))
+  if (!act_update(u) || !act_cancel(rec.ref))
     ++counters_.failed;
   else
     ++counters_.applied;

@@ -100,12 +100,6 @@ void init_once() {
 
 }  // namespace
 
-std::string JobInfo::ref() const {
-  if (array_job != 0 && array_task != kNoTask)
-    return std::to_string(array_job) + "_" + std::to_string(array_task);
-  return std::to_string(id);
-}
-
 // Times one RPC and records it in the api's RpcStats with its outcome (fail() marks it).
 class RpcScope {
  public:
@@ -141,13 +135,27 @@ bool SlurmApi::fail(const char* what) {
 }
 
 std::optional<std::vector<JobInfo>> SlurmApi::jobs() {
+  auto t = read_jobs(0);
+  if (!t) return std::nullopt;
+  return std::move(t->jobs);
+}
+
+std::optional<JobTable> SlurmApi::read_jobs(std::int64_t since) {
   RpcScope rpc(*this, "load_jobs");
   job_info_msg_t* msg = nullptr;
-  if (slurm_load_jobs(0, &msg, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS) {
+  if (slurm_load_jobs(static_cast<time_t>(since), &msg, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS) {
+    if (since != 0 && slurm_get_errno() == SLURM_NO_CHANGE_IN_DATA) {
+      JobTable t;
+      t.unchanged = true;
+      t.update_s = since;
+      return t;
+    }
     fail("slurm_load_jobs");
     return std::nullopt;
   }
-  std::vector<JobInfo> out;
+  JobTable table;
+  table.update_s = static_cast<std::int64_t>(msg->last_update);
+  std::vector<JobInfo>& out = table.jobs;
   out.reserve(msg->record_count);
   for (uint32_t i = 0; i < msg->record_count; ++i) {
     const slurm_job_info_t& j = msg->job_array[i];
@@ -187,7 +195,7 @@ std::optional<std::vector<JobInfo>> SlurmApi::jobs() {
     out.push_back(std::move(o));
   }
   slurm_free_job_info_msg(msg);
-  return out;
+  return table;
 }
 
 std::optional<std::vector<NodeInfo>> SlurmApi::nodes() {

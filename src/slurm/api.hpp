@@ -1,4 +1,5 @@
-// A thin C++ wrapper over libslurm (Slurm 22.05, Debian libslurm-dev).
+// A thin C++ wrapper over libslurm (Slurm 22.05, Debian libslurm-dev): the ports of
+// ports.hpp (ClusterSource, Actuator) for a real cluster, and job submission for replays.
 //
 // Why libslurm and not the CLIs: one in-process RPC per call (no fork of squeue/scontrol
 // every 100 ms) and typed fields (gres_detail_str, restart_cnt, admin_comment). Measured
@@ -10,116 +11,17 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "slurm/gres.hpp"
 #include "slurm/ops.hpp"
+#include "slurm/ports.hpp"
 
 namespace ds::slurm {
 
-enum class JobState : std::uint8_t {
-  Pending,
-  Running,
-  Suspended,
-  Completed,
-  Failed,
-  Cancelled,
-  Other
-};
-
-constexpr std::uint32_t kNoTask = 0xfffffffe;  // Slurm's NO_VAL: not an array task
-
-struct JobInfo {
-  std::uint32_t id = 0;
-  std::uint32_t array_job = 0;  // 0: not an array job
-  std::uint32_t array_task = kNoTask;
-  std::string array_tasks;              // pending tasks a meta record stands for, e.g. "0-5%2"
-  std::uint32_t array_max_running = 0;  // %N throttle (0: none)
-  std::string name;
-  std::string account;  // lower case (Slurm folds account names)
-  std::string user;
-  std::uint32_t uid = 0;
-  std::string partition;
-  JobState state = JobState::Other;  // the base state
-  bool completing = false;           // processes still being ended (cancel, requeue, end)
-  std::string reason;
-  bool held = false;  // priority 0 (held by user or admin)
-  std::uint32_t priority = 0;
-  std::uint32_t restarts = 0;
-  bool requeue = true;  // Slurm may requeue it (--no-requeue: false)
-  bool batch = true;
-  std::int64_t submit_s = 0, start_s = 0, end_s = 0, eligible_s = 0;
-  std::string dependency;                  // unsatisfied dependencies ("" when none)
-  std::vector<std::string> nodes;          // allocated nodes, expanded
-  std::map<std::string, GresAlloc> alloc;  // node -> GPUs / slots Slurm allocated
-  std::string tres_per_node;               // e.g. "gres:gpu:g0:1,gres:gpu:g2:1"
-  std::string comment;                     // user-writable: never trusted
-  std::string admin_comment;               // operators only: DeepShare's record
-  std::uint32_t num_nodes = 1;
-  [[nodiscard]] bool terminal() const {
-    return state == JobState::Completed || state == JobState::Failed ||
-           state == JobState::Cancelled || state == JobState::Other;
-  }
-  [[nodiscard]] bool running() const {
-    return (state == JobState::Running || state == JobState::Suspended) && !completing;
-  }
-  // The id string of this record ("123" or "123_4").
-  [[nodiscard]] std::string ref() const;
-};
-
-struct NodeInfo {
-  std::string name;
-  int gpus = 0;
-  bool usable = true;  // not down, drained or unresponsive
-  std::string state;
-  std::vector<std::string> partitions;
-};
-
-struct SlurmConfig {
-  int kill_wait_s = 30;
-  bool accounting = false;  // AccountingStorageType is slurmdbd
-  bool enforce_associations = false;
-  bool enforce_limits = false;
-  std::string job_submit_plugins;
-  std::string cluster;
-};
-
-// An association as slurmctld holds it (kept in sync with slurmdbd).
-struct Association {
-  std::string account;  // lower case
-  std::string user;     // empty: the account's own association
-  std::string partition;
-  std::int64_t grp_quota = -1;  // GrpTRES of the requested TRES; -1: none set
-  std::uint32_t shares = 1;
-};
-
-struct SubmitRequest {
-  std::string name;
-  std::string account;
-  std::string partition;
-  std::string script;  // full batch script text
-  std::string work_dir = "/tmp";
-  std::string std_out;        // may contain %j
-  std::string tres_per_node;  // e.g. "gres:gpu:2"; empty: none
-  std::string comment;
-  std::uint32_t nodes = 1;
-  bool hold = false;
-  bool requeue = true;
-};
-
-struct Update {
-  std::string job;  // id string
-  std::optional<std::string> req_nodes;
-  std::optional<std::string> tres_per_node;
-  std::optional<std::string> admin_comment;
-  std::optional<std::uint32_t> priority;  // 0 hold, INFINITE release, else the value
-  std::optional<std::int64_t> begin_s;    // BeginTime (Unix seconds)
-};
-
-class SlurmApi {
+class SlurmApi final : public ClusterSource, public Actuator {
  public:
   SlurmApi();
   ~SlurmApi();
@@ -128,18 +30,19 @@ class SlurmApi {
 
   // Every job Slurm still lists; nullopt (and last_error) on an RPC failure.
   std::optional<std::vector<JobInfo>> jobs();
-  std::optional<std::vector<NodeInfo>> nodes();
-  std::optional<SlurmConfig> config();
-  // Associations of this cluster with the value of `tres` (e.g. "gres/gpu") in GrpTRES.
-  std::optional<std::vector<Association>> associations(const std::string& tres);
+  // ClusterSource: slurm_load_jobs(since): SLURM_NO_CHANGE_IN_DATA -> unchanged.
+  std::optional<JobTable> read_jobs(std::int64_t since) override;
+  std::optional<std::vector<NodeInfo>> nodes() override;
+  std::optional<SlurmConfig> config() override;
+  std::optional<std::vector<Association>> associations(const std::string& tres) override;
   std::optional<std::uint32_t> submit(const SubmitRequest& r);
-  bool update(const Update& u);
+  // Actuator
+  bool update(const Update& u) override;
   bool release(const std::string& job);
-  // Requeue a job that is RUNNING (JOB_RUNNING: a job already ending, e.g. cancelled by its
-  // user, is left alone), held until DeepShare places it again.
-  bool requeue_hold(const std::string& job);
-  bool cancel(const std::string& job);
-  [[nodiscard]] const std::string& last_error() const { return error_; }
+  // JOB_RUNNING: a job already ending, e.g. cancelled by its user, is left alone.
+  bool requeue_hold(const std::string& job) override;
+  bool cancel(const std::string& job) override;
+  [[nodiscard]] const std::string& last_error() const override { return error_; }
   [[nodiscard]] int last_errno() const { return errno_; }
   // Records every RPC's latency and outcome there (deepshare_slurm_rpc_*); null: none.
   void set_stats(RpcStats* stats) { stats_ = stats; }

@@ -59,7 +59,7 @@ ControllerConfig load_controller_config(const std::string& path) {
   try {
     check_keys(root,
                {"partition", "policy", "options", "time_scale", "poll_ms", "metrics", "journal",
-                "gpu_memory_mib", "start_margin_s", "tenant_source", "quota_tres",
+                "state_dir", "gpu_memory_mib", "start_margin_s", "tenant_source", "quota_tres",
                 "tenants_refresh_s", "tenant_defaults", "tenants"},
                path);
     if (root["partition"]) c.partition = root["partition"].as<std::string>();
@@ -71,6 +71,7 @@ ControllerConfig load_controller_config(const std::string& path) {
     if (root["poll_ms"]) c.poll_ms = root["poll_ms"].as<int>();
     if (root["metrics"]) c.metrics = root["metrics"].as<std::string>();
     if (root["journal"]) c.journal = root["journal"].as<std::string>();
+    if (root["state_dir"]) c.state_dir = root["state_dir"].as<std::string>();
     if (root["gpu_memory_mib"]) c.gpu_memory_mib = root["gpu_memory_mib"].as<std::int64_t>();
     if (root["start_margin_s"]) c.start_margin_s = root["start_margin_s"].as<double>();
     if (root["quota_tres"]) c.quota_tres = root["quota_tres"].as<std::string>();

@@ -8,6 +8,8 @@
 //   poll_ms: 100                # observation period
 //   metrics: 127.0.0.1:9464     # Prometheus endpoint (empty: none)
 //   journal: /var/lib/deepshare/journal.log   # append-only decision log + clock
+//   state_dir: /var/lib/deepshare   # the leader lease (lease.hpp): one active controller per
+//                               # cluster, the others wait as hot standbys (empty: no lease)
 //   gpu_memory_mib: 24576       # per GPU (Slurm does not report it)
 //   start_margin_s: 30          # a start or preemption Slurm has not carried out after
 //                               # KillWait (read from Slurm) + this margin has failed
@@ -52,6 +54,7 @@ struct ControllerConfig {
   int poll_ms = 100;
   std::string metrics;  // host:port
   std::string journal;
+  std::string state_dir;  // leader lease + epoch; empty: no lease
   std::int64_t gpu_memory_mib = kDefaultGpuMemoryMib;
   double start_margin_s = 30;
   TenantSource tenant_source = TenantSource::Slurm;

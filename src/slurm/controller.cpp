@@ -6,6 +6,7 @@
 #include <bit>
 #include <chrono>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -21,8 +22,16 @@ std::int64_t wall_now_ms() {
       .count();
 }
 
-Controller::Controller(ControllerConfig config, Log& log, ControllerClock clock)
-    : cfg_(std::move(config)), log_(log), clock_(clock) {}
+Controller::Controller(ControllerConfig config, Log& log, ControllerClock clock, Ports ports)
+    : cfg_(std::move(config)),
+      log_(log),
+      clock_(clock),
+      source_(ports.source),
+      act_(ports.actuator),
+      wall_clock_(ports.clock) {
+  if (!source_ || !act_ || !wall_clock_)
+    throw std::invalid_argument("Controller: a port is missing (ClusterSource, Actuator, Clock)");
+}
 
 Controller::~Controller() {
   if (journal_) std::fclose(journal_);
@@ -80,10 +89,10 @@ void Controller::load_tenants(bool at_init) {
     }
     return;
   }
-  auto assocs = api_->associations(cfg_.quota_tres);
+  auto assocs = source_->associations(cfg_.quota_tres);
   if (!assocs) {
-    if (at_init) throw InputError("cannot read Slurm's associations: " + api_->last_error());
-    log_.warn("tenants_read_failed", {{"error", api_->last_error()}});
+    if (at_init) throw InputError("cannot read Slurm's associations: " + source_->last_error());
+    log_.warn("tenants_read_failed", {{"error", source_->last_error()}});
     return;
   }
   std::map<std::string, Association> accounts;
@@ -152,12 +161,12 @@ void Controller::rebuild_policy() {
 
 void Controller::init() {
   check_policy(cfg_.policy);
+  if (lease_ && !lease_->held())
+    throw InputError("the controller's lease (" + lease_->dir() + ") is not held");
   load_clock_from_journal();
-  set_wall(wall_now_ms());
-  api_ = std::make_unique<SlurmApi>();
-  api_->set_stats(&rpc_);
-  auto conf = api_->config();
-  if (!conf) throw InputError("cannot read Slurm's configuration: " + api_->last_error());
+  set_wall(wall_clock_->now_ms());
+  auto conf = source_->config();
+  if (!conf) throw InputError("cannot read Slurm's configuration: " + source_->last_error());
   slurm_ = *conf;
   if (slurm_.job_submit_plugins.find("lua") == std::string::npos)
     log_.warn("gate_missing",
@@ -181,8 +190,8 @@ void Controller::init() {
                   "AccountingStorageEnforce lacks 'associations': users may submit under any "
                   "account"}});
   }
-  auto nodes = api_->nodes();
-  if (!nodes) throw InputError("cannot read Slurm nodes: " + api_->last_error());
+  auto nodes = source_->nodes();
+  if (!nodes) throw InputError("cannot read Slurm nodes: " + source_->last_error());
   for (const auto& n : *nodes) {
     if (std::find(n.partitions.begin(), n.partitions.end(), cfg_.partition) == n.partitions.end())
       continue;
@@ -330,53 +339,189 @@ Decisions Controller::decide() {
   return d;
 }
 
+void Controller::depose(const std::string& why) {
+  if (deposed_) return;
+  deposed_ = true;
+  log_.error("deposed", {{"epoch", lease_ ? lease_->epoch() : std::uint64_t{0}},
+                         {"detail", why + "; this controller stops acting"}});
+  journal("deposed " + why);
+}
+
+bool Controller::acting() {
+  if (deposed_) return false;
+  if (lease_ && !lease_->held()) {
+    depose("the lease in " + lease_->dir() + " was taken over (epoch " +
+           std::to_string(Lease::stored_epoch(lease_->dir())) + ")");
+    return false;
+  }
+  return true;
+}
+
+bool Controller::act_update(Update u) {
+  if (!acting()) {
+    ++counters_.fenced;
+    fence_error_ = "not the leader: nothing sent";
+    return false;
+  }
+  fence_error_.clear();
+  ++counters_.actions_sent;
+  if (lease_ && u.admin_comment) {
+    RecordFields f = parse_fields(*u.admin_comment);
+    if (!f.empty()) {
+      f["e"] = std::to_string(lease_->epoch());
+      u.admin_comment = format_fields(f);
+    }
+  }
+  return act_->update(u);
+}
+
+bool Controller::act_requeue(const std::string& ref) {
+  if (!acting()) {
+    ++counters_.fenced;
+    fence_error_ = "not the leader: nothing sent";
+    return false;
+  }
+  fence_error_.clear();
+  ++counters_.actions_sent;
+  return act_->requeue_hold(ref);
+}
+
+bool Controller::act_cancel(const std::string& ref) {
+  if (!acting()) {
+    ++counters_.fenced;
+    fence_error_ = "not the leader: nothing sent";
+    return false;
+  }
+  fence_error_.clear();
+  ++counters_.actions_sent;
+  return act_->cancel(ref);
+}
+
+const std::string& Controller::act_error() const {
+  return fence_error_.empty() ? act_->last_error() : fence_error_;
+}
+
+// Jobs that have left (done, withdrawn, rejected) and whose leaving the policy has seen
+// give their slot back: its id is reused by a later job (policy contract 1). What survives
+// is counters (ControllerCounters::tenant_preemptions) and the policy's own statistics.
+void Controller::compact() {
+  auto listed = [](const std::vector<JobId>& v, JobId id) {
+    return std::find(v.begin(), v.end(), id) != v.end();
+  };
+  open_intents_ = 0;
+  next_timer_wall_ = std::numeric_limits<std::int64_t>::max();
+  for (std::size_t i = 0; i < recs_.size(); ++i) {
+    Rec& rec = recs_[i];
+    const JobStatus st = rt_[i].status;
+    if (!rec.free && rec.intent != Intent::None) ++open_intents_;
+    if (!rec.free && st == JobStatus::Future && rec.request.begin_s * 1000 > wall_)
+      next_timer_wall_ = std::min(next_timer_wall_, rec.request.begin_s * 1000);
+    if (rec.free || (st != JobStatus::Done && st != JobStatus::Rejected)) continue;
+    const JobId id(static_cast<std::uint32_t>(i));
+    bool pending_delta = listed(arrived_, id) || listed(requeued_, id) || listed(adopted_, id) ||
+                         listed(withdrawn_, id);
+    for (const auto& f : finished_) pending_delta = pending_delta || f.job == id;
+    if (pending_delta) continue;  // the policy has not seen it leave yet
+    if (auto it = by_key_.find(rec.key); it != by_key_.end() && it->second == id) by_key_.erase(it);
+    if (!rec.vanished) left_.insert(rec.key);  // Slurm may still list it, as ended
+    reported_.erase(rec.key);
+    untrusted_.erase(rec.key);
+    jobs_[i] = JobSpec{};
+    jobs_[i].id = id;
+    rt_[i] = JobRuntime{};
+    rt_[i].status = JobStatus::Done;
+    rec = Rec{};
+    rec.free = true;
+    free_ids_.push_back(id);
+    ++counters_.compacted;
+  }
+}
+
 bool Controller::step() {
   const auto t0 = std::chrono::steady_clock::now();
-  set_wall(wall_now_ms());
+  set_wall(wall_clock_->now_ms());
+  if (!acting()) return false;
   if (cfg_.tenant_source == TenantSource::Slurm &&
       wall_ - tenants_loaded_wall_ >= static_cast<std::int64_t>(cfg_.tenants_refresh_s * 1000)) {
     std::lock_guard<std::mutex> lock(mu_);
     load_tenants(false);
   }
-  auto jobs = api_->jobs();
-  if (!jobs) {
+  // Change-only: Slurm answers "no change since" or the whole table; an unchanged table
+  // is neither transferred nor converted again.
+  auto read = source_->read_jobs(table_update_s_);
+  if (!read) {
     std::lock_guard<std::mutex> lock(mu_);
     ++counters_.observe_errors;
-    log_.warn("observe_failed", {{"error", api_->last_error()}});
+    log_.warn("observe_failed", {{"error", source_->last_error()}});
     return false;
   }
+  bool fresh = false;
+  if (read->unchanged) {
+    ++counters_.unchanged_reads;
+  } else if (read->update_s < table_update_s_) {
+    ++counters_.stale_reads;  // older than a table already seen: a late duplicate
+  } else {
+    table_ = std::move(read->jobs);
+    table_update_s_ = read->update_s;
+    fresh = true;
+  }
+  const std::vector<JobInfo>* jobs = &table_;
   // Nodes every 5th cycle, and at once when a job DeepShare runs is pending again without
   // DeepShare's doing (a node failure): the policy must not place it back on a failed node.
   std::optional<std::vector<NodeInfo>> nodes;
   bool requeued = false;
-  for (const auto& j : *jobs) {
-    auto it = by_key_.find(key_of(j));
-    requeued = requeued || (it != by_key_.end() && j.state == JobState::Pending &&
-                            rt_[it->second.index()].status == JobStatus::Running &&
-                            recs_[it->second.index()].intent == Intent::None);
-  }
-  if (counters_.cycles % 5 == 0 || requeued) nodes = api_->nodes();
+  if (fresh)
+    for (const auto& j : *jobs) {
+      auto it = by_key_.find(key_of(j));
+      requeued = requeued || (it != by_key_.end() && j.state == JobState::Pending &&
+                              rt_[it->second.index()].status == JobStatus::Running &&
+                              recs_[it->second.index()].intent == Intent::None);
+    }
+  if (counters_.cycles % 5 == 0 || requeued) nodes = source_->nodes();
   std::lock_guard<std::mutex> lock(mu_);
   counters_.last_observe_ms = wall_;
-  // What Slurm has allocated now, per node (every partition): a start is released only
-  // onto GPUs Slurm shows free.
-  slurm_use_.clear();
-  for (const auto& j : *jobs) {
-    if (!j.running() && !j.completing) continue;
-    for (const auto& [name, a] : j.alloc) {
-      NodeUse& u = slurm_use_[name];
-      u.gpus |= a.gpus;
-      u.slots |= a.slots;
+  bool nodes_changed = false;
+  if (nodes)
+    for (const auto& n : *nodes)
+      if (auto it = node_index_.find(n.name); it != node_index_.end())
+        nodes_changed = nodes_changed || node_usable_[it->second] != n.usable ||
+                        node_shared_[it->second] != (n.partitions.size() > 1);
+  // A quiet cycle: nothing changed in Slurm, and the previous cycle settled (it sent no
+  // action, produced no change for the policy, decided nothing, left no start or preemption
+  // in flight) and no job's --begin comes due: reconciling again would find nothing, so the
+  // cycle costs the read and the policy's call only.
+  const bool quiet =
+      !fresh && !nodes_changed && settled_ && !tenants_added_ && wall_ < next_timer_wall_;
+  const std::uint64_t sent = counters_.actions_sent;
+  if (quiet) {
+    ++counters_.quiet_cycles;
+  } else {
+    // What Slurm has allocated now, per node (every partition): a start is released only
+    // onto GPUs Slurm shows free.
+    slurm_use_.clear();
+    for (const auto& j : *jobs) {
+      if (!j.running() && !j.completing) continue;
+      for (const auto& [name, a] : j.alloc) {
+        NodeUse& u = slurm_use_[name];
+        u.gpus |= a.gpus;
+        u.slots |= a.slots;
+      }
     }
+    observe(*jobs, nodes ? *nodes : std::vector<NodeInfo>{});
+    if (deposed_) return false;  // a newer leader's record: nothing more from this one
+    if (tenants_added_) {
+      tenants_added_ = false;
+      rebuild_policy();
+    }
+    build_gpu_state(*jobs);
   }
-  observe(*jobs, nodes ? *nodes : std::vector<NodeInfo>{});
-  if (tenants_added_) {
-    tenants_added_ = false;
-    rebuild_policy();
-  }
-  build_gpu_state(*jobs);
+  const std::size_t deltas =
+      arrived_.size() + requeued_.size() + finished_.size() + adopted_.size() + withdrawn_.size();
   Decisions d = decide();
   apply(d);
+  if (!quiet) compact();
+  settled_ = (quiet ? settled_ : true) && deltas == 0 && d.start.empty() && d.preempt.empty() &&
+             d.reject.empty() && counters_.actions_sent == sent && open_intents_ == 0;
   ++counters_.cycles;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   counters_.cycle_seconds.observe(secs);
@@ -384,7 +529,7 @@ bool Controller::step() {
 }
 
 void Controller::run(const std::atomic<bool>& stop) {
-  while (!stop.load()) {
+  while (!stop.load() && !deposed_) {
     reload_if_requested();
     const auto next = std::chrono::steady_clock::now() + std::chrono::milliseconds(cfg_.poll_ms);
     step();

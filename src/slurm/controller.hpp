@@ -1,8 +1,21 @@
 // The DeepShare controller for a real Slurm cluster: observe -> snapshot -> policy -> act.
 //
-// Ports (DESIGN §2): ClusterSource = SlurmApi::jobs/nodes/associations turned into a
-// ClusterSnapshot like the simulator's; Actuator = apply() through SlurmApi; Clock = wall
-// time x time_scale (persisted in the journal).
+// Ports (DESIGN §2, ports.hpp): the controller reads the cluster through a ClusterSource,
+// acts through an Actuator and takes wall time from a Clock; it never calls libslurm itself.
+// SlurmApi implements the ports for a real cluster, FakeCluster (fake_cluster.hpp) in
+// process for the unit tests. Controller time = wall time x time_scale (persisted in the
+// journal).
+//
+// Leadership (lease.hpp): with a Lease, the controller acts only while it holds it; every
+// record it writes carries its epoch (e=), and a record with a newer epoch than its own
+// means another controller took over: it stops acting for good (deposed()).
+//
+// Bounded cost: the job table is read change-only (unchanged tables are not re-read or
+// re-converted; a cycle with nothing to reconcile skips the reconciler), and a job that has left
+// (finished, withdrawn, rejected) is compacted out once the policy has seen it leave: its id is
+// reused for a later job (the policy contract allows it), so memory follows the jobs Slurm lists,
+// not every job ever seen. What the predictor learns from a finished job lives in the policy as
+// statistics.
 //
 // What Slurm holds and enforces (docs/slurm.md §2):
 //  - jobs of DeepShare's partition pass the submission gate (deploy/slurm/job_submit.lua):
@@ -50,11 +63,12 @@
 #include "model/snapshot.hpp"
 #include "model/workload.hpp"
 #include "policy/policy.hpp"
-#include "slurm/api.hpp"
 #include "slurm/config.hpp"
 #include "slurm/gres.hpp"
+#include "slurm/lease.hpp"
 #include "slurm/log.hpp"
 #include "slurm/ops.hpp"
+#include "slurm/ports.hpp"
 #include "slurm/record.hpp"
 
 namespace ds::slurm {
@@ -92,22 +106,35 @@ struct ControllerCounters {
   std::uint64_t config_reload_errors = 0;
   std::uint64_t completions = 0;
   std::uint64_t cancellations = 0;
-  Histogram cycle_seconds{latency_buckets()};     // observe + decide + apply
-  std::int64_t last_observe_ms = 0;               // Unix ms of the last successful read of Slurm
+  std::uint64_t unchanged_reads = 0;           // job table reads answered "no change"
+  std::uint64_t stale_reads = 0;               // job tables older than one already seen (ignored)
+  std::uint64_t fenced = 0;                    // actions not sent: not (or no longer) the leader
+  std::uint64_t compacted = 0;                 // jobs compacted out of memory
+  std::uint64_t quiet_cycles = 0;              // cycles that had nothing to reconcile
+  std::uint64_t actions_sent = 0;              // actions handed to the Actuator
+  Histogram cycle_seconds{latency_buckets()};  // observe + decide + apply
+  std::int64_t last_observe_ms = 0;            // Unix ms of the last successful read of Slurm
   std::vector<std::uint64_t> tenant_preemptions;  // DeepShare's own preemptions, per tenant
 };
 
 class Controller {
  public:
-  // `clock` is used unless the journal holds one from an earlier run.
-  Controller(ControllerConfig config, Log& log, ControllerClock clock);
+  // `clock` is used unless the journal holds one from an earlier run; `ports` outlive it.
+  Controller(ControllerConfig config, Log& log, ControllerClock clock, Ports ports);
   ~Controller();
 
   // Loads the partition's nodes, Slurm's settings and the tenants, builds the policy;
   // throws InputError on a bad setup.
   void init();
-  // One cycle: observe, reconcile, decide, apply. False when Slurm could not be read.
+  // Act only while holding `lease` (acquired by the caller; it outlives the controller),
+  // and stamp its epoch into every record written. Call before init().
+  void set_lease(Lease* lease) { lease_ = lease; }
+  // One cycle: observe, reconcile, decide, apply. False when Slurm could not be read, or
+  // when this controller is not (or no longer) the leader.
   bool step();
+  // Another controller took over (a newer epoch in Slurm, or the lease superseded): this
+  // one stopped acting for good; run() returns.
+  [[nodiscard]] bool deposed() const { return deposed_; }
   // Cycles every poll_ms until `stop` becomes true.
   void run(const std::atomic<bool>& stop);
   // Prometheus text exposition of the current state (thread-safe).
@@ -122,7 +149,16 @@ class Controller {
   std::function<ControllerConfig()> reload_source;
 
   [[nodiscard]] const ControllerClock& clock() const { return clock_; }
+  // Ids of jobs that left are reused only once this many slots exist (default 4096):
+  // until then ids follow arrival order as in the simulator, whose policies break ties by
+  // id (replays stay comparable); beyond it memory stays bounded.
+  void set_id_reuse_after(std::size_t slots) { reuse_ids_after_ = slots; }
+  // Job records held in memory (live jobs plus reusable slots).
   [[nodiscard]] std::size_t jobs_known() const { return jobs_.size(); }
+  [[nodiscard]] const ControllerCounters& counters() const { return counters_; }
+  // Where the Slurm ports record each RPC's latency and outcome (SlurmApi::set_stats;
+  // deepshare_slurm_rpc_* in the metrics).
+  [[nodiscard]] RpcStats& rpc_stats() { return rpc_; }
 
  private:
   enum class Intent : std::uint8_t { None, Start, Preempt };
@@ -162,6 +198,8 @@ class Controller {
     std::int64_t pending_again_wall = 0;
     bool start_deferred = false;
     bool preempt_notice = false;  // its pending `requeued` delta is a preemption's
+    bool free = false;            // a compacted slot, waiting for reuse
+    bool vanished = false;        // left because Slurm no longer listed it
   };
   static Key key_of(const JobInfo& j) {
     return j.array_job != 0 && j.array_task != kNoTask ? (Key{j.array_job} << 32 | j.array_task)
@@ -180,6 +218,15 @@ class Controller {
   void build_gpu_state(const std::vector<JobInfo>& jobs);
   Decisions decide();
   void journal(const std::string& line);
+  void compact();
+  void depose(const std::string& why);
+  // The Actuator behind the fence: nothing is sent unless this controller is the leader;
+  // every AdminComment written carries the lease epoch.
+  [[nodiscard]] bool acting();
+  bool act_update(Update u);
+  bool act_requeue(const std::string& ref);
+  bool act_cancel(const std::string& ref);
+  [[nodiscard]] const std::string& act_error() const;
   void load_clock_from_journal();
   [[nodiscard]] Time now() const { return cycle_now_; }
   // Sets wall_ and the cycle's time (reload.cpp: the policy's wake_at).
@@ -224,7 +271,22 @@ class Controller {
   ControllerConfig cfg_;
   Log& log_;
   ControllerClock clock_;
-  std::unique_ptr<SlurmApi> api_;
+  ClusterSource* source_;
+  Actuator* act_;
+  Clock* wall_clock_;
+  Lease* lease_ = nullptr;
+  bool deposed_ = false;
+  std::string fence_error_;
+  std::vector<JobInfo> table_;  // the last job table read (views_ point into it)
+  std::int64_t table_update_s_ = 0;
+  std::vector<JobId> free_ids_;  // compacted slots, reused for new jobs
+  std::size_t reuse_ids_after_ = 4096;
+  bool settled_ = false;              // the last cycle changed nothing (see step())
+  int open_intents_ = 0;              // starts and preemptions in flight (as of the last compact)
+  std::int64_t next_timer_wall_ = 0;  // earliest --begin of a waiting job (wall ms)
+  // Keys of compacted jobs Slurm still lists (as finished, until MinJobAge): never taken
+  // for new jobs, even from a late duplicate of an older table.
+  std::unordered_set<Key> left_;
   std::unique_ptr<Policy> policy_;
   PolicyOptions options_;
   SlurmConfig slurm_;

@@ -23,6 +23,7 @@ std::string Controller::metrics_text() const {
   std::vector<Per> per(tenants_.size());
   std::vector<long> by_reason(kWaitReasons, 0);
   for (std::size_t i = 0; i < jobs_.size(); ++i) {
+    if (recs_[i].free) continue;
     Per& p = per[jobs_[i].tenant.index()];
     const JobRuntime& r = rt_[i];
     if (r.status == JobStatus::Running) {

@@ -124,6 +124,9 @@ std::vector<Controller::View> Controller::views_of(const std::vector<JobInfo>& j
       reported_.insert(key);
       continue;
     }
+    if (record && record->epoch && *record->epoch > (lease_ ? lease_->epoch() : 0))
+      depose("job " + j.ref() + " carries a record of epoch " + std::to_string(*record->epoch) +
+             ": another controller acts on this cluster");
     if (!record) {
       if (!j.terminal() && reported_.insert(key).second) {
         ++counters_.ungated;
@@ -195,7 +198,7 @@ void Controller::observe(const std::vector<JobInfo>& jobs, const std::vector<Nod
       observe_known(it->second, v);
       continue;
     }
-    if (ended(*v.j)) continue;
+    if (ended(*v.j) || left_.count(v.key)) continue;
     if (!tenant_of(v.j->account).valid() && cfg_.tenant_source == TenantSource::Slurm &&
         !refreshed) {
       load_tenants(false);  // an account created since the last read
@@ -223,6 +226,8 @@ void Controller::observe(const std::vector<JobInfo>& jobs, const std::vector<Nod
     }
     observe_new(v);
   }
+  for (auto it = left_.begin(); it != left_.end();)  // Slurm no longer lists them
+    it = views_.count(*it) ? std::next(it) : left_.erase(it);
   for (std::size_t i = 0; i < recs_.size(); ++i) {
     const JobStatus s = rt_[i].status;
     if (!recs_[i].seen &&
@@ -244,9 +249,9 @@ void Controller::refuse(const View& v, const std::string& why) {
   Update u;
   u.job = v.ref;
   u.admin_comment = format_fields(f);
-  if (!api_->update(u) || !api_->cancel(v.ref)) {
+  if (!act_update(u) || !act_cancel(v.ref)) {
     ++counters_.failed;
-    log_.warn("refuse_failed", {{"job", v.ref}, {"error", api_->last_error()}});
+    log_.warn("refuse_failed", {{"job", v.ref}, {"error", act_error()}});
   }
 }
 
@@ -254,10 +259,10 @@ void Controller::park(const View& v) {
   Update u;
   u.job = v.ref;
   u.begin_s = kParkedBegin;
-  if (api_->update(u))
+  if (act_update(u))
     journal("park " + v.ref);
   else
-    log_.warn("park_failed", {{"job", v.ref}, {"error", api_->last_error()}});
+    log_.warn("park_failed", {{"job", v.ref}, {"error", act_error()}});
 }
 
 void Controller::observe_new(const View& v) {
@@ -273,7 +278,15 @@ void Controller::observe_new(const View& v) {
     }
     return;
   }
-  const JobId id(static_cast<std::uint32_t>(jobs_.size()));
+  JobId id(static_cast<std::uint32_t>(jobs_.size()));
+  if (!free_ids_.empty() && jobs_.size() >= reuse_ids_after_) {
+    id = free_ids_.back();  // a compacted slot
+    free_ids_.pop_back();
+  } else {
+    jobs_.emplace_back();
+    rt_.emplace_back();
+    recs_.emplace_back();
+  }
   const Request& req = v.record.request;
   JobSpec spec;
   spec.id = id;
@@ -292,11 +305,11 @@ void Controller::observe_new(const View& v) {
   // Slurm keeps whole seconds; the first sighting refines it within that second.
   const std::int64_t sub_ms = j.submit_s * 1000;
   spec.submit = clock_.at(std::clamp(wall_, sub_ms, sub_ms + 999));
-  jobs_.push_back(spec);
+  jobs_[id.index()] = spec;
   JobRuntime r;
   r.status = JobStatus::Future;
   r.queued_since = spec.submit;
-  rt_.push_back(r);
+  rt_[id.index()] = r;
   Rec rec;
   rec.key = v.key;
   rec.ref = v.ref;
@@ -305,7 +318,7 @@ void Controller::observe_new(const View& v) {
   rec.request = req;
   rec.fixed = fixed;
   rec.seen = true;
-  recs_.push_back(rec);
+  recs_[id.index()] = rec;
   by_key_[v.key] = id;
   journal("arrive " + v.ref + " tenant=" + tenants_[spec.tenant.index()].name +
           " gpus=" + std::to_string(spec.gpus) + (spec.preemptible ? "" : " not-preemptible"));
@@ -316,7 +329,7 @@ void Controller::observe_new(const View& v) {
   const auto& pin = v.record.pin;
   if (pin && pin->restart == j.restarts && !j.held && !parked(j)) {
     // Released by an earlier controller run and not started yet: keep its decision.
-    Rec& rc = recs_.back();
+    Rec& rc = recs_[id.index()];
     rc.intent = Intent::Start;
     rc.pin = *pin;
     rc.released = true;
@@ -384,9 +397,14 @@ void Controller::notify_withdrawn(JobId id) {
     rec.arrived_once = false;
     return;  // the policy never saw it
   }
-  if (auto it = std::find(requeued_.begin(), requeued_.end(), id);
-      it != requeued_.end() && !rec.preempt_notice)
-    requeued_.erase(it);
+  if (auto it = std::find(requeued_.begin(), requeued_.end(), id); it != requeued_.end()) {
+    // The policy's own preemption is still confirmed to it; a second entry (a deferred
+    // restart, Controller::apply) is dropped: the job leaves.
+    if (!rec.preempt_notice)
+      requeued_.erase(it);
+    else if (auto again = std::find(std::next(it), requeued_.end(), id); again != requeued_.end())
+      requeued_.erase(again);
+  }
   if (std::find(withdrawn_.begin(), withdrawn_.end(), id) == withdrawn_.end())
     withdrawn_.push_back(id);
 }
@@ -465,8 +483,8 @@ void Controller::observe_known(JobId id, const View& v) {
             preempt_failed(id, "the job was still running after KillWait + start_margin_s");
           } else if (wall_ - rec.last_retry_wall > kRetryMs) {
             rec.last_retry_wall = wall_;
-            if (!api_->requeue_hold(v.ref))
-              log_.warn("requeue_retry_failed", {{"job", v.ref}, {"error", api_->last_error()}});
+            if (!act_requeue(v.ref))
+              log_.warn("requeue_retry_failed", {{"job", v.ref}, {"error", act_error()}});
           }
         } else if (j.terminal() && !j.completing) {
           withdraw(id);  // cancelled while being preempted
@@ -643,6 +661,7 @@ void Controller::withdraw(JobId id) {
 }
 
 void Controller::vanish(JobId id) {
+  recs_[id.index()].vanished = true;  // not listed: no tombstone when compacted
   switch (rt_[id.index()].status) {
     case JobStatus::Running:
       finish(id);

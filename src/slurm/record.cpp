@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::array<const char*, 8> kRequestOrder = {"v",   "gpus", "n",     "nr",
                                                       "mem", "u",    "begin", "trace"};
-constexpr std::array<const char*, 9> kPinKeys = {"r", "b", "s", "g", "m", "l", "t", "p", "x"};
+constexpr std::array<const char*, 10> kPinKeys = {"r", "b", "s", "g", "m", "l", "t", "p", "x", "e"};
 
 std::string trim(const std::string& s) {
   const auto a = s.find_first_not_of(" \t");
@@ -150,6 +150,8 @@ std::optional<Record> parse_record(const std::string& text, const RecordLimits& 
   }
   if (f.count("p")) r.preempted_at = static_cast<std::uint32_t>(integer(f, "p", 0, 1 << 30, 0));
   if (auto it = f.find("x"); it != f.end()) r.refused = it->second;
+  if (f.count("e"))
+    r.epoch = static_cast<std::uint64_t>(integer(f, "e", 1, std::int64_t{1} << 50, 1));
   return r;
 }
 

@@ -17,6 +17,8 @@
 //     l  MPS memory limit MiB (0: none)      t  controller time of the decision (ms)
 //     p  restart count at which DeepShare requeued the job (its hold is DeepShare's)
 //     x  why DeepShare refused the job (written before it cancels it)
+//     e  the lease epoch of the controller that wrote the record last (lease.hpp): a
+//        controller that sees a newer epoch than its own was deposed and stops acting
 // Every value is validated with explicit ranges; a record that fails is reported, never
 // guessed at (DESIGN §2a, trust boundary).
 #pragma once
@@ -62,6 +64,7 @@ struct Record {
   std::optional<Pin> pin;
   std::optional<std::uint32_t> preempted_at;  // p
   std::string refused;                        // x
+  std::optional<std::uint64_t> epoch;         // e
 };
 
 struct RecordLimits {

@@ -96,7 +96,10 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
   clock.origin = 0;
   clock.scale = scale;
   start_replay_journal(cc.journal, clock.wall0_ms, clock.origin, clock.scale);  // a fresh clock
-  Controller ctl(cc, log, clock);
+  SlurmApi ctl_api;  // the controller's own: it runs in its own thread
+  SystemClock wall;
+  Controller ctl(cc, log, clock, Ports{&ctl_api, &ctl_api, &wall});
+  ctl_api.set_stats(&ctl.rpc_stats());
   ctl.init();
   std::unique_ptr<MetricsServer> server;
   if (!cc.metrics.empty())

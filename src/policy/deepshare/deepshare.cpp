@@ -67,7 +67,7 @@ void DeepSharePolicy::summarize(std::map<std::string, double>& out) const {
 }
 
 double DeepSharePolicy::key(const JobSpec& j) const {
-  if (!c_.prediction) return static_cast<double>(j.id.index());
+  if (!c_.prediction) return static_cast<double>(j.submit);  // FIFO; ties by id
   return to_seconds(job_[j.id.index()].predicted) * share(j) / kMilliPerGpu;
 }
 
@@ -78,10 +78,10 @@ void DeepSharePolicy::enqueue(const JobSpec& j, Time now) {
   js.queued_since = now;
   t.pending_gpus += share(j);
   if (js.entitled) {
-    t.entitled.insert(j.id);
+    t.entitled.insert({j.submit, j.id});
     t.queued_entitled += share(j);
   } else {
-    t.others.insert({key(j), j.id});
+    t.others.insert({key(j), j.submit, j.id});
     t.waiting.insert({now, j.id});
   }
 }
@@ -92,10 +92,10 @@ void DeepSharePolicy::dequeue(const JobSpec& j) {
   js.queued = false;
   t.pending_gpus -= share(j);
   if (js.entitled) {
-    t.entitled.erase(j.id);
+    t.entitled.erase({j.submit, j.id});
     t.queued_entitled -= share(j);
   } else {
-    t.others.erase({key(j), j.id});
+    t.others.erase({key(j), j.submit, j.id});
     t.waiting.erase({js.queued_since, j.id});
   }
 }
@@ -243,7 +243,7 @@ void DeepSharePolicy::update_assurance(const ClusterSnapshot& s) {
     a.held = ts.guaranteed + ts.borrowed;
     a.demand = a.held + ts.pending_gpus;
     a.slo = tenant.slo_queue;
-    if (!ts.entitled.empty()) a.oldest_wait = s.now - s.jobs[ts.entitled.begin()->index()].submit;
+    if (!ts.entitled.empty()) a.oldest_wait = s.now - ts.entitled.begin()->first;
     a.lent = ts.lent;
   }
   if (borrowed_total() > 0) {

@@ -54,7 +54,7 @@ void DeepSharePolicy::place_entitled(const ClusterSnapshot& s, FreeMap& free, De
   for (std::size_t t : order) {
     TenantState& ts = tenants_[t];
     for (auto it = ts.entitled.begin(); it != ts.entitled.end();) {
-      const JobSpec& j = s.jobs[it->index()];
+      const JobSpec& j = s.jobs[it->second.index()];
       ++it;  // the job may leave the queue below
       if (!fits_quota(s, j)) {
         note_wait(out, j.id, WaitReason::Quota);
@@ -142,7 +142,7 @@ void DeepSharePolicy::place_within_quota(const ClusterSnapshot& s, FreeMap& free
     if (!start_aged(s, free, out, t)) continue;  // the tenant's quota drains for it
     int scanned = 0;
     for (auto it = ts.others.begin(); it != ts.others.end() && scanned < kScan; ++scanned) {
-      const JobSpec& j = s.jobs[it->second.index()];
+      const JobSpec& j = s.jobs[std::get<2>(*it).index()];
       ++it;
       // Quota still owed to queued entitled jobs is not available to others.
       if (ts.guaranteed + ts.queued_entitled + share(j) > quota(s, t)) {
@@ -215,7 +215,7 @@ void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, De
     int scanned = 0;
     for (auto it = ts.others.begin();
          it != ts.others.end() && scanned < kScan && aged_available > 0; ++scanned) {
-      const JobSpec& j = s.jobs[it->second.index()];
+      const JobSpec& j = s.jobs[std::get<2>(*it).index()];
       ++it;
       if (!j.preemptible) continue;  // could never be reclaimed
       const Time since = s.runtime[j.id.index()].queued_since;
@@ -295,7 +295,7 @@ void DeepSharePolicy::share(const ClusterSnapshot& s, Decisions& out) {
   for (std::size_t t = 0; t < tenants_.size() && budget > 0; ++t) {
     TenantState& ts = tenants_[t];
     for (auto it = ts.others.begin(); it != ts.others.end() && budget > 0; --budget) {
-      const JobSpec& j = s.jobs[it->second.index()];
+      const JobSpec& j = s.jobs[std::get<2>(*it).index()];
       ++it;
       try_share(s, out, j);
     }

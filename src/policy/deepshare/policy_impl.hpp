@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "policy/deepshare/assurance.hpp"
@@ -28,14 +29,17 @@ enum class Run : std::uint8_t { None, Guaranteed, Borrowed, Shared };
 // GPU quantities of tenants are in milli-GPUs (GPUs x gpu_milli): a fractional request
 // holds the share of a GPU it asks for, in quota as in lending.
 struct TenantState {
-  std::set<JobId> entitled;                   // pending, entitled at submit (FIFO)
-  std::set<std::pair<double, JobId>> others;  // pending, by predicted GPU time
-  std::set<std::pair<Time, JobId>> waiting;   // the same jobs, by the time they queued
-  int guaranteed = 0;                         // running guaranteed jobs
-  int borrowed = 0;                           // running borrowed jobs
-  std::int64_t pending_gpus = 0;              // int64: a sum over every pending job
-  int queued_entitled = 0;                    // pending entitled jobs
-  double forecast = 0;                        // smoothed demand
+  // pending, entitled at submit (FIFO: by submit time, then id; an online driver may reuse
+  // the id of a job that left, so ids alone are not arrival order)
+  std::set<std::pair<Time, JobId>> entitled;
+  // pending, by predicted GPU time (ties: submit time, then id)
+  std::set<std::tuple<double, Time, JobId>> others;
+  std::set<std::pair<Time, JobId>> waiting;  // the same jobs, by the time they queued
+  int guaranteed = 0;                        // running guaranteed jobs
+  int borrowed = 0;                          // running borrowed jobs
+  std::int64_t pending_gpus = 0;             // int64: a sum over every pending job
+  int queued_entitled = 0;                   // pending entitled jobs
+  double forecast = 0;                       // smoothed demand
   Time last_reclaim = -kNever / 2;
   Lending lend;
   double lent = 0;

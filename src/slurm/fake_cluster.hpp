@@ -1,0 +1,140 @@
+// An in-process Slurm for the controller's unit tests: implements the ports (ports.hpp)
+// with the behaviour of Slurm 22.05 that the controller depends on, and the ways a real
+// cluster fails, all on a manual clock (no root, no daemons, milliseconds per test).
+//
+// Behaviour modelled (docs/slurm.md §1, §3, §5):
+//  - jobs arrive as the submission gate leaves them: record "ds:v=1;gpus=N;n=1;nr=.." in
+//    the AdminComment, parked (BeginTime 2100);
+//  - a released job (BeginTime <= now, not held) starts at Slurm's next scheduling pass
+//    (every sched_interval_ms: the lag between an action and its visibility), on its
+//    requested nodes with exactly the GRES of its tres_per_node, and only when those GRES
+//    are free; a job's GRES request cannot be changed once written (Slurm merges it);
+//  - requeue-hold of a RUNNING job: PENDING + COMPLETING (holding its GPUs) for kill_ms,
+//    then held pending, restart count + 1; requeue of a job not running is a no-op;
+//  - cancel; completion after the job's run time (GPUs held for epilog_ms); finished jobs
+//    leave the table after min_job_age_ms;
+//  - change-only reads: "no change since T" or the whole table, T in whole seconds;
+//  - node failure: the node's running jobs are requeued by Slurm (not held, eligible a
+//    second later, restart count + 1);
+//  - failures: reads that fail, actions that fail before Slurm applies them, actions that
+//    Slurm applies but whose reply is lost (reported as failed), stale reads (the previous
+//    answer again: duplicate and late events), slurmctld outages (every RPC fails).
+// Invariants it checks (counted, a test asserts them 0): on every start, the job's pin names
+// exactly the GPUs Slurm allocates and belongs to the current run; and no released job
+// finds its GPUs held by another job (two jobs pinned to the same GPUs: a double booking).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "slurm/ports.hpp"
+
+namespace ds::slurm {
+
+struct FakeOptions {
+  int nodes = 4;
+  int gpus_per_node = 4;
+  std::string partition = "batch";
+  std::int64_t start_ms = 1'700'000'000'000;  // wall time at construction (Unix ms)
+  std::int64_t sched_interval_ms = 1000;      // Slurm's scheduling pass
+  std::int64_t kill_ms = 500;                 // a requeued or cancelled job ends this late
+  std::int64_t epilog_ms = 100;               // a completed job holds its GPUs this long
+  std::int64_t min_job_age_ms = 300'000;      // MinJobAge
+  int kill_wait_s = 2;
+  double p_read_fail = 0;
+  double p_write_fail = 0;
+  double p_reply_lost = 0;
+  double p_stale_read = 0;
+  std::uint64_t seed = 1;
+};
+
+struct FakeJobStats {
+  std::string account;
+  int gpus = 0;
+  int starts = 0;
+  int requeues = 0;
+  std::int64_t first_start_ms = 0;
+  bool completed = false;
+  bool cancelled = false;
+};
+
+class FakeCluster final : public ClusterSource, public Actuator, public Clock {
+ public:
+  explicit FakeCluster(FakeOptions o = {});
+
+  // --- ports ---
+  std::optional<JobTable> read_jobs(std::int64_t since) override;
+  std::optional<std::vector<NodeInfo>> nodes() override;
+  std::optional<SlurmConfig> config() override;
+  std::optional<std::vector<Association>> associations(const std::string& tres) override;
+  bool update(const Update& u) override;
+  bool requeue_hold(const std::string& job) override;
+  bool cancel(const std::string& job) override;
+  [[nodiscard]] const std::string& last_error() const override { return error_; }
+  std::int64_t now_ms() override { return now_; }
+
+  // --- the world ---
+  // A job as the gate leaves it; returns its id.
+  std::uint32_t submit(const std::string& account, int gpus, std::int64_t run_ms,
+                       bool requeue = true);
+  // Moves time forward, running Slurm's own transitions on the way.
+  void advance(std::int64_t ms);
+  void user_cancel(std::uint32_t id);
+  void set_node_up(int node, bool up);
+  void outage(std::int64_t ms);  // slurmctld restarts: every RPC fails meanwhile
+  // Failure injection can be changed at any time (e.g. off for a final drain).
+  FakeOptions& options() { return o_; }
+
+  // --- checks ---
+  [[nodiscard]] const FakeJobStats& stats(std::uint32_t id) const { return stats_.at(id - 1); }
+  [[nodiscard]] std::uint32_t submitted() const {
+    return static_cast<std::uint32_t>(stats_.size());
+  }
+  [[nodiscard]] std::size_t listed() const { return jobs_.size(); }
+  [[nodiscard]] std::size_t finished() const { return finished_; }
+  [[nodiscard]] int pin_mismatches() const { return pin_mismatches_; }
+  [[nodiscard]] int unpinned_starts() const { return unpinned_starts_; }
+  [[nodiscard]] int rejected_gres_changes() const { return gres_changes_; }
+  [[nodiscard]] int conflicts() const { return conflicts_; }
+  [[nodiscard]] std::uint64_t actions_applied() const { return applied_; }
+  [[nodiscard]] std::string describe(std::uint32_t id) const;
+
+ private:
+  struct Job {
+    JobInfo info;
+    std::int64_t run_ms = 0;
+    std::int64_t started_ms = 0;
+    std::int64_t completing_until = 0;
+    std::int64_t end_ms = 0;
+    std::string req_nodes;
+    std::uint32_t conflict_run = 0xffffffff;  // the run that found its GPUs taken
+  };
+  bool rpc(bool write);
+  bool fail(const std::string& why);
+  Job* find(const std::string& ref);
+  void changed() { last_change_s_ = now_ / 1000; }
+  void tick();
+  void schedule();
+  void end_run(Job& j, JobState to, bool requeue, bool held);
+  void check_pin(const Job& j);
+
+  FakeOptions o_;
+  std::int64_t now_;
+  std::int64_t next_pass_;
+  std::int64_t outage_until_ = 0;
+  std::int64_t last_change_s_ = 0;
+  std::mt19937_64 rng_;
+  std::map<std::uint32_t, Job> jobs_;
+  std::vector<FakeJobStats> stats_;
+  std::vector<bool> node_up_;
+  std::optional<JobTable> last_answer_;
+  std::string error_;
+  std::size_t finished_ = 0;
+  int pin_mismatches_ = 0, unpinned_starts_ = 0, gres_changes_ = 0, conflicts_ = 0;
+  std::uint64_t applied_ = 0;
+};
+
+}  // namespace ds::slurm

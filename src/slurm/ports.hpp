@@ -1,0 +1,177 @@
+// The controller's ports (DESIGN §2: ClusterSource, Actuator, Clock): what it reads from
+// the cluster, how it acts on it, and its time. The controller depends only on these;
+// libslurm is one implementation (SlurmApi, api.hpp), the in-process fake cluster
+// (fake_cluster.hpp) another, which lets the reconciler, actuator and controller be tested
+// without root, with Slurm-like lag, failed RPCs, lost replies, restarts and node failures.
+//
+// The types are Slurm's vocabulary (a job record, a node, an update of a pending job):
+// the ports are at the level of the few RPCs the controller needs, so that the fake cannot
+// drift from what libslurm really offers.
+//  - ClusterSource: the job table (change-only: Slurm answers "no change since T" or the
+//    whole table; it has no per-record delta), nodes, configuration, associations.
+//  - Actuator: update a job (AdminComment record/pin, node list, GRES, BeginTime, priority:
+//    hold/release), requeue-and-hold a running job (preempt), cancel (refuse).
+//  - Clock: wall time in Unix ms.
+// Assumption: one thread uses a port object at a time (as SlurmApi).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "slurm/gres.hpp"
+
+namespace ds::slurm {
+
+enum class JobState : std::uint8_t {
+  Pending,
+  Running,
+  Suspended,
+  Completed,
+  Failed,
+  Cancelled,
+  Other
+};
+
+constexpr std::uint32_t kNoTask = 0xfffffffe;  // Slurm's NO_VAL: not an array task
+
+struct JobInfo {
+  std::uint32_t id = 0;
+  std::uint32_t array_job = 0;  // 0: not an array job
+  std::uint32_t array_task = kNoTask;
+  std::string array_tasks;              // pending tasks a meta record stands for, e.g. "0-5%2"
+  std::uint32_t array_max_running = 0;  // %N throttle (0: none)
+  std::string name;
+  std::string account;  // lower case (Slurm folds account names)
+  std::string user;
+  std::uint32_t uid = 0;
+  std::string partition;
+  JobState state = JobState::Other;  // the base state
+  bool completing = false;           // processes still being ended (cancel, requeue, end)
+  std::string reason;
+  bool held = false;  // priority 0 (held by user or admin)
+  std::uint32_t priority = 0;
+  std::uint32_t restarts = 0;
+  bool requeue = true;  // Slurm may requeue it (--no-requeue: false)
+  bool batch = true;
+  std::int64_t submit_s = 0, start_s = 0, end_s = 0, eligible_s = 0;
+  std::string dependency;                  // unsatisfied dependencies ("" when none)
+  std::vector<std::string> nodes;          // allocated nodes, expanded
+  std::map<std::string, GresAlloc> alloc;  // node -> GPUs / slots Slurm allocated
+  std::string tres_per_node;               // e.g. "gres:gpu:g0:1,gres:gpu:g2:1"
+  std::string comment;                     // user-writable: never trusted
+  std::string admin_comment;               // operators only: DeepShare's record
+  std::uint32_t num_nodes = 1;
+  [[nodiscard]] bool terminal() const {
+    return state == JobState::Completed || state == JobState::Failed ||
+           state == JobState::Cancelled || state == JobState::Other;
+  }
+  [[nodiscard]] bool running() const {
+    return (state == JobState::Running || state == JobState::Suspended) && !completing;
+  }
+  // The id string of this record ("123" or "123_4").
+  [[nodiscard]] std::string ref() const;
+};
+
+struct NodeInfo {
+  std::string name;
+  int gpus = 0;
+  bool usable = true;  // not down, drained or unresponsive
+  std::string state;
+  std::vector<std::string> partitions;
+};
+
+struct SlurmConfig {
+  int kill_wait_s = 30;
+  bool accounting = false;  // AccountingStorageType is slurmdbd
+  bool enforce_associations = false;
+  bool enforce_limits = false;
+  std::string job_submit_plugins;
+  std::string cluster;
+};
+
+// An association as slurmctld holds it (kept in sync with slurmdbd).
+struct Association {
+  std::string account;  // lower case
+  std::string user;     // empty: the account's own association
+  std::string partition;
+  std::int64_t grp_quota = -1;  // GrpTRES of the requested TRES; -1: none set
+  std::uint32_t shares = 1;
+};
+
+struct SubmitRequest {
+  std::string name;
+  std::string account;
+  std::string partition;
+  std::string script;  // full batch script text
+  std::string work_dir = "/tmp";
+  std::string std_out;        // may contain %j
+  std::string tres_per_node;  // e.g. "gres:gpu:2"; empty: none
+  std::string comment;
+  std::uint32_t nodes = 1;
+  bool hold = false;
+  bool requeue = true;
+};
+
+struct Update {
+  std::string job;  // id string
+  std::optional<std::string> req_nodes;
+  std::optional<std::string> tres_per_node;
+  std::optional<std::string> admin_comment;
+  std::optional<std::uint32_t> priority;  // 0 hold, INFINITE release, else the value
+  std::optional<std::int64_t> begin_s;    // BeginTime (Unix seconds)
+};
+
+// One read of the job table. Slurm's update-time API (slurm_load_jobs(update_time)) answers
+// either "nothing changed since then" or the whole table, never a partial one.
+struct JobTable {
+  bool unchanged = false;     // nothing changed since `since`: `jobs` is empty, keep the last
+  std::int64_t update_s = 0;  // pass it as `since` next time (Unix seconds)
+  std::vector<JobInfo> jobs;
+};
+
+class ClusterSource {
+ public:
+  virtual ~ClusterSource() = default;
+  // The job table, or unchanged when nothing changed since `since` (0: always the table);
+  // nullopt (and last_error) on an RPC failure.
+  virtual std::optional<JobTable> read_jobs(std::int64_t since) = 0;
+  virtual std::optional<std::vector<NodeInfo>> nodes() = 0;
+  virtual std::optional<SlurmConfig> config() = 0;
+  // Associations of this cluster with the value of `tres` (e.g. "gres/gpu") in GrpTRES.
+  virtual std::optional<std::vector<Association>> associations(const std::string& tres) = 0;
+  [[nodiscard]] virtual const std::string& last_error() const = 0;
+};
+
+class Actuator {
+ public:
+  virtual ~Actuator() = default;
+  virtual bool update(const Update& u) = 0;
+  // Requeue a job that is RUNNING (a job already ending is left alone), held until
+  // DeepShare places it again.
+  virtual bool requeue_hold(const std::string& job) = 0;
+  virtual bool cancel(const std::string& job) = 0;
+  [[nodiscard]] virtual const std::string& last_error() const = 0;
+};
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual std::int64_t now_ms() = 0;  // wall time, Unix ms
+};
+
+class SystemClock final : public Clock {
+ public:
+  std::int64_t now_ms() override;
+};
+
+// What a controller is given (not owned: they outlive it).
+struct Ports {
+  ClusterSource* source = nullptr;
+  Actuator* actuator = nullptr;
+  Clock* clock = nullptr;
+};
+
+}  // namespace ds::slurm
