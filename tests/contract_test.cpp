@@ -88,7 +88,7 @@ void dump(const Scenario& sc, const RunRecord* r) {
                  j.tenant.index(), j.gpus, static_cast<long long>(j.submit / kSecond),
                  static_cast<long long>(w.truth[k].work / kSecond), j.gpu_util, j.gpu_memory_mib);
     if (r)
-      std::fprintf(stderr, " -> start %llds end %llds waited for %s", 
+      std::fprintf(stderr, " -> start %llds end %llds waited for %s",
                    static_cast<long long>(r->jobs[k].first_start / kSecond),
                    static_cast<long long>(r->jobs[k].end / kSecond),
                    to_string(r->jobs[k].wait_reason));

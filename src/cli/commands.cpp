@@ -37,6 +37,7 @@ struct SimulateArgs {
   std::uint64_t seed = 1;
   std::string out;
   bool quiet = false;
+  TruthOptions truth;
 };
 
 struct DemoArgs {
@@ -84,7 +85,8 @@ int cmd_simulate() {
   req.out_dir = g_sim.out;
   req.progress = !g_sim.quiet;
   req.label = g_sim.policy;
-  RunOutcome r = run_simulation(w, req, g_sim.trace.trace);
+  req.truth = g_sim.truth;
+  RunOutcome r = run_simulation(w, req, g_sim.trace.label());
   print_headline(g_sim.policy, r);
   std::printf("outputs written to %s\n", g_sim.out.c_str());
   return 0;
@@ -233,6 +235,7 @@ void register_commands(CLI::App& app) {
   sim->add_option("--seed", g_sim.seed, "Seed for any randomness")->capture_default_str();
   sim->add_option("--out", g_sim.out, "Output folder (summary.json, jobs.csv, ...)")->required();
   sim->add_flag("--quiet", g_sim.quiet, "No progress output");
+  add_truth_options(sim, g_sim.truth);
   g_actions[sim] = cmd_simulate;
 
   auto* pol = app.add_subcommand("policies", "List the registered policies, one line each");

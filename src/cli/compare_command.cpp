@@ -19,6 +19,7 @@ struct CompareArgs {
   unsigned threads = 0;
   std::string out;
   bool quiet = false;
+  TruthOptions truth;
 };
 
 CompareArgs g_args;
@@ -33,7 +34,8 @@ int cmd_compare() {
   req.seed = g_args.seed;
   req.threads = g_args.threads;
   req.progress = !g_args.quiet;
-  const auto rows = run_compare(w, req, g_args.trace.trace);
+  req.truth = g_args.truth;
+  const auto rows = run_compare(w, req, g_args.trace.label());
   std::printf("%s\nReport written to %s (comparison.md, comparison.csv, one folder per run)\n",
               comparison_table(rows).c_str(), g_args.out.c_str());
   write_report_after_runs(g_args.out);
@@ -59,6 +61,7 @@ void register_compare(CLI::App& app,
   cmd->add_option("--threads", g_args.threads, "Parallel runs (default: one per core)");
   cmd->add_option("--out", g_args.out, "Report folder")->required();
   cmd->add_flag("--quiet", g_args.quiet, "No progress output");
+  add_truth_options(cmd, g_args.truth);
   on_selected(cmd, cmd_compare);
 }
 
