@@ -37,6 +37,7 @@ struct CompareRequest {
   bool progress = true;         // one line on stderr per finished run
   bool by_policy_only = false;  // one load: folders and rows named by the policy alone (demo)
   std::string title;            // heads comparison.md
+  TruthOptions truth;           // the simulator's ground truth of every run
 };
 
 // Runs every policy x load of `workload` (unscaled) and writes OUT/comparison.csv and

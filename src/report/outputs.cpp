@@ -80,6 +80,7 @@ void write_summary(const fs::path& p, const Metrics& m, const RunInfo& info,
   j["last_submit_s"] = m.last_submit_s;
   j["last_end_s"] = m.last_end_s;
   j["oracle"] = info.oracle;
+  j["truth"] = info.truth;
   auto& by_reason = j["queue_s_by_reason"] = nlohmann::ordered_json::object();
   for (int k = 0; k < kWaitReasons; ++k)
     if (m.queue_s_by_reason[static_cast<std::size_t>(k)] > 0)
