@@ -10,6 +10,14 @@ Config Config::from(const PolicyOptions& o) {
   c.prediction = o.get_bool("prediction", c.prediction);
   c.assurance = o.get_bool("assurance", c.assurance);
   c.present_risk = o.get_bool("present_risk", c.present_risk);
+  c.reclaim_quota = o.get_bool("reclaim_quota", c.reclaim_quota);
+  c.time_slicing = o.get_bool("time_slicing", c.time_slicing);
+  c.slice_min = seconds(o.get_int("slice_min_s", static_cast<long>(c.slice_min / kSecond)));
+  c.slice_ratio = o.get_double("slice_ratio", c.slice_ratio);
+  c.fresh_gpu_s = o.get_double("fresh_gpu_s", c.fresh_gpu_s);
+  c.slice_past = o.get_double("slice_past", c.slice_past);
+  c.slice_lost = seconds(o.get_int("slice_lost_s", static_cast<long>(c.slice_lost / kSecond)));
+  c.slice_attempts = static_cast<int>(o.get_int("slice_attempts", c.slice_attempts));
   c.predictor = o.get("predictor", c.predictor);
   c.reserve_min = o.get_double("reserve_min", c.reserve_min);
   c.reserve_at_risk = o.get_double("reserve_at_risk", c.reserve_at_risk);
@@ -29,10 +37,11 @@ Config Config::from(const PolicyOptions& o) {
 }
 
 const char* option_keys() {
-  return "borrowing|reclaim|sharing|prediction|assurance|present_risk=on|off, reserve_min, "
+  return "borrowing|reclaim|sharing|prediction|assurance|present_risk|reclaim_quota|time_slicing=on|off, reserve_min, "
          "reserve_at_risk, "
          "sharing_budget, sharing_min_assurance, min_runtime_s, lend_backoff_s, ewma_tau_s, "
-         "long_job_s, borrow_aging_s, quota_aging_s, sharing_scan, partner_scan, "
+         "long_job_s, borrow_aging_s, quota_aging_s, sharing_scan, partner_scan, slice_min_s, "
+         "fresh_gpu_s, slice_ratio, slice_past, slice_lost_s, slice_attempts, "
          "predictor=user|history|tenant|global";
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/aux_data.hpp"
+#include "model/execution.hpp"
 #include "policy/deepshare/policy_impl.hpp"
 
 namespace ds {
@@ -14,7 +15,21 @@ DeepSharePolicy::DeepSharePolicy(const PolicyContext& ctx)
       tenants_(ctx.tenants.size()),
       signal_(ctx.tenants.size(), c_),
       predictor_(make_predictor(PredictorConfig{.kind = c_.predictor})) {
-  for (const auto& n : ctx.cluster.nodes) nodes_.push_back(n.id);
+  // Where each tenant's guaranteed work runs: its own nodes and the unowned pool; a tenant
+  // that owns no node, anywhere.
+  home_.resize(ctx.tenants.size());
+  std::vector<bool> owns(ctx.tenants.size(), false);
+  for (const auto& n : ctx.cluster.nodes)
+    if (n.owner.valid() && n.owner.index() < owns.size()) owns[n.owner.index()] = true;
+  for (const auto& n : ctx.cluster.nodes) {
+    const bool pool = !n.owner.valid() || n.owner.index() >= owns.size();
+    for (std::size_t t = 0; t < home_.size(); ++t)
+      if (!owns[t] || pool || n.owner.index() == t) home_[t].push_back(n.id);
+  }
+  for (const auto& n : ctx.cluster.nodes) {
+    nodes_.push_back(n.id);
+    node_size_ = std::max(node_size_, n.gpus);
+  }
   total_gpus_ = ctx.cluster.total_gpus();
   int quota_sum = 0;
   for (const auto& t : ctx.tenants) quota_sum += t.quota_gpus;
@@ -39,6 +54,7 @@ Decisions DeepSharePolicy::decide(const ClusterSnapshot& s) {
   place_within_quota(s, free, out);
   compute_lending(s);  // after the guaranteed starts of this cycle
   place_borrowed(s, free, out);
+  make_room(s, free, out);
   share(s, out);
   if (next_wake_ != kNever && next_wake_ > s.now) out.wake_at = next_wake_;
   out.reject = std::move(rejected_);
@@ -64,16 +80,27 @@ void DeepSharePolicy::summarize(std::map<std::string, double>& out) const {
   out["reclaim_waits"] = static_cast<double>(waits_);
   out["shared_starts"] = static_cast<double>(shared_starts_);
   out["borrowed_starts"] = static_cast<double>(borrowed_starts_);
+  out["slices"] = static_cast<double>(slices_);
+  out["slice_victims"] = static_cast<double>(slice_victims_);
+  out["reclaim_lost_gpu_hours"] = reclaim_lost_ / 3600;  // estimated by the policy
+  out["slice_lost_gpu_hours"] = slice_lost_ / 3600;
 }
 
-double DeepSharePolicy::key(const JobSpec& j) const {
-  if (!c_.prediction) return static_cast<double>(j.id.index());
-  return to_seconds(job_[j.id.index()].predicted) * share(j) / kMilliPerGpu;
+// Queue order of a job that is not entitled: fresh jobs (attained service below
+// fresh_gpu_s GPU-seconds) before jobs that have run long, each by predicted GPU time
+// (FIFO without prediction). Fixed while the job waits.
+double DeepSharePolicy::key(const JobSpec& j, Time attained) const {
+  const double gpus = static_cast<double>(share(j)) / kMilliPerGpu;
+  const bool fresh = !c_.time_slicing || to_seconds(attained) * gpus < c_.fresh_gpu_s;
+  const double order = c_.prediction ? to_seconds(job_[j.id.index()].predicted) * gpus
+                                     : static_cast<double>(j.id.index());
+  return (fresh ? 0.0 : kLongRun) + order;
 }
 
-void DeepSharePolicy::enqueue(const JobSpec& j, Time now) {
+void DeepSharePolicy::enqueue(const JobSpec& j, Time now, Time attained) {
   TenantState& t = tenants_[j.tenant.index()];
   JobState& js = job_[j.id.index()];
+  js.key = key(j, attained);
   js.queued = true;
   js.queued_since = now;
   t.pending_gpus += share(j);
@@ -81,7 +108,7 @@ void DeepSharePolicy::enqueue(const JobSpec& j, Time now) {
     t.entitled.insert(j.id);
     t.queued_entitled += share(j);
   } else {
-    t.others.insert({key(j), j.id});
+    t.others.insert({js.key, j.id});
     t.waiting.insert({now, j.id});
   }
 }
@@ -95,7 +122,7 @@ void DeepSharePolicy::dequeue(const JobSpec& j) {
     t.entitled.erase(j.id);
     t.queued_entitled -= share(j);
   } else {
-    t.others.erase({key(j), j.id});
+    t.others.erase({js.key, j.id});
     t.waiting.erase({js.queued_since, j.id});
   }
 }
@@ -107,6 +134,8 @@ void DeepSharePolicy::stopped(const ClusterSnapshot& s, JobId id) {
   TenantState& t = tenants_[j.tenant.index()];
   if (js.run == Run::Guaranteed || (js.run == Run::Shared && js.quota_counted))
     t.guaranteed -= share(j);
+  if (js.away) away_running_.erase(id);
+  js.away = false;
   js.quota_counted = false;
   if (js.run == Run::Borrowed) {
     t.borrowed -= share(j);
@@ -120,6 +149,7 @@ void DeepSharePolicy::stopped(const ClusterSnapshot& s, JobId id) {
     const JobSpec& p = s.jobs[js.partner.index()];
     JobState& ps = job_[js.partner.index()];
     ps.partner = JobId();
+    if (ps.run != Run::None) settle(p.id, s.now, 1.0);  // alone again: full speed
     if (ps.run == Run::Shared) {
       TenantState& pt = tenants_[p.tenant.index()];
       if (ps.quota_counted) {
@@ -144,6 +174,7 @@ void DeepSharePolicy::add_exclusive(const JobSpec& j) {
 
 void DeepSharePolicy::ingest(const ClusterSnapshot& s) {
   if (job_.size() < s.jobs.size()) job_.resize(s.jobs.size());  // drivers that learn jobs late
+  observe_speeds(s);
   for (JobId id : s.withdrawn) {
     if (job_[id.index()].queued) dequeue(s.jobs[id.index()]);
     if (job_[id.index()].run != Run::None) stopped(s, id);
@@ -161,8 +192,17 @@ void DeepSharePolicy::ingest(const ClusterSnapshot& s) {
       js.preempted = false;
       continue;
     }
-    if (js.run != Run::None) stopped(s, id);  // preempted by someone else (e.g. a node failure)
-    if (!job_[id.index()].queued) enqueue(s.jobs[id.index()], s.now);
+    if (js.run != Run::None) {  // preempted by someone else (e.g. a node failure)
+      const JobRuntime& r = s.runtime[id.index()];
+      const Time ended = r.last_start + (r.attained - js.attained0);
+      const double done = js.prog + static_cast<double>(ended - js.prog_at) * js.prog_speed;
+      const Time interval = s.tenants[s.jobs[id.index()].tenant.index()].checkpoint_interval;
+      stopped(s, id);
+      js.prog = checkpoint_kept(done, interval) -
+                static_cast<double>(restart_overhead(s.jobs[id.index()].gpus));
+    }
+    if (!job_[id.index()].queued)
+      enqueue(s.jobs[id.index()], s.now, s.runtime[id.index()].attained);
     waits_on_arrival_.push_back({id, WaitReason::Priority});
   }
   for (JobId id : s.arrived) {
@@ -178,7 +218,7 @@ void DeepSharePolicy::ingest(const ClusterSnapshot& s) {
     js.predicted = std::max<Time>(kSecond, predictor_->predict(j));
     accuracy_.predicted(id, js.predicted);
     js.entitled = t.guaranteed + t.queued_entitled + share(j) <= quota(s, j.tenant.index());
-    enqueue(j, s.now);
+    enqueue(j, s.now, 0);
     waits_on_arrival_.push_back({id, WaitReason::Priority});
   }
 }
@@ -193,6 +233,10 @@ void DeepSharePolicy::adopt(const ClusterSnapshot& s, JobId id) {
   if (js.queued) dequeue(j);
   if (js.run != Run::None) return;
   if (js.predicted == 0) js.predicted = std::max<Time>(kSecond, predictor_->predict(j));
+  js.prog = static_cast<double>(r.attained + (s.now - r.last_start)) * r.speed;  // best guess
+  js.prog_at = s.now;
+  js.prog_speed = r.speed;
+  js.attained0 = r.attained;
   if (!js.partner.valid()) {
     for (JobId other : s.running) {
       if (other == id || job_[other.index()].partner.valid()) continue;
@@ -224,6 +268,71 @@ bool DeepSharePolicy::overlaps(const Placement& a, const Placement& b) {
     for (const auto& y : b)
       if (x.node == y.node && (x.gpu_mask & y.gpu_mask) != 0) return true;
   return false;
+}
+
+double DeepSharePolicy::progress(const ClusterSnapshot& s, JobId id) const {
+  const JobState& js = job_[id.index()];
+  if (s.runtime[id.index()].status != JobStatus::Running) return js.prog;
+  return js.prog + static_cast<double>(s.now - js.prog_at) * js.prog_speed;
+}
+
+void DeepSharePolicy::settle(JobId id, Time now, double speed) {
+  JobState& js = job_[id.index()];
+  js.prog += static_cast<double>(now - js.prog_at) * js.prog_speed;
+  js.prog_at = now;
+  js.prog_speed = speed;
+}
+
+// A job whose sharing partner came last cycle: the snapshot now shows its observed rate,
+// in effect since the partner came (speeds change only when partners come or go).
+void DeepSharePolicy::observe_speeds(const ClusterSnapshot& s) {
+  for (JobId id : speed_unknown_) {
+    if (id.index() >= s.runtime.size()) continue;
+    const JobRuntime& r = s.runtime[id.index()];
+    JobState& js = job_[id.index()];
+    if (r.status != JobStatus::Running || js.run == Run::None) continue;
+    js.prog_speed = r.speed;
+  }
+  speed_unknown_.clear();
+}
+
+Time DeepSharePolicy::lost_now(const ClusterSnapshot& s, JobId id) const {
+  const Time interval = s.tenants[s.jobs[id.index()].tenant.index()].checkpoint_interval;
+  const double done = progress(s, id);
+  if (interval <= 0 || done <= 0) return 0;
+  return static_cast<Time>(std::llround(done - checkpoint_kept(done, interval)));
+}
+
+// Wall time at which the running job's progress reaches its next checkpoint.
+Time DeepSharePolicy::next_checkpoint(const ClusterSnapshot& s, JobId id) const {
+  const JobRuntime& r = s.runtime[id.index()];
+  const Time interval = s.tenants[s.jobs[id.index()].tenant.index()].checkpoint_interval;
+  if (interval <= 0 || r.status != JobStatus::Running || r.speed <= 0) return s.now;
+  const double done = progress(s, id);
+  const double next = (std::floor(std::max(0.0, done) / interval) + 1) * interval;
+  return s.now + static_cast<Time>(std::ceil((next - done) / r.speed));
+}
+
+double DeepSharePolicy::cost_of(const ClusterSnapshot& s, JobId id) const {
+  const JobSpec& v = s.jobs[id.index()];
+  return to_seconds(lost_now(s, id) + restart_overhead(v.gpus)) * v.gpus;
+}
+
+// This policy preempts a running job: its GPUs return to `free`, its accounting and its
+// progress estimate follow, and it goes back to its queue.
+void DeepSharePolicy::preempted(const ClusterSnapshot& s, FreeMap& free, Decisions& out, JobId v) {
+  const JobSpec& vj = s.jobs[v.index()];
+  JobState& vs = job_[v.index()];
+  const Time interval = s.tenants[vj.tenant.index()].checkpoint_interval;
+  const double kept = checkpoint_kept(progress(s, v), interval);
+  free.give(s.runtime[v.index()].placement, vj.gpu_milli);
+  stopped(s, v);
+  vs.prog = kept - static_cast<double>(restart_overhead(vj.gpus));
+  vs.preempted = true;
+  const JobRuntime& vr = s.runtime[v.index()];
+  enqueue(vj, s.now, vr.attained + (s.now - vr.last_start));
+  out.preempt.push_back({v});
+  note_wait(out, v, WaitReason::Priority);  // back in its queue (it may restart below)
 }
 
 Time DeepSharePolicy::remaining(const ClusterSnapshot& s, JobId id) const {
@@ -271,11 +380,17 @@ void DeepSharePolicy::start(const ClusterSnapshot& s, FreeMap& free, Decisions& 
   free.take(p, j.gpu_milli);
   dequeue(j);
   JobState& js = job_[j.id.index()];
+  js.entitled = false;  // its start was what entitlement promised; requeued, it is like others
   js.run = run;
+  js.attained0 = s.runtime[j.id.index()].attained;
+  js.prog_at = s.now;  // js.prog: kept progress (0 at first start)
+  js.prog_speed = 1;
   TenantState& t = tenants_[j.tenant.index()];
-  if (run == Run::Guaranteed)
+  if (run == Run::Guaranteed) {
     t.guaranteed += share(j);
-  else {
+    js.away = is_away(s, j, p);
+    if (js.away) away_running_.insert(j.id);
+  } else {
     t.borrowed += share(j);
     borrowed_running_.insert(j.id);
     ++borrowed_starts_;
@@ -292,6 +407,28 @@ void DeepSharePolicy::start(const ClusterSnapshot& s, FreeMap& free, Decisions& 
                                   : node.gpu_memory_mib * j.gpu_milli / kMilliPerGpu;
   }
   out.start.push_back(std::move(st));
+}
+
+std::optional<Placement> DeepSharePolicy::place_guaranteed(const FreeMap& free,
+                                                          const JobSpec& j) const {
+  const auto& home = home_[j.tenant.index()];
+  if (auto p = place_job(free, home, j)) return p;
+  if (home.size() == nodes_.size()) return std::nullopt;
+  return place_job(free, nodes_, j);  // away
+}
+
+bool DeepSharePolicy::is_away(const ClusterSnapshot& s, const JobSpec& j,
+                              const Placement& p) const {
+  for (const auto& a : p) {
+    const TenantId owner = s.cluster->nodes[a.node.index()].owner;
+    if (owner.valid() && owner.index() < tenants_.size() && owner != j.tenant) return true;
+  }
+  return false;
+}
+
+std::optional<ReclaimPlan> DeepSharePolicy::plan_home(const FreeMap& free, const JobSpec& j,
+                                                      std::vector<Victim> candidates) const {
+  return plan_reclaim(free, home_[j.tenant.index()], j, std::move(candidates));
 }
 
 bool DeepSharePolicy::fits_quota(const ClusterSnapshot& s, const JobSpec& j) const {

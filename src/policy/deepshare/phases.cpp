@@ -59,7 +59,7 @@ void DeepSharePolicy::place_entitled(const ClusterSnapshot& s, FreeMap& free, De
         note_wait(out, j.id, WaitReason::Quota);
         break;
       }
-      if (auto p = place_job(free, nodes_, j)) {
+      if (auto p = place_guaranteed(free, j)) {
         start(s, free, out, j, std::move(*p), Run::Guaranteed);
         continue;
       }
@@ -80,9 +80,12 @@ void DeepSharePolicy::place_entitled(const ClusterSnapshot& s, FreeMap& free, De
 DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot& s, FreeMap& free,
                                                           Decisions& out, const JobSpec& j) {
   const Tenant& tenant = s.tenants[j.tenant.index()];
-  const Time deadline = j.submit + std::max<Time>(0, tenant.slo_queue - c_.deadline_margin);
+  // Entitled jobs count from submit; other jobs of the owner from when they queued.
+  const JobState& js = job_[j.id.index()];
+  const Time since = js.entitled ? j.submit : js.queued_since;
+  const Time deadline = since + std::max<Time>(0, tenant.slo_queue - c_.deadline_margin);
   if (!c_.reclaim) return Outcome::Waiting;
-  if (borrowed_running_.empty()) return Outcome::NoRoom;  // nothing to reclaim
+  if (borrowed_running_.empty() && away_running_.empty()) return Outcome::NoRoom;
   const bool due = s.now >= deadline;
   const bool urgent = due || (c_.assurance && signal_.at_risk(j.tenant.index()));
   if (!urgent && c_.prediction) {
@@ -102,31 +105,26 @@ DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot&
       return Outcome::Waiting;
     }
   }
+  // Victims: borrowers, and other tenants' guaranteed jobs away on this tenant's nodes.
   std::vector<Victim> candidates;
-  for (JobId id : borrowed_running_) {
-    const JobRuntime& r = s.runtime[id.index()];
-    if (r.status != JobStatus::Running || job_[id.index()].partner.valid()) continue;
-    if (!due && s.now - r.last_start < c_.min_runtime) continue;
-    const JobSpec& v = s.jobs[id.index()];
-    const Time overhead = v.gpus <= 8 ? seconds(40) : seconds(60);
-    candidates.push_back(Victim{
-        id, preemption_cost(v, r, s.now, s.tenants[v.tenant.index()].checkpoint_interval, overhead),
-        r.last_start, &r.placement, v.gpu_milli});
-  }
-  auto plan = plan_reclaim(free, nodes_, j, std::move(candidates));
+  for (const auto* set : {&borrowed_running_, &away_running_})
+    for (JobId id : *set) {
+      const JobRuntime& r = s.runtime[id.index()];
+      if (r.status != JobStatus::Running || job_[id.index()].partner.valid()) continue;
+      if (s.jobs[id.index()].tenant == j.tenant) continue;
+      if (!due && s.now - r.last_start < c_.min_runtime) continue;
+      candidates.push_back(
+          Victim{id, cost_of(s, id), r.last_start, &r.placement, s.jobs[id.index()].gpu_milli});
+    }
+  auto plan = plan_home(free, j, std::move(candidates));
   if (!plan) {
     if (due) return Outcome::NoRoom;
     next_wake_ = std::min(next_wake_, deadline);
     return Outcome::Waiting;
   }
   for (JobId v : plan->victims) {
-    const JobSpec& vj = s.jobs[v.index()];
-    free.give(s.runtime[v.index()].placement, vj.gpu_milli);
-    stopped(s, v);
-    job_[v.index()].preempted = true;
-    enqueue(vj, s.now);
-    out.preempt.push_back({v});
-    note_wait(out, v, WaitReason::Priority);  // back in its queue (it may restart below)
+    reclaim_lost_ += to_seconds(lost_now(s, v)) * s.jobs[v.index()].gpus;
+    preempted(s, free, out, v);
     ++victims_;
   }
   ++reclaims_;
@@ -150,10 +148,17 @@ void DeepSharePolicy::place_within_quota(const ClusterSnapshot& s, FreeMap& free
             ts.guaranteed + share(j) > quota(s, t) ? WaitReason::Quota : WaitReason::Reserved);
         continue;
       }
-      if (auto p = place_job(free, nodes_, j))
+      if (auto p = place_guaranteed(free, j)) {
         start(s, free, out, j, std::move(*p), Run::Guaranteed);
-      else
-        note_wait(out, j.id, room_reason(free.total_free_gpus(nodes_), j));
+        continue;
+      }
+      // The owner's job fits its quota: it may take lent capacity back (issue #13), as
+      // an entitled job may, from the time it queued.
+      const Outcome o = c_.reclaim_quota ? reclaim_or_wait(s, free, out, j) : Outcome::NoRoom;
+      if (o != Outcome::Started)
+        note_wait(out, j.id,
+                  o == Outcome::Waiting ? WaitReason::Reclaim
+                                        : room_reason(free.total_free_gpus(nodes_), j));
     }
   }
 }
@@ -178,7 +183,7 @@ bool DeepSharePolicy::start_aged(const ClusterSnapshot& s, FreeMap& free, Decisi
     note_wait(out, j.id, WaitReason::Quota);
     return false;
   }
-  if (auto p = place_job(free, nodes_, j)) {
+  if (auto p = place_guaranteed(free, j)) {
     start(s, free, out, j, std::move(*p), Run::Guaranteed);
     return true;
   }
@@ -191,6 +196,7 @@ bool DeepSharePolicy::start_aged(const ClusterSnapshot& s, FreeMap& free, Decisi
 }
 
 void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, Decisions& out) {
+  borrow_room_ = 0;
   if (!c_.borrowing) return;
   const int borrowed = borrowed_total();
   const bool calm = c_.present_risk && !present_risk_;
@@ -239,6 +245,7 @@ void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, De
       }
     }
   }
+  borrow_room_ = std::max(0, available);  // what time slicing may still lend
 }
 
 bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const JobSpec& j) {
@@ -268,9 +275,16 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
   }
   dequeue(j);
   js.run = Run::Shared;
+  js.attained0 = s.runtime[j.id.index()].attained;
+  js.prog_at = s.now;
+  js.prog_speed = choice->speed;  // until the next snapshot shows the observed rate
+  settle(choice->partner, s.now, choice->partner_speed);
+  speed_unknown_.push_back(j.id);
+  speed_unknown_.push_back(choice->partner);
   // An entitled job within its quota holds quota while it shares (not preemptible).
   js.quota_counted = js.entitled && fits_quota(s, j);
   if (js.quota_counted) tenants_[j.tenant.index()].guaranteed += share(j);
+  js.entitled = false;
   js.partner = choice->partner;
   job_[choice->partner.index()].partner = j.id;
   exclusive_[j.gpus].erase(choice->partner);

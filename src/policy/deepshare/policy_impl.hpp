@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "policy/deepshare/assurance.hpp"
 #include "policy/deepshare/config.hpp"
 #include "policy/deepshare/lending.hpp"
+#include "policy/deepshare/reclaim.hpp"
 #include "policy/interference/interference.hpp"
 #include "policy/placement.hpp"
 #include "policy/policy.hpp"
@@ -24,6 +26,9 @@ namespace ds::deepshare {
 // Shared: colocated on a partner's GPUs; holds no GPUs of its own, so it counts against
 // neither quota nor lent capacity, and is never a reclaim victim.
 enum class Run : std::uint8_t { None, Guaranteed, Borrowed, Shared };
+
+// Queue keys of jobs that have run long (no longer fresh) start here (deepshare.cpp, key()).
+inline constexpr double kLongRun = 1e15;
 
 // GPU quantities of tenants are in milli-GPUs (GPUs x gpu_milli): a fractional request
 // holds the share of a GPU it asks for, in quota as in lending.
@@ -59,6 +64,16 @@ class DeepSharePolicy final : public Policy {
     bool preempted = false;      // preempted by this policy; its requeue notice is expected
     bool quota_counted = false;  // a Shared job that holds its tenant's quota
     Time queued_since = 0;
+    double key = 0;  // its place in its tenant's `others` queue
+    // Progress (exclusive-speed ms of work), estimated from observed speeds: `prog` at
+    // time `prog_at`, advancing at `prog_speed` (the observed rate; it changes only when
+    // a sharing partner comes or goes). While pending, `prog` is what its last checkpoint
+    // kept minus the restart overhead (the simulator's and a real job's rule).
+    double prog = 0;
+    Time prog_at = 0;
+    double prog_speed = 1;
+    Time attained0 = 0;  // attained service when it last started
+    bool away = false;   // guaranteed, on a node another tenant owns
   };
   enum class Outcome { Started, Waiting, NoRoom };
 
@@ -68,14 +83,22 @@ class DeepSharePolicy final : public Policy {
   }
 
   // Phase 1 (deepshare.cpp): queues and accounting.
-  double key(const JobSpec& j) const;
-  void enqueue(const JobSpec& j, Time now);
+  double key(const JobSpec& j, Time attained) const;
+  void enqueue(const JobSpec& j, Time now, Time attained);
   void dequeue(const JobSpec& j);
   void stopped(const ClusterSnapshot& s, JobId id);
   void add_exclusive(const JobSpec& j);
   void ingest(const ClusterSnapshot& s);
   void adopt(const ClusterSnapshot& s, JobId id);
   static bool overlaps(const Placement& a, const Placement& b);
+  // Progress and the cost of preempting (deepshare.cpp).
+  double progress(const ClusterSnapshot& s, JobId id) const;  // estimated work done now
+  Time lost_now(const ClusterSnapshot& s, JobId id) const;    // lost if preempted now
+  Time next_checkpoint(const ClusterSnapshot& s, JobId id) const;
+  double cost_of(const ClusterSnapshot& s, JobId id) const;  // GPU-seconds
+  void preempted(const ClusterSnapshot& s, FreeMap& free, Decisions& out, JobId id);
+  void settle(JobId id, Time now, double speed);  // progress up to now; then `speed`
+  void observe_speeds(const ClusterSnapshot& s);  // speeds of jobs whose partner changed
   // Phase 2 (deepshare.cpp).
   Time remaining(const ClusterSnapshot& s, JobId id) const;
   void update_assurance(const ClusterSnapshot& s);
@@ -83,6 +106,14 @@ class DeepSharePolicy final : public Policy {
   void start(const ClusterSnapshot& s, FreeMap& free, Decisions& out, const JobSpec& j, Placement p,
              Run run);
   bool fits_quota(const ClusterSnapshot& s, const JobSpec& j) const;
+  // Guaranteed work goes home first: the nodes its tenant owns and the unowned pool (anywhere
+  // for a tenant that owns none); elsewhere it runs "away" and the nodes' owner may reclaim
+  // them as from borrowers. Without this, guaranteed jobs spilled onto other tenants' nodes
+  // fragmented them so that entitled jobs found no node to reclaim.
+  std::optional<Placement> place_guaranteed(const FreeMap& free, const JobSpec& j) const;
+  bool is_away(const ClusterSnapshot& s, const JobSpec& j, const Placement& p) const;
+  std::optional<ReclaimPlan> plan_home(const FreeMap& free, const JobSpec& j,
+                                       std::vector<Victim> candidates) const;
   // Phases 3-7 (phases.cpp).
   void place_entitled(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
   Outcome reclaim_or_wait(const ClusterSnapshot& s, FreeMap& free, Decisions& out,
@@ -94,6 +125,10 @@ class DeepSharePolicy final : public Policy {
   void place_borrowed(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
   bool try_share(const ClusterSnapshot& s, Decisions& out, const JobSpec& j);
   void share(const ClusterSnapshot& s, Decisions& out);
+  // Phase 6b (slicing.cpp): preempt work far past a pending job's size.
+  void make_room(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
+  bool slice_for(const ClusterSnapshot& s, FreeMap& free, Decisions& out, const JobSpec& j,
+                 std::span<const JobId> candidates);
 
   static constexpr int kScan = 64;  // pending jobs examined per tenant and phase
 
@@ -106,21 +141,30 @@ class DeepSharePolicy final : public Policy {
   double model_cv_mae_ = -1;
   std::vector<JobState> job_;
   std::vector<NodeId> nodes_;
+  std::vector<std::vector<NodeId>> home_;  // per tenant: where its guaranteed work runs
   std::set<JobId> borrowed_running_;
+  // Guaranteed jobs running on nodes another tenant owns ("away"): the owner may take its
+  // nodes back from them as from borrowers (they restart at home, within their quota).
+  std::set<JobId> away_running_;
   std::map<int, std::set<JobId>> exclusive_;  // GPU count -> running jobs alone on their GPUs
   std::uint64_t partner_epoch_ = 0;
+  std::vector<JobId> speed_unknown_;  // started or joined sharing last cycle: speed not seen yet
   std::vector<double> budgets_;
   Time budgets_at_ = -1;
   int unowned_ = 0;
   int total_gpus_ = 0;
+  int node_size_ = 0;  // GPUs of the largest node
   std::vector<RejectJob> rejected_;         // emitted with the next decisions
   std::vector<WaitNote> waits_on_arrival_;  // arrivals and requeues of this cycle
   int lendable_total_ = 0;
+  int borrow_room_ = 0;  // lent capacity still free for borrowers after phase 6
   int idle_total_ = 0;         // idle quota including reserves (not owed to entitled jobs)
   bool present_risk_ = false;  // some tenant at risk or with entitled jobs waiting
   Time last_forecast_ = 0;
   Time next_wake_ = kNever;
   std::size_t reclaims_ = 0, victims_ = 0, waits_ = 0, shared_starts_ = 0, borrowed_starts_ = 0;
+  std::size_t slices_ = 0, slice_victims_ = 0;
+  double reclaim_lost_ = 0, slice_lost_ = 0;  // estimated lost GPU-seconds
 };
 
 }  // namespace ds::deepshare

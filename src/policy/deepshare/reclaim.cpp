@@ -47,6 +47,44 @@ std::optional<ReclaimPlan> finish(FreeMap& scratch, std::span<const NodeId> node
 
 }  // namespace
 
+namespace {
+
+// GPUs of `p` on node n.
+int gpus_on(const Placement& p, NodeId n) {
+  int g = 0;
+  for (const auto& a : p)
+    if (a.node == n) g += a.gpus();
+  return g;
+}
+
+// Fractional requests: every node is tried on a scratch copy (shares of a GPU are not
+// simple counts).
+std::optional<ReclaimPlan> plan_fraction(const FreeMap& free, std::span<const NodeId> nodes,
+                                         const JobSpec& job, const std::vector<Victim>& candidates) {
+  std::optional<ReclaimPlan> best;
+  for (NodeId n : nodes) {
+    FreeMap scratch = free;
+    const NodeId only[] = {n};
+    std::vector<const Victim*> chosen;
+    double cost = 0;
+    bool fits = place_job(scratch, only, job).has_value();
+    for (const Victim& v : candidates) {
+      if (fits || (best && cost >= best->cost)) break;
+      if (!touches(*v.placement, n)) continue;
+      scratch.give(*v.placement, v.milli);
+      chosen.push_back(&v);
+      cost += v.cost;
+      fits = place_job(scratch, only, job).has_value();
+    }
+    if (!fits || chosen.empty()) continue;  // no room, or no reclaim needed here
+    auto plan = finish(scratch, only, job, chosen);
+    if (plan && (!best || plan->cost < best->cost)) best = std::move(plan);
+  }
+  return best;
+}
+
+}  // namespace
+
 std::optional<ReclaimPlan> plan_reclaim(const FreeMap& free, std::span<const NodeId> nodes,
                                         const JobSpec& job, std::vector<Victim> candidates) {
   std::sort(candidates.begin(), candidates.end(), [](const Victim& a, const Victim& b) {
@@ -54,37 +92,95 @@ std::optional<ReclaimPlan> plan_reclaim(const FreeMap& free, std::span<const Nod
     if (a.started != b.started) return a.started > b.started;
     return a.job > b.job;
   });
-  const int node_size = nodes.empty() ? 0 : free.cluster().nodes[nodes.front().index()].gpus;
+  if (nodes.empty() || candidates.empty()) return std::nullopt;
+  if (job.gpu_milli < kMilliPerGpu) return plan_fraction(free, nodes, job, candidates);
+  const Cluster& cluster = free.cluster();
+  const int node_size = cluster.nodes[nodes.front().index()].gpus;
+  // The candidates touching each node, in cost order (whole-GPU victims free whole GPUs).
+  std::vector<int> slot(cluster.nodes.size(), -1);
+  for (std::size_t k = 0; k < nodes.size(); ++k) slot[nodes[k].index()] = static_cast<int>(k);
+  std::vector<std::vector<const Victim*>> on(nodes.size());
+  for (const Victim& v : candidates)
+    for (const auto& a : *v.placement)
+      if (slot[a.node.index()] >= 0) on[static_cast<std::size_t>(slot[a.node.index()])].push_back(&v);
   if (job.gpus <= node_size) {
-    std::optional<ReclaimPlan> best;
-    for (NodeId n : nodes) {
-      FreeMap scratch = free;
-      const NodeId only[] = {n};
+    // Step 2, one node: the cheapest victims on each node until the job fits there.
+    std::optional<std::size_t> best;
+    std::vector<const Victim*> best_set;
+    double best_cost = 0;
+    for (std::size_t k = 0; k < nodes.size(); ++k) {
+      if (on[k].empty()) continue;
+      const NodeId n = nodes[k];
+      const int need = job.gpus - free.free_gpus(n);
+      if (need <= 0) continue;  // no reclaim needed here
       std::vector<const Victim*> chosen;
+      int got = 0;
       double cost = 0;
-      bool fits = place_job(scratch, only, job).has_value();
-      for (const Victim& v : candidates) {
-        if (fits || (best && cost >= best->cost)) break;
-        if (!touches(*v.placement, n)) continue;
-        scratch.give(*v.placement, v.milli);
-        chosen.push_back(&v);
-        cost += v.cost;
-        fits = place_job(scratch, only, job).has_value();
+      for (const Victim* v : on[k]) {
+        if (got >= need || (best && cost >= best_cost)) break;
+        chosen.push_back(v);
+        got += gpus_on(*v->placement, n);
+        cost += v->cost;
       }
-      if (!fits || chosen.empty()) continue;  // no room, or no reclaim needed here
-      auto plan = finish(scratch, only, job, chosen);
-      if (plan && (!best || plan->cost < best->cost)) best = std::move(plan);
+      if (got < need) continue;
+      // Step 3 (minimality), by counting: drop the newest choices not needed.
+      for (std::size_t i = chosen.size(); i-- > 0;) {
+        const int g = gpus_on(*chosen[i]->placement, n);
+        if (got - g >= need) {
+          got -= g;
+          cost -= chosen[i]->cost;
+          chosen.erase(chosen.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+      }
+      if (!best || cost < best_cost) {
+        best = k;
+        best_set = std::move(chosen);
+        best_cost = cost;
+      }
     }
-    return best;
+    if (!best) return std::nullopt;
+    FreeMap scratch = free;
+    for (const Victim* v : best_set) scratch.give(*v->placement, v->milli);
+    const NodeId only[] = {nodes[*best]};
+    return finish(scratch, only, job, best_set);
   }
+  // Larger jobs: clear the nodes that are cheapest to clear (wholly free ones cost
+  // nothing), then the cheapest victims anywhere for the rest; then minimality.
+  std::vector<std::pair<double, std::size_t>> clearable;  // (cost to clear, node slot)
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    const NodeId n = nodes[k];
+    int freeable = free.free_gpus(n);
+    double cost = 0;
+    for (const Victim* v : on[k]) {
+      freeable += gpus_on(*v->placement, n);
+      cost += v->cost;
+    }
+    if (freeable >= cluster.nodes[n.index()].gpus) clearable.emplace_back(cost, k);
+  }
+  std::sort(clearable.begin(), clearable.end());
   FreeMap scratch = free;
   std::vector<const Victim*> chosen;
-  for (const Victim& v : candidates) {
-    scratch.give(*v.placement, v.milli);
-    chosen.push_back(&v);
-    if (place_job(scratch, nodes, job)) return finish(scratch, nodes, job, chosen);
+  std::vector<char> given(candidates.size(), 0);
+  auto give = [&](const Victim* v) {
+    const auto i = static_cast<std::size_t>(v - candidates.data());
+    if (given[i]) return;
+    given[i] = 1;
+    scratch.give(*v->placement, v->milli);
+    chosen.push_back(v);
+  };
+  int whole = 0;
+  const int needed_whole = (job.gpus + node_size - 1) / node_size;
+  for (const auto& [cost, k] : clearable) {
+    if (whole >= needed_whole || place_job(scratch, nodes, job)) break;
+    for (const Victim* v : on[k]) give(v);
+    ++whole;
   }
-  return std::nullopt;
+  for (const Victim& v : candidates) {
+    if (place_job(scratch, nodes, job)) break;
+    give(&v);
+  }
+  if (!place_job(scratch, nodes, job)) return std::nullopt;
+  return finish(scratch, nodes, job, chosen);
 }
 
 }  // namespace ds::deepshare
