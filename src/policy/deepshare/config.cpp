@@ -18,6 +18,7 @@ Config Config::from(const PolicyOptions& o) {
   c.slice_past = o.get_double("slice_past", c.slice_past);
   c.slice_lost = seconds(o.get_int("slice_lost_s", static_cast<long>(c.slice_lost / kSecond)));
   c.slice_attempts = static_cast<int>(o.get_int("slice_attempts", c.slice_attempts));
+  c.drain_after = seconds(o.get_int("drain_after_s", static_cast<long>(c.drain_after / kSecond)));
   c.predictor = o.get("predictor", c.predictor);
   c.reserve_min = o.get_double("reserve_min", c.reserve_min);
   c.reserve_at_risk = o.get_double("reserve_at_risk", c.reserve_at_risk);

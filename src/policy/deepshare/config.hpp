@@ -53,6 +53,7 @@ struct Config {
   double slice_past = 0;             // ... and this many times their own prediction (0: any)
   Time slice_lost = seconds(300);    // victims lose at most this much work (else: at checkpoint)
   int slice_attempts = 8;            // pending jobs that may slice per cycle
+  Time drain_after = seconds(600);   // a job of whole nodes waiting this long drains nodes
 
   // Sharing.
   double sharing_min_assurance = 0.5;  // no sharing on GPUs of tenants below this

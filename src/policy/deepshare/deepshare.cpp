@@ -45,12 +45,14 @@ DeepSharePolicy::DeepSharePolicy(const PolicyContext& ctx)
 
 Decisions DeepSharePolicy::decide(const ClusterSnapshot& s) {
   Decisions out;
+  ++cycles_;
   FreeMap free(s);
   ingest(s);
   out.waiting = std::move(waits_on_arrival_);  // later phases may state other reasons
   waits_on_arrival_.clear();
   update_assurance(s);
   place_entitled(s, free, out);
+  run_drains(s, free, out);
   place_within_quota(s, free, out);
   compute_lending(s);  // after the guaranteed starts of this cycle
   place_borrowed(s, free, out);
@@ -82,8 +84,12 @@ void DeepSharePolicy::summarize(std::map<std::string, double>& out) const {
   out["borrowed_starts"] = static_cast<double>(borrowed_starts_);
   out["slices"] = static_cast<double>(slices_);
   out["slice_victims"] = static_cast<double>(slice_victims_);
+  out["cycles"] = static_cast<double>(cycles_);
+  out["drains"] = static_cast<double>(drains_);
+  out["drain_victims"] = static_cast<double>(drain_victims_);
   out["reclaim_lost_gpu_hours"] = reclaim_lost_ / 3600;  // estimated by the policy
   out["slice_lost_gpu_hours"] = slice_lost_ / 3600;
+  out["drain_lost_gpu_hours"] = drain_lost_ / 3600;
 }
 
 // Queue order of a job that is not entitled: fresh jobs (attained service below

@@ -106,20 +106,31 @@ DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot&
     }
   }
   // Victims: borrowers, and other tenants' guaranteed jobs away on this tenant's nodes.
+  // Checkpoint-aware: until an entitled job's deadline (and always for other jobs, which
+  // have no SLO) only victims that would lose at most slice_lost, i.e. right after their
+  // checkpoint; the others are looked at again at their next checkpoint.
+  const bool cheap_only = !js.entitled || !due;
+  Time soonest = kNever;
   std::vector<Victim> candidates;
   for (const auto* set : {&borrowed_running_, &away_running_})
     for (JobId id : *set) {
       const JobRuntime& r = s.runtime[id.index()];
-      if (r.status != JobStatus::Running || job_[id.index()].partner.valid()) continue;
+      const JobState& vs = job_[id.index()];
+      // Preempted earlier in this cycle (perhaps restarted since): not again.
+      if (r.status != JobStatus::Running || vs.partner.valid() || vs.preempted) continue;
       if (s.jobs[id.index()].tenant == j.tenant) continue;
       if (!due && s.now - r.last_start < c_.min_runtime) continue;
+      if (cheap_only && lost_now(s, id) > c_.slice_lost) {
+        soonest = std::min(soonest, next_checkpoint(s, id));
+        continue;
+      }
       candidates.push_back(
           Victim{id, cost_of(s, id), r.last_start, &r.placement, s.jobs[id.index()].gpu_milli});
     }
   auto plan = plan_home(free, j, std::move(candidates));
   if (!plan) {
-    if (due) return Outcome::NoRoom;
-    next_wake_ = std::min(next_wake_, deadline);
+    if (due && js.entitled) return Outcome::NoRoom;
+    next_wake_ = std::min({next_wake_, js.entitled ? deadline : kNever, soonest});
     return Outcome::Waiting;
   }
   for (JobId v : plan->victims) {
@@ -137,7 +148,7 @@ void DeepSharePolicy::place_within_quota(const ClusterSnapshot& s, FreeMap& free
   for (std::size_t t = 0; t < tenants_.size(); ++t) {
     TenantState& ts = tenants_[t];
     if (!start_aged(s, free, out, t)) continue;  // the tenant's quota drains for it
-    int scanned = 0;
+    int scanned = 0, reclaims = 0;
     for (auto it = ts.others.begin(); it != ts.others.end() && scanned < kScan; ++scanned) {
       const JobSpec& j = s.jobs[it->second.index()];
       ++it;
@@ -154,7 +165,10 @@ void DeepSharePolicy::place_within_quota(const ClusterSnapshot& s, FreeMap& free
       }
       // The owner's job fits its quota: it may take lent capacity back (issue #13), as
       // an entitled job may, from the time it queued.
-      const Outcome o = c_.reclaim_quota ? reclaim_or_wait(s, free, out, j) : Outcome::NoRoom;
+      // A few reclaim attempts per tenant and cycle (each plans over all borrowers).
+      const bool attempt = c_.reclaim_quota && reclaims < kReclaimAttempts;
+      reclaims += attempt;
+      const Outcome o = attempt ? reclaim_or_wait(s, free, out, j) : Outcome::NoRoom;
       if (o != Outcome::Started)
         note_wait(out, j.id,
                   o == Outcome::Waiting ? WaitReason::Reclaim

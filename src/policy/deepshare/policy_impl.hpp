@@ -30,6 +30,13 @@ enum class Run : std::uint8_t { None, Guaranteed, Borrowed, Shared };
 // Queue keys of jobs that have run long (no longer fresh) start here (deepshare.cpp, key()).
 inline constexpr double kLongRun = 1e15;
 
+// Nodes being drained for a wide job (drain.cpp).
+struct Drain {
+  JobId job;
+  std::vector<NodeId> nodes;
+  Time since = 0;
+};
+
 // GPU quantities of tenants are in milli-GPUs (GPUs x gpu_milli): a fractional request
 // holds the share of a GPU it asks for, in quota as in lending.
 struct TenantState {
@@ -44,6 +51,7 @@ struct TenantState {
   Time last_reclaim = -kNever / 2;
   Lending lend;
   double lent = 0;
+  std::optional<Drain> drain;
 };
 
 class DeepSharePolicy final : public Policy {
@@ -129,8 +137,13 @@ class DeepSharePolicy final : public Policy {
   void make_room(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
   bool slice_for(const ClusterSnapshot& s, FreeMap& free, Decisions& out, const JobSpec& j,
                  std::span<const JobId> candidates);
+  // Phase 4b (drain.cpp): nodes drained at checkpoints for a wide job.
+  bool drainable(const ClusterSnapshot& s, JobId v, TenantId t) const;
+  void run_drains(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
+  void start_drain(const ClusterSnapshot& s, std::size_t t);
 
   static constexpr int kScan = 64;  // pending jobs examined per tenant and phase
+  static constexpr int kReclaimAttempts = 2;  // in-quota reclaims tried per tenant and cycle
 
   Config c_;
   std::vector<TenantState> tenants_;
@@ -163,8 +176,9 @@ class DeepSharePolicy final : public Policy {
   Time last_forecast_ = 0;
   Time next_wake_ = kNever;
   std::size_t reclaims_ = 0, victims_ = 0, waits_ = 0, shared_starts_ = 0, borrowed_starts_ = 0;
-  std::size_t slices_ = 0, slice_victims_ = 0;
-  double reclaim_lost_ = 0, slice_lost_ = 0;  // estimated lost GPU-seconds
+  std::size_t slices_ = 0, slice_victims_ = 0, cycles_ = 0;
+  std::size_t drains_ = 0, drain_victims_ = 0;
+  double reclaim_lost_ = 0, slice_lost_ = 0, drain_lost_ = 0;  // estimated lost GPU-seconds
 };
 
 }  // namespace ds::deepshare

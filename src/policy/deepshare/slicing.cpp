@@ -56,6 +56,7 @@ void DeepSharePolicy::make_room(const ClusterSnapshot& s, FreeMap& free, Decisio
     }
     candidates.push_back(id);
   }
+  for (std::size_t t = 0; t < tenants_.size(); ++t) start_drain(s, t);
   if (candidates.empty() && soonest == kNever) return;
   // Step 2: the first pending jobs of every tenant, merged by predicted GPU time, then the
   // longest-waiting ones (wide jobs gather their GPUs only by slicing).
