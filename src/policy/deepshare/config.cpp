@@ -38,7 +38,8 @@ Config Config::from(const PolicyOptions& o) {
 }
 
 const char* option_keys() {
-  return "borrowing|reclaim|sharing|prediction|assurance|present_risk|reclaim_quota|time_slicing=on|off, reserve_min, "
+  return "borrowing|reclaim|sharing|prediction|assurance|present_risk|reclaim_quota|time_slicing="
+         "on|off, reserve_min, "
          "reserve_at_risk, "
          "sharing_budget, sharing_min_assurance, min_runtime_s, lend_backoff_s, ewma_tau_s, "
          "long_job_s, borrow_aging_s, quota_aging_s, sharing_scan, partner_scan, slice_min_s, "

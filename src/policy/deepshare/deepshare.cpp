@@ -309,14 +309,17 @@ Time DeepSharePolicy::lost_now(const ClusterSnapshot& s, JobId id) const {
   return static_cast<Time>(std::llround(done - checkpoint_kept(done, interval)));
 }
 
-// Wall time at which the running job's progress reaches its next checkpoint.
-Time DeepSharePolicy::next_checkpoint(const ClusterSnapshot& s, JobId id) const {
+// Wall time at which the running job's progress reaches its next checkpoint at or after
+// `from` (at its current rate).
+Time DeepSharePolicy::next_checkpoint(const ClusterSnapshot& s, JobId id, Time from) const {
   const JobRuntime& r = s.runtime[id.index()];
+  const JobState& js = job_[id.index()];
+  from = std::max(from, s.now);
   const Time interval = s.tenants[s.jobs[id.index()].tenant.index()].checkpoint_interval;
-  if (interval <= 0 || r.status != JobStatus::Running || r.speed <= 0) return s.now;
-  const double done = progress(s, id);
+  if (interval <= 0 || r.status != JobStatus::Running || js.prog_speed <= 0) return from;
+  const double done = progress(s, id) + static_cast<double>(from - s.now) * js.prog_speed;
   const double next = (std::floor(std::max(0.0, done) / interval) + 1) * interval;
-  return s.now + static_cast<Time>(std::ceil((next - done) / r.speed));
+  return from + static_cast<Time>(std::ceil((next - done) / js.prog_speed));
 }
 
 double DeepSharePolicy::cost_of(const ClusterSnapshot& s, JobId id) const {
@@ -416,7 +419,7 @@ void DeepSharePolicy::start(const ClusterSnapshot& s, FreeMap& free, Decisions& 
 }
 
 std::optional<Placement> DeepSharePolicy::place_guaranteed(const FreeMap& free,
-                                                          const JobSpec& j) const {
+                                                           const JobSpec& j) const {
   const auto& home = home_[j.tenant.index()];
   if (auto p = place_job(free, home, j)) return p;
   if (home.size() == nodes_.size()) return std::nullopt;

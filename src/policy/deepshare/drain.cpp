@@ -13,9 +13,9 @@
 //     quota owed to queued entitled jobs) fits it once its own jobs there have left.
 //  2. Every cycle (after entitled jobs, which may still use the nodes' free GPUs): each
 //     job on the nodes is preempted once it would lose at most slice_lost (right after
-//     a checkpoint); a wake-up is asked for at the next checkpoint. When the job fits on the nodes and its quota it
-//     starts there, guaranteed. Until then the nodes' free GPUs are held: no other job
-//     starts on them.
+//     a checkpoint); a wake-up is asked for at the next checkpoint. When the job fits on the nodes
+//     and its quota it starts there, guaranteed. Until then the nodes' free GPUs are held: no other
+//     job starts on them.
 //  3. The drain ends when its job has started, or left the queue, or after two intervals
 //     (a job on the nodes that may not be preempted, e.g. one started there shared).
 #include <algorithm>
@@ -102,7 +102,8 @@ void DeepSharePolicy::run_drains(const ClusterSnapshot& s, FreeMap& free, Decisi
       const Node& node = s.cluster->nodes[n.index()];
       NodeAlloc a{n, 0};
       for (int k = 0; k < node.gpus; ++k)
-        if (free.free_milli(node.first_gpu + k) == kMilliPerGpu) a.gpu_mask |= std::uint64_t{1} << k;
+        if (free.free_milli(node.first_gpu + k) == kMilliPerGpu)
+          a.gpu_mask |= std::uint64_t{1} << k;
       if (a.gpu_mask) held.push_back(a);
     }
     free.take(held, kMilliPerGpu);

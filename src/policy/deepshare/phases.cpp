@@ -127,6 +127,18 @@ DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot&
       candidates.push_back(
           Victim{id, cost_of(s, id), r.last_start, &r.placement, s.jobs[id.index()].gpu_milli});
     }
+  // At its deadline an entitled job may also take its own tenant's jobs (the tenant's own
+  // quota, spent on its SLO; e.g. shares of GPUs that borrowers cannot free alone).
+  if (due && js.entitled && c_.time_slicing && !plan_home(free, j, candidates))
+    for (JobId id : s.running) {
+      const JobState& vs = job_[id.index()];
+      const JobSpec& v = s.jobs[id.index()];
+      const JobRuntime& r = s.runtime[id.index()];
+      if (v.tenant != j.tenant || vs.run != Run::Guaranteed || vs.partner.valid() || vs.preempted)
+        continue;
+      if (s.now - r.last_start < c_.min_runtime) continue;
+      candidates.push_back(Victim{id, cost_of(s, id), r.last_start, &r.placement, v.gpu_milli});
+    }
   auto plan = plan_home(free, j, std::move(candidates));
   if (!plan) {
     if (due && js.entitled) return Outcome::NoRoom;

@@ -102,7 +102,8 @@ class DeepSharePolicy final : public Policy {
   // Progress and the cost of preempting (deepshare.cpp).
   double progress(const ClusterSnapshot& s, JobId id) const;  // estimated work done now
   Time lost_now(const ClusterSnapshot& s, JobId id) const;    // lost if preempted now
-  Time next_checkpoint(const ClusterSnapshot& s, JobId id) const;
+  // First checkpoint of a running job at or after `from` (default: now).
+  Time next_checkpoint(const ClusterSnapshot& s, JobId id, Time from = -1) const;
   double cost_of(const ClusterSnapshot& s, JobId id) const;  // GPU-seconds
   void preempted(const ClusterSnapshot& s, FreeMap& free, Decisions& out, JobId id);
   void settle(JobId id, Time now, double speed);  // progress up to now; then `speed`
@@ -142,7 +143,7 @@ class DeepSharePolicy final : public Policy {
   void run_drains(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
   void start_drain(const ClusterSnapshot& s, std::size_t t);
 
-  static constexpr int kScan = 64;  // pending jobs examined per tenant and phase
+  static constexpr int kScan = 64;            // pending jobs examined per tenant and phase
   static constexpr int kReclaimAttempts = 2;  // in-quota reclaims tried per tenant and cycle
 
   Config c_;
@@ -166,11 +167,11 @@ class DeepSharePolicy final : public Policy {
   Time budgets_at_ = -1;
   int unowned_ = 0;
   int total_gpus_ = 0;
-  int node_size_ = 0;  // GPUs of the largest node
+  int node_size_ = 0;                       // GPUs of the largest node
   std::vector<RejectJob> rejected_;         // emitted with the next decisions
   std::vector<WaitNote> waits_on_arrival_;  // arrivals and requeues of this cycle
   int lendable_total_ = 0;
-  int borrow_room_ = 0;  // lent capacity still free for borrowers after phase 6
+  int borrow_room_ = 0;        // lent capacity still free for borrowers after phase 6
   int idle_total_ = 0;         // idle quota including reserves (not owed to entitled jobs)
   bool present_risk_ = false;  // some tenant at risk or with entitled jobs waiting
   Time last_forecast_ = 0;

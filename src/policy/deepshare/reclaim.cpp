@@ -14,10 +14,6 @@ double preemption_cost(const JobSpec& job, const JobRuntime& rt, Time now, Time 
 
 namespace {
 
-bool touches(const Placement& p, NodeId n) {
-  return std::any_of(p.begin(), p.end(), [&](const NodeAlloc& a) { return a.node == n; });
-}
-
 // Step 3: drop victims that are not needed, newest choice first.
 void minimise(FreeMap& scratch, std::span<const NodeId> nodes, const JobSpec& job,
               std::vector<const Victim*>& chosen) {
@@ -57,30 +53,36 @@ int gpus_on(const Placement& p, NodeId n) {
   return g;
 }
 
-// Fractional requests: every node is tried on a scratch copy (shares of a GPU are not
-// simple counts).
-std::optional<ReclaimPlan> plan_fraction(const FreeMap& free, std::span<const NodeId> nodes,
-                                         const JobSpec& job, const std::vector<Victim>& candidates) {
-  std::optional<ReclaimPlan> best;
-  for (NodeId n : nodes) {
-    FreeMap scratch = free;
-    const NodeId only[] = {n};
-    std::vector<const Victim*> chosen;
-    double cost = 0;
-    bool fits = place_job(scratch, only, job).has_value();
-    for (const Victim& v : candidates) {
-      if (fits || (best && cost >= best->cost)) break;
-      if (!touches(*v.placement, n)) continue;
-      scratch.give(*v.placement, v.milli);
-      chosen.push_back(&v);
-      cost += v.cost;
-      fits = place_job(scratch, only, job).has_value();
-    }
-    if (!fits || chosen.empty()) continue;  // no room, or no reclaim needed here
-    auto plan = finish(scratch, only, job, chosen);
-    if (plan && (!best || plan->cost < best->cost)) best = std::move(plan);
+// One node on a scratch copy (shares of a GPU are not simple counts): the cheapest
+// candidates touching it until the job fits there; kept when cheaper than `best`.
+void plan_on_node(const FreeMap& free, NodeId n, const JobSpec& job,
+                  std::span<const Victim* const> on_node, std::optional<ReclaimPlan>& best) {
+  FreeMap scratch = free;
+  const NodeId only[] = {n};
+  std::vector<const Victim*> chosen;
+  double cost = 0;
+  bool fits = place_job(scratch, only, job).has_value();
+  for (const Victim* v : on_node) {
+    if (fits || (best && cost >= best->cost)) break;
+    scratch.give(*v->placement, v->milli);
+    chosen.push_back(v);
+    cost += v->cost;
+    fits = place_job(scratch, only, job).has_value();
   }
-  return best;
+  if (!fits || chosen.empty()) return;  // no room, or no reclaim needed here
+  auto plan = finish(scratch, only, job, chosen);
+  if (plan && (!best || plan->cost < best->cost)) best = std::move(plan);
+}
+
+// Whether whole-GPU counting is exact on node n: no GPU partly used, no fractional victim.
+bool whole_gpus_only(const FreeMap& free, NodeId n, std::span<const Victim* const> on_node) {
+  const Node& node = free.cluster().nodes[n.index()];
+  for (int k = 0; k < node.gpus; ++k) {
+    const int f = free.free_milli(node.first_gpu + k);
+    if (f != 0 && f != kMilliPerGpu) return false;
+  }
+  return std::all_of(on_node.begin(), on_node.end(),
+                     [](const Victim* v) { return v->milli == kMilliPerGpu; });
 }
 
 }  // namespace
@@ -93,7 +95,6 @@ std::optional<ReclaimPlan> plan_reclaim(const FreeMap& free, std::span<const Nod
     return a.job > b.job;
   });
   if (nodes.empty() || candidates.empty()) return std::nullopt;
-  if (job.gpu_milli < kMilliPerGpu) return plan_fraction(free, nodes, job, candidates);
   const Cluster& cluster = free.cluster();
   const int node_size = cluster.nodes[nodes.front().index()].gpus;
   // The candidates touching each node, in cost order (whole-GPU victims free whole GPUs).
@@ -102,15 +103,22 @@ std::optional<ReclaimPlan> plan_reclaim(const FreeMap& free, std::span<const Nod
   std::vector<std::vector<const Victim*>> on(nodes.size());
   for (const Victim& v : candidates)
     for (const auto& a : *v.placement)
-      if (slot[a.node.index()] >= 0) on[static_cast<std::size_t>(slot[a.node.index()])].push_back(&v);
+      if (slot[a.node.index()] >= 0)
+        on[static_cast<std::size_t>(slot[a.node.index()])].push_back(&v);
   if (job.gpus <= node_size) {
-    // Step 2, one node: the cheapest victims on each node until the job fits there.
+    // Step 2, one node: the cheapest victims on each node until the job fits there (by
+    // counting GPUs where that is exact, else on a scratch copy).
     std::optional<std::size_t> best;
     std::vector<const Victim*> best_set;
     double best_cost = 0;
+    std::optional<ReclaimPlan> scratch_best;
     for (std::size_t k = 0; k < nodes.size(); ++k) {
       if (on[k].empty()) continue;
       const NodeId n = nodes[k];
+      if (job.gpu_milli < kMilliPerGpu || !whole_gpus_only(free, n, on[k])) {
+        plan_on_node(free, n, job, on[k], scratch_best);
+        continue;
+      }
       const int need = job.gpus - free.free_gpus(n);
       if (need <= 0) continue;  // no reclaim needed here
       std::vector<const Victim*> chosen;
@@ -138,11 +146,15 @@ std::optional<ReclaimPlan> plan_reclaim(const FreeMap& free, std::span<const Nod
         best_cost = cost;
       }
     }
-    if (!best) return std::nullopt;
-    FreeMap scratch = free;
-    for (const Victim* v : best_set) scratch.give(*v->placement, v->milli);
-    const NodeId only[] = {nodes[*best]};
-    return finish(scratch, only, job, best_set);
+    std::optional<ReclaimPlan> counted;
+    if (best) {
+      FreeMap scratch = free;
+      for (const Victim* v : best_set) scratch.give(*v->placement, v->milli);
+      const NodeId only[] = {nodes[*best]};
+      counted = finish(scratch, only, job, best_set);
+    }
+    if (!scratch_best || (counted && counted->cost <= scratch_best->cost)) return counted;
+    return scratch_best;
   }
   // Larger jobs: clear the nodes that are cheapest to clear (wholly free ones cost
   // nothing), then the cheapest victims anywhere for the rest; then minimality.

@@ -12,8 +12,9 @@
 //     attained service) and at least slice_past x their own prediction, and would lose at
 //     most slice_lost of work if preempted now. Those that would lose more become
 //     candidates at their next checkpoint (a wake-up is asked for when a job waits for one).
-//  2. Pending jobs that are not entitled (those reclaim, phase 3), in order of predicted
-//     GPU time over all tenants, at most slice_attempts per cycle.
+//  2. Pending fresh jobs that are not entitled (those reclaim, phase 3): of each tenant
+//     that has victims to take, its first by predicted GPU time and its longest-waiting;
+//     tenants in turn from a rotating start, at most slice_attempts attempts per cycle.
 //  3. For a pending job j predicted to run p: victims are the candidates that have run at
 //     least slice_ratio x p — borrowed ones of any tenant, guaranteed ones of j's tenant —
 //     and the cheapest set that lets j place is chosen (plan_reclaim, cost = lost work +
@@ -44,9 +45,16 @@ void DeepSharePolicy::make_room(const ClusterSnapshot& s, FreeMap& free, Decisio
     // Not fresh any more, and each run gets at least slice_min (a checkpoint interval):
     // no job is sliced twice in quick succession.
     const double gpus = static_cast<double>(share(s.jobs[id.index()])) / kMilliPerGpu;
-    if (to_seconds(attained) * gpus < c_.fresh_gpu_s ||
-        s.now - r.last_start < std::max(c_.min_runtime, c_.slice_min))
+    const Time run_min = std::max(c_.min_runtime, c_.slice_min);
+    if (to_seconds(attained) * gpus < c_.fresh_gpu_s || s.now - r.last_start < run_min) {
+      // A candidate at its first checkpoint after it stops being fresh.
+      const Time fresh_end = r.last_start +
+                             seconds(static_cast<std::int64_t>(std::ceil(c_.fresh_gpu_s / gpus))) -
+                             r.attained;
+      soonest =
+          std::min(soonest, next_checkpoint(s, id, std::max(fresh_end, r.last_start + run_min)));
       continue;
+    }
     if (c_.slice_past > 0 && c_.prediction &&
         static_cast<double>(attained) < c_.slice_past * static_cast<double>(js.predicted))
       continue;
@@ -58,30 +66,42 @@ void DeepSharePolicy::make_room(const ClusterSnapshot& s, FreeMap& free, Decisio
   }
   for (std::size_t t = 0; t < tenants_.size(); ++t) start_drain(s, t);
   if (candidates.empty() && soonest == kNever) return;
-  // Step 2: the first pending jobs of every tenant, merged by predicted GPU time, then the
-  // longest-waiting ones (wide jobs gather their GPUs only by slicing).
-  std::vector<std::pair<double, JobId>> pending, oldest;
-  for (const auto& ts : tenants_) {
-    int n = 0;
-    for (auto it = ts.others.begin(); it != ts.others.end() && n < c_.slice_attempts; ++it, ++n)
-      pending.push_back(*it);
-    n = 0;
-    for (auto it = ts.waiting.begin(); it != ts.waiting.end() && n < c_.slice_attempts; ++it, ++n)
-      oldest.emplace_back(static_cast<double>(it->first), it->second);
+  // Step 2: per tenant that has victims to take (borrowers anywhere; its own guaranteed
+  // jobs; others' jobs away on its nodes), its first fresh job by predicted GPU time and
+  // its longest-waiting fresh job; tenants in turn from a rotating start, at most
+  // slice_attempts attempts per cycle.
+  bool any_lent = false, any_away = false;
+  std::vector<char> own(tenants_.size(), 0);
+  for (JobId id : candidates) {
+    const JobState& js = job_[id.index()];
+    any_lent = any_lent || js.run == Run::Borrowed;
+    any_away = any_away || js.away;
+    if (js.run == Run::Guaranteed) own[s.jobs[id.index()].tenant.index()] = 1;
   }
-  std::sort(pending.begin(), pending.end());
-  std::sort(oldest.begin(), oldest.end());
   int attempts = 0;
   bool blocked = false;
-  for (const auto* list : {&pending, &oldest}) {
-    int n = 0;
-    for (const auto& [key, id] : *list) {
-      if (n >= c_.slice_attempts) break;
-      if (!job_[id.index()].queued) continue;  // started earlier in this cycle
-      if (job_[id.index()].key >= kLongRun) continue;  // only fresh jobs slice
-      ++n;
+  const std::size_t n = tenants_.size();
+  for (std::size_t k = 0; k < n && attempts < c_.slice_attempts; ++k) {
+    const std::size_t t = (k + cycles_) % n;
+    const TenantState& ts = tenants_[t];
+    if (ts.others.empty() || ts.others.begin()->first >= kLongRun) continue;  // no fresh job
+    blocked = true;  // a fresh job waits: look again when a victim reaches its checkpoint
+    if (!(any_lent || any_away || own[t])) continue;
+    JobId first, oldest;
+    for (auto it = ts.others.begin(); it != ts.others.end() && !first.valid(); ++it) {
+      if (it->first >= kLongRun) break;  // only fresh jobs slice
+      first = it->second;
+    }
+    int looked = 0;
+    for (auto it = ts.waiting.begin(); it != ts.waiting.end() && looked < kScan; ++it, ++looked)
+      if (job_[it->second.index()].key < kLongRun) {
+        oldest = it->second;
+        break;
+      }
+    for (JobId id : {first, oldest}) {
+      if (!id.valid() || !job_[id.index()].queued) continue;  // none, or started just now
       ++attempts;
-      if (!slice_for(s, free, out, s.jobs[id.index()], candidates)) blocked = true;
+      slice_for(s, free, out, s.jobs[id.index()], candidates);
     }
   }
   if (blocked && soonest != kNever) next_wake_ = std::min(next_wake_, soonest);
@@ -104,7 +124,8 @@ bool DeepSharePolicy::slice_for(const ClusterSnapshot& s, FreeMap& free, Decisio
       const JobSpec& v = s.jobs[id.index()];
       // Guaranteed victims: j's tenant's own jobs, and others' jobs away on its nodes
       // (plan_home plans on its nodes only), for a guaranteed start.
-      if (vs.run == Run::Guaranteed && (run != Run::Guaranteed || (v.tenant != j.tenant && !vs.away)))
+      if (vs.run == Run::Guaranteed &&
+          (run != Run::Guaranteed || (v.tenant != j.tenant && !vs.away)))
         continue;
       // A victim on more nodes than j needs: its GPUs would go to others than j, and it
       // would wait long to gather its nodes again.
