@@ -57,6 +57,7 @@ Decisions DeepSharePolicy::decide(const ClusterSnapshot& s) {
   compute_lending(s);  // after the guaranteed starts of this cycle
   place_borrowed(s, free, out);
   make_room(s, free, out);
+  place_entitled_freed(s, free, out);
   share(s, out);
   if (next_wake_ != kNever && next_wake_ > s.now) out.wake_at = next_wake_;
   out.reject = std::move(rejected_);
@@ -110,9 +111,9 @@ void DeepSharePolicy::enqueue(const JobSpec& j, Time now, Time attained) {
   js.queued = true;
   js.queued_since = now;
   t.pending_gpus += share(j);
+  if (js.submit_entitled) t.queued_entitled += share(j);  // as ClusterState counts them
   if (js.entitled) {
     t.entitled.insert(j.id);
-    t.queued_entitled += share(j);
   } else {
     t.others.insert({js.key, j.id});
     t.waiting.insert({now, j.id});
@@ -124,9 +125,9 @@ void DeepSharePolicy::dequeue(const JobSpec& j) {
   JobState& js = job_[j.id.index()];
   js.queued = false;
   t.pending_gpus -= share(j);
+  if (js.submit_entitled) t.queued_entitled -= share(j);
   if (js.entitled) {
     t.entitled.erase(j.id);
-    t.queued_entitled -= share(j);
   } else {
     t.others.erase({js.key, j.id});
     t.waiting.erase({js.queued_since, j.id});
@@ -224,6 +225,7 @@ void DeepSharePolicy::ingest(const ClusterSnapshot& s) {
     js.predicted = std::max<Time>(kSecond, predictor_->predict(j));
     accuracy_.predicted(id, js.predicted);
     js.entitled = t.guaranteed + t.queued_entitled + share(j) <= quota(s, j.tenant.index());
+    js.submit_entitled = js.entitled;
     enqueue(j, s.now, 0);
     waits_on_arrival_.push_back({id, WaitReason::Priority});
   }
@@ -334,7 +336,9 @@ void DeepSharePolicy::preempted(const ClusterSnapshot& s, FreeMap& free, Decisio
   JobState& vs = job_[v.index()];
   const Time interval = s.tenants[vj.tenant.index()].checkpoint_interval;
   const double kept = checkpoint_kept(progress(s, v), interval);
-  free.give(s.runtime[v.index()].placement, vj.gpu_milli);
+  // A shared job holds no GPUs of its own: the snapshot's free share of an oversubscribed
+  // GPU is 0, and it becomes free when its partner leaves.
+  if (vs.run != Run::Shared) free.give(s.runtime[v.index()].placement, vj.gpu_milli);
   stopped(s, v);
   vs.prog = kept - static_cast<double>(restart_overhead(vj.gpus));
   vs.preempted = true;
@@ -342,6 +346,29 @@ void DeepSharePolicy::preempted(const ClusterSnapshot& s, FreeMap& free, Decisio
   enqueue(vj, s.now, vr.attained + (s.now - vr.last_start));
   out.preempt.push_back({v});
   note_wait(out, v, WaitReason::Priority);  // back in its queue (it may restart below)
+}
+
+std::optional<Victim> DeepSharePolicy::as_victim(const ClusterSnapshot& s, JobId id) const {
+  const JobState& vs = job_[id.index()];
+  const JobRuntime& r = s.runtime[id.index()];
+  if (vs.run == Run::None || vs.run == Run::Shared || vs.preempted ||
+      r.status != JobStatus::Running)
+    return std::nullopt;
+  Victim v{id, cost_of(s, id), r.last_start, &r.placement, s.jobs[id.index()].gpu_milli};
+  if (vs.partner.valid()) {
+    const JobId p = vs.partner;
+    if (s.runtime[p.index()].status != JobStatus::Running || job_[p.index()].preempted)
+      return std::nullopt;    // a partner started this cycle
+    v.cost += cost_of(s, p);  // its GPUs free when it leaves with the pair (no share of its own)
+  }
+  return v;
+}
+
+void DeepSharePolicy::preempt_victim(const ClusterSnapshot& s, FreeMap& free, Decisions& out,
+                                     JobId id) {
+  const JobId partner = job_[id.index()].partner;
+  if (partner.valid()) preempted(s, free, out, partner);  // holds no GPUs of its own: first
+  preempted(s, free, out, id);
 }
 
 Time DeepSharePolicy::remaining(const ClusterSnapshot& s, JobId id) const {
@@ -435,9 +462,19 @@ bool DeepSharePolicy::is_away(const ClusterSnapshot& s, const JobSpec& j,
   return false;
 }
 
+// At home first (borrowers, others' jobs away there, and whatever own jobs the caller
+// offers); else anywhere, with borrowers only (the job then runs away).
 std::optional<ReclaimPlan> DeepSharePolicy::plan_home(const FreeMap& free, const JobSpec& j,
                                                       std::vector<Victim> candidates) const {
-  return plan_reclaim(free, home_[j.tenant.index()], j, std::move(candidates));
+  const auto& home = home_[j.tenant.index()];
+  if (auto plan = plan_reclaim(free, home, j, candidates)) return plan;
+  if (home.size() == nodes_.size()) return std::nullopt;
+  std::erase_if(candidates, [&](const Victim& v) {
+    const JobState& vs = job_[v.job.index()];
+    return vs.run != Run::Borrowed ||
+           (vs.partner.valid() && job_[vs.partner.index()].quota_counted);
+  });
+  return plan_reclaim(free, nodes_, j, std::move(candidates));
 }
 
 bool DeepSharePolicy::fits_quota(const ClusterSnapshot& s, const JobSpec& j) const {

@@ -53,6 +53,7 @@ bool DeepSharePolicy::drainable(const ClusterSnapshot& s, JobId v, TenantId t) c
 }
 
 void DeepSharePolicy::run_drains(const ClusterSnapshot& s, FreeMap& free, Decisions& out) {
+  held_.clear();
   if (!c_.time_slicing) return;
   for (std::size_t t = 0; t < tenants_.size(); ++t) {
     TenantState& ts = tenants_[t];
@@ -107,6 +108,7 @@ void DeepSharePolicy::run_drains(const ClusterSnapshot& s, FreeMap& free, Decisi
       if (a.gpu_mask) held.push_back(a);
     }
     free.take(held, kMilliPerGpu);
+    held_.insert(held_.end(), held.begin(), held.end());
     note_wait(out, j.id, WaitReason::Reclaim);
   }
 }

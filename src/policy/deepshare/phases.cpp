@@ -75,6 +75,30 @@ void DeepSharePolicy::place_entitled(const ClusterSnapshot& s, FreeMap& free, De
   }
 }
 
+// Phase 7b: GPUs that later phases freed (reclaims, slices, drains) go to waiting entitled
+// jobs first, in each tenant's submit order.
+// Entitled jobs outrank drains: the GPUs drains hold are theirs too.
+void DeepSharePolicy::place_entitled_freed(const ClusterSnapshot& s, FreeMap& free,
+                                           Decisions& out) {
+  free.give(held_, kMilliPerGpu);
+  for (TenantState& ts : tenants_)
+    for (auto it = ts.entitled.begin(); it != ts.entitled.end();) {
+      const JobSpec& j = s.jobs[it->index()];
+      ++it;
+      if (!fits_quota(s, j)) break;
+      auto p = place_guaranteed(free, j);
+      if (!p) break;
+      start(s, free, out, j, std::move(*p), Run::Guaranteed);
+    }
+  for (auto& a : held_) {  // hold again what is still free
+    const Node& node = s.cluster->nodes[a.node.index()];
+    for (int k = 0; k < node.gpus; ++k)
+      if (free.free_milli(node.first_gpu + k) != kMilliPerGpu)
+        a.gpu_mask &= ~(std::uint64_t{1} << k);
+  }
+  free.take(held_, kMilliPerGpu);
+}
+
 // Phase 3, step "reclaim": wait for borrowers predicted to end before the deadline,
 // else preempt the cheapest set that makes room.
 DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot& s, FreeMap& free,
@@ -116,16 +140,17 @@ DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot&
     for (JobId id : *set) {
       const JobRuntime& r = s.runtime[id.index()];
       const JobState& vs = job_[id.index()];
-      // Preempted earlier in this cycle (perhaps restarted since): not again.
-      if (r.status != JobStatus::Running || vs.partner.valid() || vs.preempted) continue;
-      if (s.jobs[id.index()].tenant == j.tenant) continue;
+      if (vs.away && s.jobs[id.index()].tenant == j.tenant) continue;  // its own quota
       if (!due && s.now - r.last_start < c_.min_runtime) continue;
-      if (cheap_only && lost_now(s, id) > c_.slice_lost) {
+      const JobId partner = vs.partner;  // a sharing pair goes together
+      const Time lost = std::max(lost_now(s, id), partner.valid() ? lost_now(s, partner) : 0);
+      if (cheap_only && lost > c_.slice_lost) {
         soonest = std::min(soonest, next_checkpoint(s, id));
+        if (partner.valid()) soonest = std::min(soonest, next_checkpoint(s, partner));
         continue;
       }
-      candidates.push_back(
-          Victim{id, cost_of(s, id), r.last_start, &r.placement, s.jobs[id.index()].gpu_milli});
+      // Not when preempted earlier in this cycle (perhaps restarted since).
+      if (auto v = as_victim(s, id)) candidates.push_back(*v);
     }
   // At its deadline an entitled job may also take its own tenant's jobs (the tenant's own
   // quota, spent on its SLO; e.g. shares of GPUs that borrowers cannot free alone).
@@ -134,10 +159,9 @@ DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot&
       const JobState& vs = job_[id.index()];
       const JobSpec& v = s.jobs[id.index()];
       const JobRuntime& r = s.runtime[id.index()];
-      if (v.tenant != j.tenant || vs.run != Run::Guaranteed || vs.partner.valid() || vs.preempted)
-        continue;
+      if (v.tenant != j.tenant || vs.run != Run::Guaranteed) continue;
       if (s.now - r.last_start < c_.min_runtime) continue;
-      candidates.push_back(Victim{id, cost_of(s, id), r.last_start, &r.placement, v.gpu_milli});
+      if (auto victim = as_victim(s, id)) candidates.push_back(*victim);
     }
   auto plan = plan_home(free, j, std::move(candidates));
   if (!plan) {
@@ -147,7 +171,9 @@ DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot&
   }
   for (JobId v : plan->victims) {
     reclaim_lost_ += to_seconds(lost_now(s, v)) * s.jobs[v.index()].gpus;
-    preempted(s, free, out, v);
+    if (job_[v.index()].partner.valid())
+      reclaim_lost_ += to_seconds(lost_now(s, job_[v.index()].partner)) * s.jobs[v.index()].gpus;
+    preempt_victim(s, free, out, v);
     ++victims_;
   }
   ++reclaims_;

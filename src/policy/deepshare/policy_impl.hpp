@@ -46,7 +46,8 @@ struct TenantState {
   int guaranteed = 0;                         // running guaranteed jobs
   int borrowed = 0;                           // running borrowed jobs
   int pending_gpus = 0;
-  int queued_entitled = 0;  // pending entitled jobs
+  int queued_entitled = 0;  // pending jobs entitled at submit (also requeued ones, as the
+                            // metric's definition of entitlement counts them)
   double forecast = 0;      // smoothed demand
   Time last_reclaim = -kNever / 2;
   Lending lend;
@@ -64,7 +65,8 @@ class DeepSharePolicy final : public Policy {
  private:
   struct JobState {
     Time predicted = 0;
-    bool entitled = false;
+    bool entitled = false;         // waits in the entitled FIFO (entitled, not started yet)
+    bool submit_entitled = false;  // entitled at submit (DESIGN §4)
     bool queued = false;
     Run run = Run::None;
     JobId partner;               // sharing partner while both run
@@ -106,6 +108,10 @@ class DeepSharePolicy final : public Policy {
   Time next_checkpoint(const ClusterSnapshot& s, JobId id, Time from = -1) const;
   double cost_of(const ClusterSnapshot& s, JobId id) const;  // GPU-seconds
   void preempted(const ClusterSnapshot& s, FreeMap& free, Decisions& out, JobId id);
+  // A running job as a reclaim victim, with its sharing partner if any (their GPUs free
+  // only together); none when it or its partner cannot go in this cycle.
+  std::optional<Victim> as_victim(const ClusterSnapshot& s, JobId id) const;
+  void preempt_victim(const ClusterSnapshot& s, FreeMap& free, Decisions& out, JobId id);
   void settle(JobId id, Time now, double speed);  // progress up to now; then `speed`
   void observe_speeds(const ClusterSnapshot& s);  // speeds of jobs whose partner changed
   // Phase 2 (deepshare.cpp).
@@ -125,6 +131,7 @@ class DeepSharePolicy final : public Policy {
                                        std::vector<Victim> candidates) const;
   // Phases 3-7 (phases.cpp).
   void place_entitled(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
+  void place_entitled_freed(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
   Outcome reclaim_or_wait(const ClusterSnapshot& s, FreeMap& free, Decisions& out,
                           const JobSpec& j);
   void place_within_quota(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
@@ -171,6 +178,7 @@ class DeepSharePolicy final : public Policy {
   std::vector<RejectJob> rejected_;         // emitted with the next decisions
   std::vector<WaitNote> waits_on_arrival_;  // arrivals and requeues of this cycle
   int lendable_total_ = 0;
+  Placement held_;             // free GPUs drains hold in this cycle
   int borrow_room_ = 0;        // lent capacity still free for borrowers after phase 6
   int idle_total_ = 0;         // idle quota including reserves (not owed to entitled jobs)
   bool present_risk_ = false;  // some tenant at risk or with entitled jobs waiting

@@ -29,7 +29,7 @@ struct Victim {
   double cost = 0;  // GPU-seconds lost if preempted now
   Time started = 0;
   const Placement* placement = nullptr;
-  int milli = 1000;
+  int milli = 1000;  // share of each of its GPUs it frees
 };
 
 struct ReclaimPlan {
