@@ -111,9 +111,10 @@ void DeepSharePolicy::enqueue(const JobSpec& j, Time now, Time attained) {
   js.queued = true;
   js.queued_since = now;
   t.pending_gpus += share(j);
-  if (js.submit_entitled) t.queued_entitled += share(j);  // as ClusterState counts them
+  if (js.submit_entitled) t.queued_submit_entitled += share(j);  // as ClusterState counts them
   if (js.entitled) {
     t.entitled.insert(j.id);
+    t.queued_entitled += share(j);
   } else {
     t.others.insert({js.key, j.id});
     t.waiting.insert({now, j.id});
@@ -125,9 +126,10 @@ void DeepSharePolicy::dequeue(const JobSpec& j) {
   JobState& js = job_[j.id.index()];
   js.queued = false;
   t.pending_gpus -= share(j);
-  if (js.submit_entitled) t.queued_entitled -= share(j);
+  if (js.submit_entitled) t.queued_submit_entitled -= share(j);
   if (js.entitled) {
     t.entitled.erase(j.id);
+    t.queued_entitled -= share(j);
   } else {
     t.others.erase({js.key, j.id});
     t.waiting.erase({js.queued_since, j.id});
@@ -224,7 +226,9 @@ void DeepSharePolicy::ingest(const ClusterSnapshot& s) {
     js = JobState{};  // a driver may reuse the id of a job that left
     js.predicted = std::max<Time>(kSecond, predictor_->predict(j));
     accuracy_.predicted(id, js.predicted);
-    js.entitled = t.guaranteed + t.queued_entitled + share(j) <= quota(s, j.tenant.index());
+    // Entitlement as the metric defines it (DESIGN §4): requeued jobs that were entitled at
+    // submit count among the queued entitled ones.
+    js.entitled = t.guaranteed + t.queued_submit_entitled + share(j) <= quota(s, j.tenant.index());
     js.submit_entitled = js.entitled;
     enqueue(j, s.now, 0);
     waits_on_arrival_.push_back({id, WaitReason::Priority});

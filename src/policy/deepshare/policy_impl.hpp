@@ -46,9 +46,10 @@ struct TenantState {
   int guaranteed = 0;                         // running guaranteed jobs
   int borrowed = 0;                           // running borrowed jobs
   int pending_gpus = 0;
-  int queued_entitled = 0;  // pending jobs entitled at submit (also requeued ones, as the
-                            // metric's definition of entitlement counts them)
-  double forecast = 0;      // smoothed demand
+  int queued_entitled = 0;         // pending entitled jobs that have not started yet
+  int queued_submit_entitled = 0;  // pending jobs entitled at submit, requeued ones too (the
+                                   // metric's definition of entitlement counts them)
+  double forecast = 0;             // smoothed demand
   Time last_reclaim = -kNever / 2;
   Lending lend;
   double lent = 0;
