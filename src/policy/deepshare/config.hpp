@@ -46,14 +46,15 @@ struct Config {
   Time deadline_margin = seconds(30);  // reclaim by SLO - margin at the latest
 
   // Time slicing of long-running work (slicing.cpp).
-  bool time_slicing = true;         // preempt work far past a pending job's predicted size
-  double fresh_gpu_s = 18000;       // jobs below this attained service are fresh (Tiresias')
-  Time slice_min = seconds(1800);   // victims have run at least this long ...
-  double slice_ratio = 0;           // ... and this many times the pending job's prediction
-  double slice_past = 0;            // ... and this many times their own prediction (0: any)
-  Time slice_lost = seconds(60);    // victims lose at most this much work (else: at checkpoint)
-  int slice_attempts = 8;           // pending jobs that may slice per cycle
-  Time drain_after = seconds(600);  // a job of whole nodes waiting this long drains nodes
+  bool time_slicing = true;            // preempt work far past a pending job's predicted size
+  double fresh_gpu_s = 18000;          // jobs below this attained service are fresh (Tiresias')
+  Time slice_min = seconds(1800);      // victims have run at least this long ...
+  double slice_ratio = 0;              // ... and this many times the pending job's prediction
+  double slice_past = 0;               // ... and this many times their own prediction (0: any)
+  Time slice_lost = seconds(60);       // victims lose at most this much work (else: at checkpoint)
+  int slice_attempts = 8;              // pending jobs that may slice per cycle
+  Time checkpoint_grid = seconds(60);  // wake-ups at victims' checkpoints, rounded up to this
+  Time drain_after = seconds(600);     // a job of whole nodes waiting this long drains nodes
 
   // Sharing.
   double sharing_min_assurance = 0.5;  // no sharing on GPUs of tenants below this

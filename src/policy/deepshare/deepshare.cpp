@@ -47,7 +47,9 @@ Decisions DeepSharePolicy::decide(const ClusterSnapshot& s) {
   Decisions out;
   ++cycles_;
   FreeMap free(s);
+  free_gpus_ = free.total_free_gpus(nodes_);
   ingest(s);
+  collect_checkpoints(s);
   out.waiting = std::move(waits_on_arrival_);  // later phases may state other reasons
   waits_on_arrival_.clear();
   update_assurance(s);
@@ -109,6 +111,7 @@ void DeepSharePolicy::enqueue(const JobSpec& j, Time now, Time attained) {
   JobState& js = job_[j.id.index()];
   js.key = key(j, attained);
   js.queued = true;
+  ++t.queue_epoch;
   js.queued_since = now;
   t.pending_gpus += share(j);
   if (js.submit_entitled) t.queued_submit_entitled += share(j);  // as ClusterState counts them
@@ -125,6 +128,7 @@ void DeepSharePolicy::dequeue(const JobSpec& j) {
   TenantState& t = tenants_[j.tenant.index()];
   JobState& js = job_[j.id.index()];
   js.queued = false;
+  ++t.queue_epoch;
   t.pending_gpus -= share(j);
   if (js.submit_entitled) t.queued_submit_entitled -= share(j);
   if (js.entitled) {
@@ -138,6 +142,7 @@ void DeepSharePolicy::dequeue(const JobSpec& j) {
 
 // A job stopped running (finished or requeued): release its accounting.
 void DeepSharePolicy::stopped(const ClusterSnapshot& s, JobId id) {
+  ++epoch_;
   JobState& js = job_[id.index()];
   const JobSpec& j = s.jobs[id.index()];
   TenantState& t = tenants_[j.tenant.index()];
@@ -147,8 +152,7 @@ void DeepSharePolicy::stopped(const ClusterSnapshot& s, JobId id) {
   js.away = false;
   js.quota_counted = false;
   if (js.run == Run::Borrowed) {
-    t.borrowed -= share(j);
-    borrowed_running_.erase(id);
+    remove_borrowed(s, id);
   }
   if (js.run != Run::None) exclusive_[j.gpus].erase(id);
   js.run = Run::None;
@@ -160,14 +164,12 @@ void DeepSharePolicy::stopped(const ClusterSnapshot& s, JobId id) {
     ps.partner = JobId();
     if (ps.run != Run::None) settle(p.id, s.now, 1.0);  // alone again: full speed
     if (ps.run == Run::Shared) {
-      TenantState& pt = tenants_[p.tenant.index()];
       if (ps.quota_counted) {
         ps.run = Run::Guaranteed;  // its quota is already counted
         ps.quota_counted = false;
       } else {
         ps.run = Run::Borrowed;
-        pt.borrowed += share(p);
-        borrowed_running_.insert(p.id);
+        add_borrowed(s, p.id);
       }
     }
     if (ps.run != Run::None) add_exclusive(p);
@@ -249,6 +251,7 @@ void DeepSharePolicy::adopt(const ClusterSnapshot& s, JobId id) {
   js.prog_at = s.now;
   js.prog_speed = r.speed;
   js.attained0 = r.attained;
+  track_run(s, id);
   if (!js.partner.valid()) {
     for (JobId other : s.running) {
       if (other == id || job_[other.index()].partner.valid()) continue;
@@ -266,8 +269,8 @@ void DeepSharePolicy::adopt(const ClusterSnapshot& s, JobId id) {
   }
   if (r.borrowed) {
     js.run = Run::Borrowed;
-    t.borrowed += share(j);
-    borrowed_running_.insert(id);
+    js.started_at = r.last_start;
+    add_borrowed(s, id);
   } else {
     js.run = Run::Guaranteed;
     t.guaranteed += share(j);
@@ -328,6 +331,11 @@ Time DeepSharePolicy::next_checkpoint(const ClusterSnapshot& s, JobId id, Time f
   return from + static_cast<Time>(std::ceil((next - done) / js.prog_speed));
 }
 
+Time DeepSharePolicy::on_grid(Time t) const {
+  if (t == kNever || c_.checkpoint_grid <= 0) return t;
+  return (t + c_.checkpoint_grid - 1) / c_.checkpoint_grid * c_.checkpoint_grid;
+}
+
 double DeepSharePolicy::cost_of(const ClusterSnapshot& s, JobId id) const {
   const JobSpec& v = s.jobs[id.index()];
   return to_seconds(lost_now(s, id) + restart_overhead(v.gpus)) * v.gpus;
@@ -342,7 +350,10 @@ void DeepSharePolicy::preempted(const ClusterSnapshot& s, FreeMap& free, Decisio
   const double kept = checkpoint_kept(progress(s, v), interval);
   // A shared job holds no GPUs of its own: the snapshot's free share of an oversubscribed
   // GPU is 0, and it becomes free when its partner leaves.
-  if (vs.run != Run::Shared) free.give(s.runtime[v.index()].placement, vj.gpu_milli);
+  if (vs.run != Run::Shared) {
+    free.give(s.runtime[v.index()].placement, vj.gpu_milli);
+    if (vj.gpu_milli == kMilliPerGpu) free_gpus_ += vj.gpus;
+  }
   stopped(s, v);
   vs.prog = kept - static_cast<double>(restart_overhead(vj.gpus));
   vs.preempted = true;
@@ -375,6 +386,50 @@ void DeepSharePolicy::preempt_victim(const ClusterSnapshot& s, FreeMap& free, De
   preempted(s, free, out, id);
 }
 
+void EndIndex::add(Time end, int share) {
+  if (end < mark_)
+    overdue_ += share;
+  else
+    ends_[end] += share;
+}
+
+void EndIndex::remove(Time end, int share) {
+  if (end < mark_) {
+    overdue_ -= share;
+    return;
+  }
+  auto it = ends_.find(end);
+  if (it != ends_.end() && (it->second -= share) == 0) ends_.erase(it);
+}
+
+int EndIndex::within(Time now, Time horizon) {
+  while (!ends_.empty() && ends_.begin()->first < now) {
+    overdue_ += ends_.begin()->second;
+    ends_.erase(ends_.begin());
+  }
+  mark_ = std::max(mark_, now);
+  int sum = overdue_;
+  for (auto it = ends_.begin(); it != ends_.end() && it->first <= now + horizon; ++it)
+    sum += it->second;
+  return sum;
+}
+
+void DeepSharePolicy::add_borrowed(const ClusterSnapshot& s, JobId id) {
+  JobState& js = job_[id.index()];
+  const JobSpec& j = s.jobs[id.index()];
+  tenants_[j.tenant.index()].borrowed += share(j);
+  borrowed_running_.insert(id);
+  js.borrow_end = js.started_at + std::max<Time>(0, js.predicted - js.attained0);
+  ends_.add(js.borrow_end, share(j));
+}
+
+void DeepSharePolicy::remove_borrowed(const ClusterSnapshot& s, JobId id) {
+  const JobSpec& j = s.jobs[id.index()];
+  tenants_[j.tenant.index()].borrowed -= share(j);
+  borrowed_running_.erase(id);
+  ends_.remove(job_[id.index()].borrow_end, share(j));
+}
+
 Time DeepSharePolicy::remaining(const ClusterSnapshot& s, JobId id) const {
   const JobRuntime& r = s.runtime[id.index()];
   const Time ran = r.attained + (s.now - r.last_start);
@@ -395,16 +450,19 @@ void DeepSharePolicy::update_assurance(const ClusterSnapshot& s) {
     if (!ts.entitled.empty()) a.oldest_wait = s.now - s.jobs[ts.entitled.begin()->index()].submit;
     a.lent = ts.lent;
   }
-  if (borrowed_total() > 0) {
+  const int total = borrowed_total();
+  if (total > 0) {
+    Time horizon = -1;  // the back share for one SLO at a time (usually all tenants')
+    double back = 1.0;
     for (std::size_t t = 0; t < tenants_.size(); ++t) {
-      if (in[t].lent <= 0) continue;
-      int back = 0, total = 0;
-      for (JobId id : borrowed_running_) {
-        total += share(s.jobs[id.index()]);
-        if (!c_.prediction || remaining(s, id) <= s.tenants[t].slo_queue)
-          back += share(s.jobs[id.index()]);
+      if (in[t].lent <= 0 || !c_.prediction) continue;
+      // A job's remaining time is at least a minute (remaining()).
+      const Time h = std::max(s.tenants[t].slo_queue, kMinute);
+      if (h != horizon) {
+        horizon = h;
+        back = static_cast<double>(ends_.within(s.now, h)) / total;
       }
-      in[t].lent_back = total ? static_cast<double>(back) / total : 1.0;
+      in[t].lent_back = back;
     }
   }
   signal_.update(s.now, in);
@@ -418,21 +476,23 @@ void DeepSharePolicy::update_assurance(const ClusterSnapshot& s) {
 void DeepSharePolicy::start(const ClusterSnapshot& s, FreeMap& free, Decisions& out,
                             const JobSpec& j, Placement p, Run run) {
   free.take(p, j.gpu_milli);
+  if (j.gpu_milli == kMilliPerGpu) free_gpus_ -= j.gpus;
   dequeue(j);
   JobState& js = job_[j.id.index()];
   js.entitled = false;  // its start was what entitlement promised; requeued, it is like others
   js.run = run;
   js.attained0 = s.runtime[j.id.index()].attained;
+  js.started_at = s.now;
   js.prog_at = s.now;  // js.prog: kept progress (0 at first start)
   js.prog_speed = 1;
+  track_run(s, j.id);
   TenantState& t = tenants_[j.tenant.index()];
   if (run == Run::Guaranteed) {
     t.guaranteed += share(j);
     js.away = is_away(s, j, p);
     if (js.away) away_running_.insert(j.id);
   } else {
-    t.borrowed += share(j);
-    borrowed_running_.insert(j.id);
+    add_borrowed(s, j.id);
     ++borrowed_starts_;
   }
   add_exclusive(j);

@@ -63,10 +63,13 @@ void DeepSharePolicy::run_drains(const ClusterSnapshot& s, FreeMap& free, Decisi
     const Time interval = std::max<Time>(s.tenants[t].checkpoint_interval, c_.min_runtime);
     if (!job_[d.job.index()].queued || s.now - d.since > 2 * interval) {
       ts.drain.reset();
+      ++epoch_;  // its nodes are free for others again
       continue;
     }
     // Step 2: preempt what is cheap now (right after its checkpoint).
-    for (JobId id : s.running) {
+    next_wake_ = std::min(next_wake_, next_cheap());
+    for (const auto& e : window_) {
+      const JobId id = e.job;
       const JobState& vs = job_[id.index()];
       if (vs.run == Run::None || vs.run == Run::Shared || vs.preempted) continue;
       if (!touches_any(s.runtime[id.index()].placement, d.nodes)) continue;
@@ -76,12 +79,7 @@ void DeepSharePolicy::run_drains(const ClusterSnapshot& s, FreeMap& free, Decisi
       if (partner.valid() && (!drainable(s, partner, j.tenant) ||
                               s.runtime[partner.index()].status != JobStatus::Running))
         continue;
-      if (lost_now(s, id) > c_.slice_lost ||
-          (partner.valid() && lost_now(s, partner) > c_.slice_lost)) {
-        next_wake_ = std::min(next_wake_, next_checkpoint(s, id));
-        if (partner.valid()) next_wake_ = std::min(next_wake_, next_checkpoint(s, partner));
-        continue;
-      }
+      if (partner.valid() && lost_now(s, partner) > c_.slice_lost) continue;
       if (partner.valid()) {  // a shared partner holds no GPUs: it goes first
         drain_lost_ += to_seconds(lost_now(s, partner)) * s.jobs[partner.index()].gpus;
         preempted(s, free, out, partner);
@@ -95,6 +93,7 @@ void DeepSharePolicy::run_drains(const ClusterSnapshot& s, FreeMap& free, Decisi
         start(s, free, out, j, std::move(*p), Run::Guaranteed);
         ++drains_;
         ts.drain.reset();
+        ++epoch_;
         continue;
       }
     // Hold the nodes' free GPUs for the job.
@@ -108,6 +107,7 @@ void DeepSharePolicy::run_drains(const ClusterSnapshot& s, FreeMap& free, Decisi
       if (a.gpu_mask) held.push_back(a);
     }
     free.take(held, kMilliPerGpu);
+    for (const auto& a : held) free_gpus_ -= a.gpus();
     held_.insert(held_.end(), held.begin(), held.end());
     note_wait(out, j.id, WaitReason::Reclaim);
   }
@@ -116,7 +116,9 @@ void DeepSharePolicy::run_drains(const ClusterSnapshot& s, FreeMap& free, Decisi
 // Step 1, for tenant t (from make_room, after the placement phases).
 void DeepSharePolicy::start_drain(const ClusterSnapshot& s, std::size_t t) {
   TenantState& ts = tenants_[t];
-  if (ts.drain || ts.waiting.empty()) return;
+  // Jobs become drainable as they run: retried when some job reached its checkpoint.
+  if (ts.drain || ts.waiting.empty() || ts.drain_epoch == window_epoch_) return;
+  ts.drain_epoch = window_epoch_;
   // The longest-waiting job of at least a node's GPUs (a few are looked at).
   const JobSpec* j = nullptr;
   int looked = 0;

@@ -1,6 +1,7 @@
 // The placement phases of the DeepShare policy (3-7 in deepshare.hpp).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "policy/deepshare/policy_impl.hpp"
 #include "policy/deepshare/reclaim.hpp"
@@ -69,7 +70,7 @@ void DeepSharePolicy::place_entitled(const ClusterSnapshot& s, FreeMap& free, De
         note_wait(out, j.id, WaitReason::Reclaim);
         break;  // keep submit order within the tenant
       }
-      if (o == Outcome::NoRoom) note_wait(out, j.id, room_reason(free.total_free_gpus(nodes_), j));
+      if (o == Outcome::NoRoom) note_wait(out, j.id, room_reason(free_gpus_, j));
       // Started, or no reclaim can make room for it: later entitled jobs may still fit.
     }
   }
@@ -81,6 +82,7 @@ void DeepSharePolicy::place_entitled(const ClusterSnapshot& s, FreeMap& free, De
 void DeepSharePolicy::place_entitled_freed(const ClusterSnapshot& s, FreeMap& free,
                                            Decisions& out) {
   free.give(held_, kMilliPerGpu);
+  for (const auto& a : held_) free_gpus_ += a.gpus();
   for (TenantState& ts : tenants_)
     for (auto it = ts.entitled.begin(); it != ts.entitled.end();) {
       const JobSpec& j = s.jobs[it->index()];
@@ -97,6 +99,7 @@ void DeepSharePolicy::place_entitled_freed(const ClusterSnapshot& s, FreeMap& fr
         a.gpu_mask &= ~(std::uint64_t{1} << k);
   }
   free.take(held_, kMilliPerGpu);
+  for (const auto& a : held_) free_gpus_ -= a.gpus();
 }
 
 // Phase 3, step "reclaim": wait for borrowers predicted to end before the deadline,
@@ -123,7 +126,7 @@ DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot&
         first = std::min(first, end);
       }
     }
-    if (soon + free.total_free_gpus(nodes_) >= j.gpus) {
+    if (soon + free_gpus_ >= j.gpus) {
       ++waits_;
       next_wake_ = std::min({next_wake_, deadline, first});
       return Outcome::Waiting;
@@ -134,24 +137,24 @@ DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot&
   // have no SLO) only victims that would lose at most slice_lost, i.e. right after their
   // checkpoint; the others are looked at again at their next checkpoint.
   const bool cheap_only = !js.entitled || !due;
-  Time soonest = kNever;
   std::vector<Victim> candidates;
-  for (const auto* set : {&borrowed_running_, &away_running_})
-    for (JobId id : *set) {
-      const JobRuntime& r = s.runtime[id.index()];
-      const JobState& vs = job_[id.index()];
-      if (vs.away && s.jobs[id.index()].tenant == j.tenant) continue;  // its own quota
-      if (!due && s.now - r.last_start < c_.min_runtime) continue;
-      const JobId partner = vs.partner;  // a sharing pair goes together
-      const Time lost = std::max(lost_now(s, id), partner.valid() ? lost_now(s, partner) : 0);
-      if (cheap_only && lost > c_.slice_lost) {
-        soonest = std::min(soonest, next_checkpoint(s, id));
-        if (partner.valid()) soonest = std::min(soonest, next_checkpoint(s, partner));
-        continue;
-      }
-      // Not when preempted earlier in this cycle (perhaps restarted since).
-      if (auto v = as_victim(s, id)) candidates.push_back(*v);
-    }
+  auto consider = [&](JobId id) {
+    const JobRuntime& r = s.runtime[id.index()];
+    const JobState& vs = job_[id.index()];
+    if (vs.run != Run::Borrowed && !vs.away) return;
+    if (vs.away && s.jobs[id.index()].tenant == j.tenant) return;  // its own quota
+    if (!due && s.now - r.last_start < c_.min_runtime) return;
+    const JobId partner = vs.partner;  // a sharing pair goes together
+    if (cheap_only && partner.valid() && lost_now(s, partner) > c_.slice_lost) return;
+    // Not when preempted earlier in this cycle (perhaps restarted since).
+    if (auto v = as_victim(s, id)) candidates.push_back(*v);
+  };
+  if (cheap_only) {
+    for (const auto& e : window_) consider(e.job);  // at their checkpoint
+  } else {
+    for (const auto* set : {&borrowed_running_, &away_running_})
+      for (JobId id : *set) consider(id);
+  }
   // At its deadline an entitled job may also take its own tenant's jobs (the tenant's own
   // quota, spent on its SLO; e.g. shares of GPUs that borrowers cannot free alone).
   if (due && js.entitled && c_.time_slicing && !plan_home(free, j, candidates))
@@ -166,7 +169,7 @@ DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot&
   auto plan = plan_home(free, j, std::move(candidates));
   if (!plan) {
     if (due && js.entitled) return Outcome::NoRoom;
-    next_wake_ = std::min({next_wake_, js.entitled ? deadline : kNever, soonest});
+    next_wake_ = std::min({next_wake_, js.entitled ? deadline : kNever, next_cheap()});
     return Outcome::Waiting;
   }
   for (JobId v : plan->victims) {
@@ -186,6 +189,9 @@ void DeepSharePolicy::place_within_quota(const ClusterSnapshot& s, FreeMap& free
   for (std::size_t t = 0; t < tenants_.size(); ++t) {
     TenantState& ts = tenants_[t];
     if (!start_aged(s, free, out, t)) continue;  // the tenant's quota drains for it
+    ScanMark& mark = ts.quota_scan;
+    if (ts.others.empty() || (mark.valid && mark.epoch == epoch_ && mark.queue == ts.queue_epoch))
+      continue;  // nothing freed and nothing new since its last scan
     int scanned = 0, reclaims = 0;
     for (auto it = ts.others.begin(); it != ts.others.end() && scanned < kScan; ++scanned) {
       const JobSpec& j = s.jobs[it->second.index()];
@@ -209,9 +215,9 @@ void DeepSharePolicy::place_within_quota(const ClusterSnapshot& s, FreeMap& free
       const Outcome o = attempt ? reclaim_or_wait(s, free, out, j) : Outcome::NoRoom;
       if (o != Outcome::Started)
         note_wait(out, j.id,
-                  o == Outcome::Waiting ? WaitReason::Reclaim
-                                        : room_reason(free.total_free_gpus(nodes_), j));
+                  o == Outcome::Waiting ? WaitReason::Reclaim : room_reason(free_gpus_, j));
     }
+    mark = ScanMark{true, epoch_, ts.queue_epoch, 0, kNever};
   }
 }
 
@@ -235,15 +241,16 @@ bool DeepSharePolicy::start_aged(const ClusterSnapshot& s, FreeMap& free, Decisi
     note_wait(out, j.id, WaitReason::Quota);
     return false;
   }
+  ScanMark& mark = ts.aged_scan;
+  if (mark.valid && mark.epoch == epoch_ && mark.queue == ts.queue_epoch) return false;
   if (auto p = place_guaranteed(free, j)) {
     start(s, free, out, j, std::move(*p), Run::Guaranteed);
     return true;
   }
   const Outcome o = reclaim_or_wait(s, free, out, j);
   if (o != Outcome::Started)
-    note_wait(
-        out, j.id,
-        o == Outcome::Waiting ? WaitReason::Reclaim : room_reason(free.total_free_gpus(nodes_), j));
+    note_wait(out, j.id, o == Outcome::Waiting ? WaitReason::Reclaim : room_reason(free_gpus_, j));
+  if (o != Outcome::Started) mark = ScanMark{true, epoch_, ts.queue_epoch, 0, kNever};
   return o == Outcome::Started;
 }
 
@@ -267,8 +274,14 @@ void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, De
     return borrowed_share(a) < borrowed_share(b);
   });
   const int headroom = static_cast<int>(std::ceil(lendable_total_ * c_.long_job_headroom));
+  int no_fit = std::numeric_limits<int>::max();  // fewest whole GPUs that found no room
   for (std::size_t t : order) {
     TenantState& ts = tenants_[t];
+    ScanMark& mark = ts.borrow_scan;
+    if (mark.valid && mark.epoch == epoch_ && mark.queue == ts.queue_epoch &&
+        available <= mark.available && s.now < mark.until)
+      continue;  // nothing freed, nothing new, no more to lend: as blocked as last time
+    Time until = kNever;
     int scanned = 0;
     for (auto it = ts.others.begin();
          it != ts.others.end() && scanned < kScan && aged_available > 0; ++scanned) {
@@ -276,8 +289,10 @@ void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, De
       ++it;
       const Time since = s.runtime[j.id.index()].queued_since;
       const bool aged = calm || s.now - since >= c_.borrow_aging;
-      if (!aged && share(j) > available && share(j) <= aged_available)
+      if (!aged && share(j) > available && share(j) <= aged_available) {
         next_wake_ = std::min(next_wake_, since + c_.borrow_aging);  // eligible then
+        until = std::min(until, since + c_.borrow_aging);
+      }
       if (share(j) > (aged ? aged_available : available)) {
         // Idle quota exists but is held back (reserves), or there is none to lend.
         note_wait(out, j.id, share(j) <= aged_available ? WaitReason::Reserved : WaitReason::NoFit);
@@ -288,14 +303,19 @@ void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, De
         note_wait(out, j.id, WaitReason::Reserved);
         continue;
       }
-      if (auto p = place_job(free, nodes_, j)) {
+      const bool whole = j.gpu_milli == kMilliPerGpu;
+      std::optional<Placement> p;
+      if (!whole || j.gpus < no_fit) p = place_job(free, nodes_, j);
+      if (p) {
         available -= share(j);
         aged_available -= share(j);
         start(s, free, out, j, std::move(*p), Run::Borrowed);
       } else {
-        note_wait(out, j.id, room_reason(free.total_free_gpus(nodes_), j));
+        if (whole) no_fit = std::min(no_fit, j.gpus);  // capacity only shrinks in this phase
+        note_wait(out, j.id, room_reason(free_gpus_, j));
       }
     }
+    mark = ScanMark{true, epoch_, ts.queue_epoch, available, until};
   }
   borrow_room_ = std::max(0, available);  // what time slicing may still lend
 }
@@ -328,8 +348,10 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
   dequeue(j);
   js.run = Run::Shared;
   js.attained0 = s.runtime[j.id.index()].attained;
+  js.started_at = s.now;
   js.prog_at = s.now;
   js.prog_speed = choice->speed;  // until the next snapshot shows the observed rate
+  track_run(s, j.id);
   settle(choice->partner, s.now, choice->partner_speed);
   speed_unknown_.push_back(j.id);
   speed_unknown_.push_back(choice->partner);

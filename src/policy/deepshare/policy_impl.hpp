@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <queue>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,6 +38,39 @@ struct Drain {
   Time since = 0;
 };
 
+// A running job's next checkpoint (checkpoints.cpp); `run` tells stale entries apart.
+struct CheckpointEntry {
+  Time at = 0;
+  JobId job;
+  std::uint64_t run = 0;
+  bool operator>(const CheckpointEntry& o) const {
+    return at != o.at ? at > o.at : job != o.job ? o.job < job : run > o.run;
+  }
+};
+
+// What a tenant's last queue scan saw (phases.cpp): nothing to retry until capacity is
+// freed (`epoch`), its queue changes, lent capacity grows or time makes a job eligible.
+struct ScanMark {
+  bool valid = false;
+  std::uint64_t epoch = 0, queue = 0;
+  int available = 0;
+  Time until = kNever;
+};
+
+// Borrowed GPUs (milli-GPUs) by the predicted end of their jobs: how many come back within
+// a horizon, in O(changes) per query (jobs past their predicted end count as coming back).
+class EndIndex {
+ public:
+  void add(Time end, int share);
+  void remove(Time end, int share);
+  int within(Time now, Time horizon);  // shares ending by now + horizon (now never decreases)
+
+ private:
+  std::map<Time, int> ends_;
+  int overdue_ = 0;  // entries that ended before mark_
+  Time mark_ = -kNever;
+};
+
 // GPU quantities of tenants are in milli-GPUs (GPUs x gpu_milli): a fractional request
 // holds the share of a GPU it asks for, in quota as in lending.
 struct TenantState {
@@ -54,6 +88,9 @@ struct TenantState {
   Lending lend;
   double lent = 0;
   std::optional<Drain> drain;
+  std::uint64_t queue_epoch = 0;  // changes whenever a job enters or leaves its queues
+  ScanMark quota_scan, borrow_scan, aged_scan;
+  std::uint64_t drain_epoch = ~std::uint64_t{0};  // epoch of its last failed drain start
 };
 
 class DeepSharePolicy final : public Policy {
@@ -83,8 +120,12 @@ class DeepSharePolicy final : public Policy {
     double prog = 0;
     Time prog_at = 0;
     double prog_speed = 1;
-    Time attained0 = 0;  // attained service when it last started
-    bool away = false;   // guaranteed, on a node another tenant owns
+    Time attained0 = 0;        // attained service when it last started
+    std::uint64_t run_id = 0;  // this run (checkpoint entries of earlier runs are stale)
+    Time started_at = 0;       // of this run
+    Time borrow_end = 0;       // its key in ends_ while it runs borrowed
+    std::uint64_t slice_epoch = ~std::uint64_t{0};  // epoch of its last failed slice
+    bool away = false;                              // guaranteed, on a node another tenant owns
   };
   enum class Outcome { Started, Waiting, NoRoom };
 
@@ -108,12 +149,20 @@ class DeepSharePolicy final : public Policy {
   // First checkpoint of a running job at or after `from` (default: now).
   Time next_checkpoint(const ClusterSnapshot& s, JobId id, Time from = -1) const;
   double cost_of(const ClusterSnapshot& s, JobId id) const;  // GPU-seconds
+  // Wake-ups at checkpoints fall on a 60-s grid (checkpoint_grid): a victim then loses at
+  // most that much, and one cycle serves every checkpoint of the minute.
+  Time on_grid(Time t) const;
   void preempted(const ClusterSnapshot& s, FreeMap& free, Decisions& out, JobId id);
   // A running job as a reclaim victim, with its sharing partner if any (their GPUs free
   // only together); none when it or its partner cannot go in this cycle.
   std::optional<Victim> as_victim(const ClusterSnapshot& s, JobId id) const;
   void preempt_victim(const ClusterSnapshot& s, FreeMap& free, Decisions& out, JobId id);
   void settle(JobId id, Time now, double speed);  // progress up to now; then `speed`
+  // Checkpoints (checkpoints.cpp).
+  Time checkpoint_after(const ClusterSnapshot& s, JobId id, Time from) const;
+  void track_run(const ClusterSnapshot& s, JobId id);
+  void collect_checkpoints(const ClusterSnapshot& s);
+  Time next_cheap() const;  // when the next job reaches its checkpoint (on the grid)
   void observe_speeds(const ClusterSnapshot& s);  // speeds of jobs whose partner changed
   // Phase 2 (deepshare.cpp).
   Time remaining(const ClusterSnapshot& s, JobId id) const;
@@ -165,12 +214,24 @@ class DeepSharePolicy final : public Policy {
   std::vector<NodeId> nodes_;
   std::vector<std::vector<NodeId>> home_;  // per tenant: where its guaranteed work runs
   std::set<JobId> borrowed_running_;
+  EndIndex ends_;  // the borrowed running jobs by predicted end
+  void add_borrowed(const ClusterSnapshot& s, JobId id);
+  void remove_borrowed(const ClusterSnapshot& s, JobId id);
   // Guaranteed jobs running on nodes another tenant owns ("away"): the owner may take its
   // nodes back from them as from borrowers (they restart at home, within their quota).
   std::set<JobId> away_running_;
   std::map<int, std::set<JobId>> exclusive_;  // GPU count -> running jobs alone on their GPUs
   std::uint64_t partner_epoch_ = 0;
-  std::vector<JobId> speed_unknown_;  // started or joined sharing last cycle: speed not seen yet
+  std::vector<JobId> speed_unknown_;
+  std::priority_queue<CheckpointEntry, std::vector<CheckpointEntry>, std::greater<>> checkpoints_;
+  std::vector<CheckpointEntry> window_;  // jobs a preemption costs at most slice_lost now
+  std::uint64_t runs_ = 0;
+  // Changes whenever capacity may have been freed: a job stopped, a drain ended, or a job
+  // reached its checkpoint (a cheap victim). Scans that found nothing are not repeated
+  // until it changes.
+  std::uint64_t epoch_ = 0;
+  std::uint64_t window_epoch_ = 0;  // changes when a job reaches its checkpoint  // started or
+                                    // joined sharing last cycle: speed not seen yet
   std::vector<double> budgets_;
   Time budgets_at_ = -1;
   int unowned_ = 0;
@@ -179,9 +240,10 @@ class DeepSharePolicy final : public Policy {
   std::vector<RejectJob> rejected_;         // emitted with the next decisions
   std::vector<WaitNote> waits_on_arrival_;  // arrivals and requeues of this cycle
   int lendable_total_ = 0;
-  Placement held_;             // free GPUs drains hold in this cycle
-  int borrow_room_ = 0;        // lent capacity still free for borrowers after phase 6
-  int idle_total_ = 0;         // idle quota including reserves (not owed to entitled jobs)
+  Placement held_;       // free GPUs drains hold in this cycle
+  int free_gpus_ = 0;    // wholly free GPUs in this cycle's FreeMap (kept as jobs start and stop)
+  int borrow_room_ = 0;  // lent capacity still free for borrowers after phase 6
+  int idle_total_ = 0;   // idle quota including reserves (not owed to entitled jobs)
   bool present_risk_ = false;  // some tenant at risk or with entitled jobs waiting
   Time last_forecast_ = 0;
   Time next_wake_ = kNever;

@@ -97,14 +97,23 @@ std::optional<ReclaimPlan> plan_reclaim(const FreeMap& free, std::span<const Nod
   if (nodes.empty() || candidates.empty()) return std::nullopt;
   const Cluster& cluster = free.cluster();
   const int node_size = cluster.nodes[nodes.front().index()].gpus;
-  // The candidates touching each node, in cost order (whole-GPU victims free whole GPUs).
-  std::vector<int> slot(cluster.nodes.size(), -1);
-  for (std::size_t k = 0; k < nodes.size(); ++k) slot[nodes[k].index()] = static_cast<int>(k);
-  std::vector<std::vector<const Victim*>> on(nodes.size());
+  // The candidates touching each of `nodes` (ascending ids), in cost order: O(candidates),
+  // not O(cluster).
+  std::vector<std::pair<NodeId, const Victim*>> touch;
   for (const Victim& v : candidates)
     for (const auto& a : *v.placement)
-      if (slot[a.node.index()] >= 0)
-        on[static_cast<std::size_t>(slot[a.node.index()])].push_back(&v);
+      if (std::binary_search(nodes.begin(), nodes.end(), a.node)) touch.emplace_back(a.node, &v);
+  std::stable_sort(touch.begin(), touch.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<NodeId> group_node;
+  std::vector<std::vector<const Victim*>> on;
+  for (const auto& [n, v] : touch) {
+    if (group_node.empty() || group_node.back() != n) {
+      group_node.push_back(n);
+      on.emplace_back();
+    }
+    on.back().push_back(v);
+  }
   if (job.gpus <= node_size) {
     // Step 2, one node: the cheapest victims on each node until the job fits there (by
     // counting GPUs where that is exact, else on a scratch copy).
@@ -112,9 +121,8 @@ std::optional<ReclaimPlan> plan_reclaim(const FreeMap& free, std::span<const Nod
     std::vector<const Victim*> best_set;
     double best_cost = 0;
     std::optional<ReclaimPlan> scratch_best;
-    for (std::size_t k = 0; k < nodes.size(); ++k) {
-      if (on[k].empty()) continue;
-      const NodeId n = nodes[k];
+    for (std::size_t k = 0; k < group_node.size(); ++k) {
+      const NodeId n = group_node[k];
       if (job.gpu_milli < kMilliPerGpu || !whole_gpus_only(free, n, on[k])) {
         plan_on_node(free, n, job, on[k], scratch_best);
         continue;
@@ -148,19 +156,37 @@ std::optional<ReclaimPlan> plan_reclaim(const FreeMap& free, std::span<const Nod
     }
     std::optional<ReclaimPlan> counted;
     if (best) {
-      FreeMap scratch = free;
-      for (const Victim* v : best_set) scratch.give(*v->placement, v->milli);
-      const NodeId only[] = {nodes[*best]};
-      counted = finish(scratch, only, job, best_set);
+      // The job takes the lowest GPUs of the node that are free or freed (what
+      // place_consolidate would choose there), without a scratch copy of the map.
+      const NodeId n = group_node[*best];
+      const Node& node = cluster.nodes[n.index()];
+      std::uint64_t mask = 0;
+      for (int k = 0; k < node.gpus; ++k)
+        if (free.free_milli(node.first_gpu + k) == kMilliPerGpu) mask |= std::uint64_t{1} << k;
+      for (const Victim* v : best_set)
+        for (const auto& a : *v->placement)
+          if (a.node == n) mask |= a.gpu_mask;
+      NodeAlloc alloc{n, 0};
+      for (int taken = 0; taken < job.gpus && mask; ++taken) {
+        const std::uint64_t low = mask & (~mask + 1);
+        alloc.gpu_mask |= low;
+        mask &= mask - 1;
+      }
+      counted = ReclaimPlan{};
+      counted->placement = {alloc};
+      for (const Victim* v : best_set) {
+        counted->victims.push_back(v->job);
+        counted->cost += v->cost;
+      }
     }
     if (!scratch_best || (counted && counted->cost <= scratch_best->cost)) return counted;
     return scratch_best;
   }
   // Larger jobs: clear the nodes that are cheapest to clear (wholly free ones cost
   // nothing), then the cheapest victims anywhere for the rest; then minimality.
-  std::vector<std::pair<double, std::size_t>> clearable;  // (cost to clear, node slot)
-  for (std::size_t k = 0; k < nodes.size(); ++k) {
-    const NodeId n = nodes[k];
+  std::vector<std::pair<double, std::size_t>> clearable;  // (cost to clear, group)
+  for (std::size_t k = 0; k < group_node.size(); ++k) {
+    const NodeId n = group_node[k];
     int freeable = free.free_gpus(n);
     double cost = 0;
     for (const Victim* v : on[k]) {
@@ -169,7 +195,7 @@ std::optional<ReclaimPlan> plan_reclaim(const FreeMap& free, std::span<const Nod
     }
     if (freeable >= cluster.nodes[n.index()].gpus) clearable.emplace_back(cost, k);
   }
-  std::sort(clearable.begin(), clearable.end());
+  std::sort(clearable.begin(), clearable.end());  // (wholly free nodes need no victims)
   FreeMap scratch = free;
   std::vector<const Victim*> chosen;
   std::vector<char> given(candidates.size(), 0);

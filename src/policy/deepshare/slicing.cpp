@@ -32,10 +32,10 @@ namespace ds::deepshare {
 
 void DeepSharePolicy::make_room(const ClusterSnapshot& s, FreeMap& free, Decisions& out) {
   if (!c_.time_slicing) return;
-  // Step 1.
+  // Step 1: among the jobs at their checkpoint (checkpoints.cpp).
   std::vector<JobId> candidates;
-  Time soonest = kNever;  // next checkpoint of a job that is otherwise a candidate
-  for (JobId id : s.running) {
+  for (const auto& e : window_) {
+    const JobId id = e.job;
     const JobState& js = job_[id.index()];
     if ((js.run != Run::Guaranteed && js.run != Run::Borrowed) || js.partner.valid() ||
         js.preempted)
@@ -45,25 +45,15 @@ void DeepSharePolicy::make_room(const ClusterSnapshot& s, FreeMap& free, Decisio
     // Not fresh any more, and each run gets at least slice_min (a checkpoint interval):
     // no job is sliced twice in quick succession.
     const double gpus = static_cast<double>(share(s.jobs[id.index()])) / kMilliPerGpu;
-    const Time run_min = std::max(c_.min_runtime, c_.slice_min);
-    if (to_seconds(attained) * gpus < c_.fresh_gpu_s || s.now - r.last_start < run_min) {
-      // A candidate at its first checkpoint after it stops being fresh.
-      const Time fresh_end = r.last_start +
-                             seconds(static_cast<std::int64_t>(std::ceil(c_.fresh_gpu_s / gpus))) -
-                             r.attained;
-      soonest =
-          std::min(soonest, next_checkpoint(s, id, std::max(fresh_end, r.last_start + run_min)));
+    if (to_seconds(attained) * gpus < c_.fresh_gpu_s ||
+        s.now - r.last_start < std::max(c_.min_runtime, c_.slice_min))
       continue;
-    }
     if (c_.slice_past > 0 && c_.prediction &&
         static_cast<double>(attained) < c_.slice_past * static_cast<double>(js.predicted))
       continue;
-    if (lost_now(s, id) > c_.slice_lost) {
-      soonest = std::min(soonest, next_checkpoint(s, id));
-      continue;
-    }
     candidates.push_back(id);
   }
+  const Time soonest = next_cheap();
   for (std::size_t t = 0; t < tenants_.size(); ++t) start_drain(s, t);
   if (candidates.empty() && soonest == kNever) return;
   // Step 2: per tenant that has victims to take (borrowers anywhere; its own guaranteed
@@ -100,11 +90,14 @@ void DeepSharePolicy::make_room(const ClusterSnapshot& s, FreeMap& free, Decisio
       }
     for (JobId id : {first, oldest}) {
       if (!id.valid() || !job_[id.index()].queued) continue;  // none, or started just now
+      // Failed before, and no job has reached its checkpoint since: no new victims.
+      if (job_[id.index()].slice_epoch == window_epoch_) continue;
       ++attempts;
-      slice_for(s, free, out, s.jobs[id.index()], candidates);
+      if (!slice_for(s, free, out, s.jobs[id.index()], candidates))
+        job_[id.index()].slice_epoch = window_epoch_;
     }
   }
-  if (blocked && soonest != kNever) next_wake_ = std::min(next_wake_, soonest);
+  if (blocked) next_wake_ = std::min(next_wake_, soonest);
 }
 
 bool DeepSharePolicy::slice_for(const ClusterSnapshot& s, FreeMap& free, Decisions& out,
