@@ -28,6 +28,8 @@ Config Config::from(const PolicyOptions& o) {
   c.lend_backoff =
       seconds(o.get_int("lend_backoff_s", static_cast<long>(c.lend_backoff / kSecond)));
   c.ewma_tau = seconds(o.get_int("ewma_tau_s", static_cast<long>(c.ewma_tau / kSecond)));
+  c.assurance_refresh =
+      seconds(o.get_int("assurance_refresh_s", static_cast<long>(c.assurance_refresh / kSecond)));
   c.sharing_scan = static_cast<int>(o.get_int("sharing_scan", c.sharing_scan));
   c.partner_scan = static_cast<int>(o.get_int("partner_scan", c.partner_scan));
   c.borrow_aging =
@@ -42,6 +44,7 @@ const char* option_keys() {
          "on|off, reserve_min, "
          "reserve_at_risk, "
          "sharing_budget, sharing_min_assurance, min_runtime_s, lend_backoff_s, ewma_tau_s, "
+         "assurance_refresh_s, "
          "long_job_s, borrow_aging_s, quota_aging_s, sharing_scan, partner_scan, slice_min_s, "
          "fresh_gpu_s, slice_ratio, slice_past, slice_lost_s, slice_attempts, "
          "predictor=user|history|tenant|global";

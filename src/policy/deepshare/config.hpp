@@ -26,8 +26,9 @@ struct Config {
   double weight_share = 0.4;     // a_raw = ws*share + wd*delay + wo*outlook
   double weight_delay = 0.4;
   double weight_outlook = 0.2;
-  double at_risk_below = 0.6;  // hysteresis: enter "at risk" below this ...
-  double healthy_above = 0.8;  // ... and leave it above this
+  double at_risk_below = 0.6;            // hysteresis: enter "at risk" below this ...
+  double healthy_above = 0.8;            // ... and leave it above this
+  Time assurance_refresh = seconds(60);  // every tenant's A_t and lending at least this often
 
   // Lending.
   double reserve_min = 0.05;          // share of idle quota always kept back

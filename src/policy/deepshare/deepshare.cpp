@@ -112,15 +112,18 @@ void DeepSharePolicy::enqueue(const JobSpec& j, Time now, Time attained) {
   js.key = key(j, attained);
   js.queued = true;
   ++t.queue_epoch;
+  touch(j.tenant.index());
   js.queued_since = now;
   t.pending_gpus += share(j);
   if (js.submit_entitled) t.queued_submit_entitled += share(j);  // as ClusterState counts them
   if (js.entitled) {
     t.entitled.insert(j.id);
     t.queued_entitled += share(j);
+    entitled_tenants_.insert(j.tenant.index());
   } else {
     t.others.insert({js.key, j.id});
     t.waiting.insert({now, j.id});
+    other_tenants_.insert(j.tenant.index());
   }
 }
 
@@ -129,20 +132,24 @@ void DeepSharePolicy::dequeue(const JobSpec& j) {
   JobState& js = job_[j.id.index()];
   js.queued = false;
   ++t.queue_epoch;
+  touch(j.tenant.index());
   t.pending_gpus -= share(j);
   if (js.submit_entitled) t.queued_submit_entitled -= share(j);
   if (js.entitled) {
     t.entitled.erase(j.id);
     t.queued_entitled -= share(j);
+    if (t.entitled.empty()) entitled_tenants_.erase(j.tenant.index());
   } else {
     t.others.erase({js.key, j.id});
     t.waiting.erase({js.queued_since, j.id});
+    if (t.others.empty()) other_tenants_.erase(j.tenant.index());
   }
 }
 
 // A job stopped running (finished or requeued): release its accounting.
 void DeepSharePolicy::stopped(const ClusterSnapshot& s, JobId id) {
   ++epoch_;
+  touch(s.jobs[id.index()].tenant.index());
   JobState& js = job_[id.index()];
   const JobSpec& j = s.jobs[id.index()];
   TenantState& t = tenants_[j.tenant.index()];
@@ -180,7 +187,7 @@ void DeepSharePolicy::stopped(const ClusterSnapshot& s, JobId id) {
 void DeepSharePolicy::add_exclusive(const JobSpec& j) {
   if (j.gpu_memory_mib <= 0) return;
   exclusive_[j.gpus].insert(j.id);
-  ++partner_epoch_;
+  ++partner_epoch_[j.gpus];  // a new partner for jobs of this many GPUs
 }
 
 void DeepSharePolicy::ingest(const ClusterSnapshot& s) {
@@ -418,7 +425,9 @@ void DeepSharePolicy::add_borrowed(const ClusterSnapshot& s, JobId id) {
   JobState& js = job_[id.index()];
   const JobSpec& j = s.jobs[id.index()];
   tenants_[j.tenant.index()].borrowed += share(j);
+  borrowed_sum_ += share(j);
   borrowed_running_.insert(id);
+  touch(j.tenant.index());
   js.borrow_end = js.started_at + std::max<Time>(0, js.predicted - js.attained0);
   ends_.add(js.borrow_end, share(j));
 }
@@ -426,6 +435,7 @@ void DeepSharePolicy::add_borrowed(const ClusterSnapshot& s, JobId id) {
 void DeepSharePolicy::remove_borrowed(const ClusterSnapshot& s, JobId id) {
   const JobSpec& j = s.jobs[id.index()];
   tenants_[j.tenant.index()].borrowed -= share(j);
+  borrowed_sum_ -= share(j);
   borrowed_running_.erase(id);
   ends_.remove(job_[id.index()].borrow_end, share(j));
 }
@@ -436,41 +446,54 @@ Time DeepSharePolicy::remaining(const ClusterSnapshot& s, JobId id) const {
   return std::max<Time>(kMinute, job_[id.index()].predicted - ran);
 }
 
+void DeepSharePolicy::touch(std::size_t t) {
+  TenantState& ts = tenants_[t];
+  if (!ts.assurance_dirty) assurance_dirty_.push_back(t);
+  if (!ts.lending_dirty) lending_dirty_.push_back(t);
+  ts.assurance_dirty = ts.lending_dirty = true;
+}
+
+// Phase 2: the tenants whose inputs changed, those with entitled jobs waiting (their delay
+// term moves with time), and every tenant each assurance_refresh.
 void DeepSharePolicy::update_assurance(const ClusterSnapshot& s) {
-  // Share of borrowed GPUs predicted back within each tenant's SLO.
-  std::vector<AssuranceInputs> in(tenants_.size());
-  for (std::size_t t = 0; t < tenants_.size(); ++t) {
-    const TenantState& ts = tenants_[t];
-    const Tenant& tenant = s.tenants[t];
-    AssuranceInputs& a = in[t];
+  const int total = borrowed_total();
+  Time horizon = -1;  // the back share for one SLO at a time (usually all tenants')
+  double back = 1.0;
+  auto refresh = [&](std::size_t t) {
+    TenantState& ts = tenants_[t];
+    ts.assurance_dirty = false;
+    AssuranceInputs a;
     a.quota = quota(s, t);
     a.held = ts.guaranteed + ts.borrowed;
     a.demand = a.held + ts.pending_gpus;
-    a.slo = tenant.slo_queue;
+    a.slo = s.tenants[t].slo_queue;
     if (!ts.entitled.empty()) a.oldest_wait = s.now - s.jobs[ts.entitled.begin()->index()].submit;
     a.lent = ts.lent;
-  }
-  const int total = borrowed_total();
-  if (total > 0) {
-    Time horizon = -1;  // the back share for one SLO at a time (usually all tenants')
-    double back = 1.0;
-    for (std::size_t t = 0; t < tenants_.size(); ++t) {
-      if (in[t].lent <= 0 || !c_.prediction) continue;
+    if (total > 0 && a.lent > 0 && c_.prediction) {
       // A job's remaining time is at least a minute (remaining()).
-      const Time h = std::max(s.tenants[t].slo_queue, kMinute);
+      const Time h = std::max(a.slo, kMinute);
       if (h != horizon) {
         horizon = h;
         back = static_cast<double>(ends_.within(s.now, h)) / total;
       }
-      in[t].lent_back = back;
+      a.lent_back = back;
     }
+    signal_.update(t, s.now, a);
+    const double alpha = 1.0 - std::exp(-static_cast<double>(s.now - ts.forecast_at) /
+                                        static_cast<double>(c_.demand_tau));
+    ts.forecast += alpha * (a.demand - ts.forecast);
+    ts.forecast_at = s.now;
+  };
+  if (s.now - assurance_at_ >= c_.assurance_refresh) {
+    assurance_at_ = s.now;
+    for (std::size_t t = 0; t < tenants_.size(); ++t) refresh(t);
+  } else {
+    for (std::size_t t : assurance_dirty_)
+      if (tenants_[t].assurance_dirty) refresh(t);
+    for (std::size_t t : entitled_tenants_)
+      if (s.now != signal_.updated(t)) refresh(t);
   }
-  signal_.update(s.now, in);
-  const double alpha = 1.0 - std::exp(-static_cast<double>(s.now - last_forecast_) /
-                                      static_cast<double>(c_.demand_tau));
-  for (std::size_t t = 0; t < tenants_.size(); ++t)
-    tenants_[t].forecast += alpha * (in[t].demand - tenants_[t].forecast);
-  last_forecast_ = s.now;
+  assurance_dirty_.clear();
 }
 
 void DeepSharePolicy::start(const ClusterSnapshot& s, FreeMap& free, Decisions& out,
@@ -487,6 +510,7 @@ void DeepSharePolicy::start(const ClusterSnapshot& s, FreeMap& free, Decisions& 
   js.prog_speed = 1;
   track_run(s, j.id);
   TenantState& t = tenants_[j.tenant.index()];
+  touch(j.tenant.index());
   if (run == Run::Guaranteed) {
     t.guaranteed += share(j);
     js.away = is_away(s, j, p);

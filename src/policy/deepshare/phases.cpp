@@ -10,15 +10,15 @@
 namespace ds::deepshare {
 
 int DeepSharePolicy::borrowed_total() const {
-  int b = 0;
-  for (const auto& t : tenants_) b += t.borrowed;
-  return b;
+  return borrowed_sum_;
 }
 
+// Phase 5: each tenant's Lending, recomputed for the tenants whose inputs changed (and for
+// all every assurance_refresh); the totals are kept as sums of the cached values.
 void DeepSharePolicy::compute_lending(const ClusterSnapshot& s) {
-  int lendable = unowned_;
-  for (std::size_t t = 0; t < tenants_.size(); ++t) {
+  auto refresh = [&](std::size_t t) {
     TenantState& ts = tenants_[t];
+    ts.lending_dirty = false;
     LendInputs in;
     in.quota = quota(s, t);
     in.unit = kMilliPerGpu;
@@ -26,28 +26,41 @@ void DeepSharePolicy::compute_lending(const ClusterSnapshot& s) {
     in.assurance = signal_.value(t);
     in.forecast_demand = std::min<double>(ts.forecast, in.quota);
     in.since_reclaim = s.now - ts.last_reclaim;
+    lendable_sum_ -= ts.lend.lendable;
+    idle_sum_ -= ts.lend.idle;
     ts.lend = lending(in, c_);
-    lendable += ts.lend.lendable;
+    lendable_sum_ += ts.lend.lendable;
+    idle_sum_ += ts.lend.idle;
+  };
+  const bool all = s.now - lending_at_ >= c_.assurance_refresh;
+  if (all) {
+    lending_at_ = s.now;
+    for (std::size_t t = 0; t < tenants_.size(); ++t) refresh(t);
+  } else {
+    for (std::size_t t : lending_dirty_)
+      if (tenants_[t].lending_dirty) refresh(t);
   }
-  lendable_total_ = lendable;
-  // Present risk: some tenant is at risk or has entitled jobs waiting. Without it, every
-  // idle GPU is lent at once (reserves protect against present risk, not forecasts;
-  // capacity a lender needs later comes back by reclaim).
-  present_risk_ = false;
-  for (std::size_t t = 0; t < tenants_.size(); ++t)
-    present_risk_ = present_risk_ || tenants_[t].queued_entitled > 0;
-  idle_total_ = unowned_;
-  for (const auto& ts : tenants_) idle_total_ += ts.lend.idle;
+  lending_dirty_.clear();
+  lendable_total_ = unowned_ + lendable_sum_;
+  idle_total_ = unowned_ + idle_sum_;
+  // Present risk: some tenant has entitled jobs waiting. Without it, every idle GPU is lent
+  // at once (reserves protect against present risk, not forecasts; capacity a lender
+  // needs later comes back by reclaim).
+  present_risk_ = !entitled_tenants_.empty();
+  // Each tenant's part of the borrowed GPUs, in proportion to what it lends (refreshed
+  // with the rest: it feeds the assurance outlook).
   const int borrowed = borrowed_total();
-  for (auto& ts : tenants_)
-    ts.lent = lendable > 0 ? static_cast<double>(borrowed) * ts.lend.lendable / lendable : 0;
+  if (all)
+    for (auto& ts : tenants_)
+      ts.lent = lendable_total_ > 0
+                    ? static_cast<double>(borrowed) * ts.lend.lendable / lendable_total_
+                    : 0;
 }
 
 void DeepSharePolicy::place_entitled(const ClusterSnapshot& s, FreeMap& free, Decisions& out) {
   next_wake_ = kNever;
-  // Tenants with the lowest assurance go first.
-  std::vector<std::size_t> order(tenants_.size());
-  for (std::size_t t = 0; t < order.size(); ++t) order[t] = t;
+  // Tenants with entitled jobs waiting, the lowest assurance first.
+  std::vector<std::size_t> order(entitled_tenants_.begin(), entitled_tenants_.end());
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return signal_.value(a) < signal_.value(b);
   });
@@ -83,7 +96,9 @@ void DeepSharePolicy::place_entitled_freed(const ClusterSnapshot& s, FreeMap& fr
                                            Decisions& out) {
   free.give(held_, kMilliPerGpu);
   for (const auto& a : held_) free_gpus_ += a.gpus();
-  for (TenantState& ts : tenants_)
+  const std::vector<std::size_t> waiting(entitled_tenants_.begin(), entitled_tenants_.end());
+  for (std::size_t t : waiting) {
+    TenantState& ts = tenants_[t];
     for (auto it = ts.entitled.begin(); it != ts.entitled.end();) {
       const JobSpec& j = s.jobs[it->index()];
       ++it;
@@ -92,6 +107,7 @@ void DeepSharePolicy::place_entitled_freed(const ClusterSnapshot& s, FreeMap& fr
       if (!p) break;
       start(s, free, out, j, std::move(*p), Run::Guaranteed);
     }
+  }
   for (auto& a : held_) {  // hold again what is still free
     const Node& node = s.cluster->nodes[a.node.index()];
     for (int k = 0; k < node.gpus; ++k)
@@ -181,12 +197,14 @@ DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot&
   }
   ++reclaims_;
   tenants_[j.tenant.index()].last_reclaim = s.now;
+  touch(j.tenant.index());
   start(s, free, out, j, std::move(plan->placement), Run::Guaranteed);
   return Outcome::Started;
 }
 
 void DeepSharePolicy::place_within_quota(const ClusterSnapshot& s, FreeMap& free, Decisions& out) {
-  for (std::size_t t = 0; t < tenants_.size(); ++t) {
+  const std::vector<std::size_t> waiting(other_tenants_.begin(), other_tenants_.end());
+  for (std::size_t t : waiting) {
     TenantState& ts = tenants_[t];
     if (!start_aged(s, free, out, t)) continue;  // the tenant's quota drains for it
     ScanMark& mark = ts.quota_scan;
@@ -265,8 +283,12 @@ void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, De
   int available = calm ? aged_available : lendable_total_ - borrowed;
   if (aged_available <= 0) return;
   std::vector<std::size_t> order;
-  for (std::size_t t = 0; t < tenants_.size(); ++t)
-    if (!tenants_[t].others.empty()) order.push_back(t);
+  for (std::size_t t : other_tenants_) {
+    const ScanMark& mark = tenants_[t].borrow_scan;
+    if (!(mark.valid && mark.epoch == epoch_ && mark.queue == tenants_[t].queue_epoch &&
+          available <= mark.available && s.now < mark.until))
+      order.push_back(t);  // else as blocked as at its last scan (skipped below too)
+  }
   auto borrowed_share = [&](std::size_t t) {
     return tenants_[t].borrowed / std::max(1e-9, s.tenants[t].weight);
   };
@@ -323,7 +345,10 @@ void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, De
 bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const JobSpec& j) {
   if (!c_.sharing || !model_ || j.gpu_memory_mib <= 0) return false;
   JobState& js = job_[j.id.index()];
-  if (js.tried == partner_epoch_ + 1) return false;  // nothing new to pair with
+  // Nothing new to pair with since its last try (budgets move with assurance: retried
+  // at every assurance refresh).
+  const std::uint64_t epoch = partner_epoch_[j.gpus] + static_cast<std::uint64_t>(assurance_at_);
+  if (js.tried == epoch + 1) return false;
   auto it = exclusive_.find(j.gpus);
   if (it == exclusive_.end() || it->second.empty()) return false;
   if (budgets_at_ != s.now) {
@@ -342,7 +367,7 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
   }
   auto choice = choose_partner(s, j, partners, budgets_, *model_);
   if (!choice) {
-    js.tried = partner_epoch_ + 1;
+    js.tried = epoch + 1;
     return false;
   }
   dequeue(j);
@@ -375,8 +400,9 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
 void DeepSharePolicy::share(const ClusterSnapshot& s, Decisions& out) {
   if (!c_.sharing || !model_) return;
   int budget = c_.sharing_scan;
-  for (std::size_t t = 0; t < tenants_.size() && budget > 0; ++t) {
-    TenantState& ts = tenants_[t];
+  const std::vector<std::size_t> waiting(other_tenants_.begin(), other_tenants_.end());
+  for (std::size_t k = 0; k < waiting.size() && budget > 0; ++k) {
+    TenantState& ts = tenants_[waiting[k]];
     for (auto it = ts.others.begin(); it != ts.others.end() && budget > 0; --budget) {
       const JobSpec& j = s.jobs[it->second.index()];
       ++it;

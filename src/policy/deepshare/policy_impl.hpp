@@ -90,7 +90,9 @@ struct TenantState {
   std::optional<Drain> drain;
   std::uint64_t queue_epoch = 0;  // changes whenever a job enters or leaves its queues
   ScanMark quota_scan, borrow_scan, aged_scan;
-  std::uint64_t drain_epoch = ~std::uint64_t{0};  // epoch of its last failed drain start
+  std::uint64_t drain_epoch = ~std::uint64_t{0};      // epoch of its last failed drain start
+  Time forecast_at = 0;                               // when `forecast` was last updated
+  bool assurance_dirty = true, lending_dirty = true;  // its inputs changed since
 };
 
 class DeepSharePolicy final : public Policy {
@@ -164,6 +166,9 @@ class DeepSharePolicy final : public Policy {
   void collect_checkpoints(const ClusterSnapshot& s);
   Time next_cheap() const;  // when the next job reaches its checkpoint (on the grid)
   void observe_speeds(const ClusterSnapshot& s);  // speeds of jobs whose partner changed
+  // Tenants whose assurance and lending inputs changed (refreshed in O(changes); all
+  // tenants every assurance_refresh).
+  void touch(std::size_t t);
   // Phase 2 (deepshare.cpp).
   Time remaining(const ClusterSnapshot& s, JobId id) const;
   void update_assurance(const ClusterSnapshot& s);
@@ -220,8 +225,8 @@ class DeepSharePolicy final : public Policy {
   // Guaranteed jobs running on nodes another tenant owns ("away"): the owner may take its
   // nodes back from them as from borrowers (they restart at home, within their quota).
   std::set<JobId> away_running_;
-  std::map<int, std::set<JobId>> exclusive_;  // GPU count -> running jobs alone on their GPUs
-  std::uint64_t partner_epoch_ = 0;
+  std::map<int, std::set<JobId>> exclusive_;    // GPU count -> running jobs alone on their GPUs
+  std::map<int, std::uint64_t> partner_epoch_;  // GPU count -> partners added
   std::vector<JobId> speed_unknown_;
   std::priority_queue<CheckpointEntry, std::vector<CheckpointEntry>, std::greater<>> checkpoints_;
   std::vector<CheckpointEntry> window_;  // jobs a preemption costs at most slice_lost now
@@ -230,8 +235,14 @@ class DeepSharePolicy final : public Policy {
   // reached its checkpoint (a cheap victim). Scans that found nothing are not repeated
   // until it changes.
   std::uint64_t epoch_ = 0;
-  std::uint64_t window_epoch_ = 0;  // changes when a job reaches its checkpoint  // started or
-                                    // joined sharing last cycle: speed not seen yet
+  std::uint64_t window_epoch_ = 0;  // changes when a job reaches its checkpoint
+  std::vector<std::size_t> assurance_dirty_, lending_dirty_;  // tenants touched since
+  std::set<std::size_t> entitled_tenants_;                    // tenants with entitled jobs waiting
+  std::set<std::size_t> other_tenants_;                       // tenants with other jobs waiting
+  Time assurance_at_ = -kNever / 2, lending_at_ = -kNever / 2;  // last refresh of every tenant
+  int borrowed_sum_ = 0;                 // milli-GPUs of all borrowed running jobs
+  int lendable_sum_ = 0, idle_sum_ = 0;  // over tenants' cached Lending  // started or
+                                         // joined sharing last cycle: speed not seen yet
   std::vector<double> budgets_;
   Time budgets_at_ = -1;
   int unowned_ = 0;

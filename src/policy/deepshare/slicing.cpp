@@ -54,7 +54,8 @@ void DeepSharePolicy::make_room(const ClusterSnapshot& s, FreeMap& free, Decisio
     candidates.push_back(id);
   }
   const Time soonest = next_cheap();
-  for (std::size_t t = 0; t < tenants_.size(); ++t) start_drain(s, t);
+  const std::vector<std::size_t> waiting(other_tenants_.begin(), other_tenants_.end());
+  for (std::size_t t : waiting) start_drain(s, t);
   if (candidates.empty() && soonest == kNever) return;
   // Step 2: per tenant that has victims to take (borrowers anywhere; its own guaranteed
   // jobs; others' jobs away on its nodes), its first fresh job by predicted GPU time and
@@ -70,9 +71,9 @@ void DeepSharePolicy::make_room(const ClusterSnapshot& s, FreeMap& free, Decisio
   }
   int attempts = 0;
   bool blocked = false;
-  const std::size_t n = tenants_.size();
+  const std::size_t n = waiting.size();
   for (std::size_t k = 0; k < n && attempts < c_.slice_attempts; ++k) {
-    const std::size_t t = (k + cycles_) % n;
+    const std::size_t t = waiting[(k + cycles_) % n];
     const TenantState& ts = tenants_[t];
     if (ts.others.empty() || ts.others.begin()->first >= kLongRun) continue;  // no fresh job
     blocked = true;  // a fresh job waits: look again when a victim reaches its checkpoint
