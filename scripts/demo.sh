@@ -4,4 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
-exec build/bin/deepshare demo "$@"
+# --force: a rerun replaces the previous demo (only DeepShare's own outputs are removed).
+exec build/bin/deepshare demo --force "$@"

@@ -55,7 +55,7 @@ def policies():
 def venus_compare(pols):
     folder = os.path.join(OUT, "venus")
     cmd = run(["compare", "--trace", VENUS, "--format", "venus", "--policies", ",".join(pols),
-               "--loads", ",".join(LOADS), "--out", folder, "--quiet"])
+               "--loads", ",".join(LOADS), "--out", folder, "--quiet", "--force"])
     runs = {}
     for p in pols:
         for load in LOADS:
@@ -158,7 +158,7 @@ def sensitivity():
     pols = [p for p in ["fifo-pooled", "kueue", "deepshare"] if p in policies()]
     folder = os.path.join(OUT, "sensitivity")
     cmd = run(["compare", "--trace", VENUS, "--format", "venus", "--policies", ",".join(pols),
-               "--loads", ",".join(loads), "--out", folder, "--quiet"])
+               "--loads", ",".join(loads), "--out", folder, "--quiet", "--force"])
     rows = []
     for p in pols:
         row = [p]
@@ -196,7 +196,7 @@ def openb_replay():
     folder = os.path.join(OUT, "openb-replay")
     pols = policies()
     cmd = run(["compare", "--trace", OPENB, "--format", "openb", "--fit-load", "0.9",
-               "--policies", ",".join(pols), "--out", folder, "--quiet"])
+               "--policies", ",".join(pols), "--out", folder, "--quiet", "--force"])
     rows = []
     for p in pols:
         s = summary(os.path.join(folder, f"{p}@1"))

@@ -3,9 +3,10 @@
 #  1. the optimized build (gcc) and its full test suite, with the real-Slurm integration
 #     tests (tests/slurm, label `slurm`: each starts and stops its own local cluster),
 #  2. the same suite built with clang under AddressSanitizer + UndefinedBehaviorSanitizer,
-#  3. the clang-format check.
+#  3. a 60-s fuzz smoke of every parser (libFuzzer, scripts/fuzz.sh; docs/formats.md),
+#  4. the clang-format check.
 # Tests that need ../shared/traces skip with a message when it is absent.
-# Set DEEPSHARE_SKIP_ASAN=1 to skip step 2 during local iteration.
+# Set DEEPSHARE_SKIP_ASAN=1 / DEEPSHARE_SKIP_FUZZ=1 to skip step 2 / 3 during local iteration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -35,6 +36,13 @@ if [ "${DEEPSHARE_SKIP_ASAN:-0}" != "1" ]; then
   cmake --preset asan >/dev/null
   cmake --build --preset asan -j "$jobs"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset asan -j "$jobs"
+fi
+
+if [ "${DEEPSHARE_SKIP_FUZZ:-0}" != "1" ]; then
+  # libFuzzer targets of the CSV reader, the four importers and the cluster file (clang,
+  # ASan + UBSan): a 60-s smoke each, two at a time; any finding fails the run.
+  echo "== fuzz smoke (scripts/fuzz.sh: 60 s per parser)"
+  bash scripts/fuzz.sh "${DEEPSHARE_FUZZ_SECONDS:-60}" 2
 fi
 
 echo "== clang-format check"

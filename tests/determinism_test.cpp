@@ -42,6 +42,10 @@ TEST(Determinism, VenusOutputsAreByteIdentical) {
   fs::remove_all(tmp);
   for (const auto& info : ds::policy_registry()) {  // every registered policy
     const std::string& policy = info.name;
+#ifdef DEEPSHARE_SANITIZED
+    // Under ASan+UBSan (10x slower) two policies suffice: the optimized build runs all.
+    if (policy != "fifo-pooled" && policy != "deepshare") continue;
+#endif
     for (const char* run_name : {"a", "b"}) {
       ASSERT_EQ(run("simulate --quiet --trace " + trace + " --policy " + policy +
                     " --load-factor 1.25 --out " + (tmp / policy / run_name).string()),

@@ -1,35 +1,49 @@
 #!/usr/bin/env bash
 # Starts a self-contained Slurm 22.05 cluster with fake GPUs on ONE machine, for
-# DeepShare's controller tests, replays and local trials (docs/slurm.md).
+# DeepShare's controller tests, replays and local trials (docs/slurm.md §5).
 #
 # Assumptions (measured in ../shared/research/slurm-on-one-machine.md):
-#  - Debian bookworm packages slurmctld slurmd slurm-client munge (scripts/setup-slurm.sh);
-#    must run as root; no systemd, no cgroups, nothing in /etc/slurm or /etc/munge is used.
+#  - Debian bookworm packages (scripts/setup-slurm.sh); must run as root; no systemd, no
+#    cgroups; nothing in /etc/slurm, /etc/munge or /etc/mysql is used.
 #  - One munged (own key + socket), one slurmctld and NODES slurmd daemons, all on
 #    127.0.0.1; node i is `slurmd -N node$i` listening on its own Port=.
-#  - Fake GPUs: `mknod c 195 N` character devices named in gres.conf File= (Slurm then sets
-#    CUDA_VISIBLE_DEVICES); GRES gpu plus mps (SHARING=mps, default) or shard.
+#  - Fake GPUs: `mknod c 195 N` character devices named in gres.conf File=. DeepShare's GPU
+#    layout (docs/slurm.md §2): one gres/gpu type per GPU index (g0..gN, so that DeepShare
+#    can ask Slurm for exactly the GPUs it chose) and, with SHARING=slot, one gpushare slot
+#    per GPU (the GRES a job colocated on another job's GPU holds).
+#  - GATE=1: DeepShare's submission gate (deploy/slurm/job_submit.lua, JobSubmitPlugins=lua)
+#    and TaskProlog (deploy/slurm/task-prolog.sh) for partition DS_PARTITION.
+#  - ACCOUNTING=1: a private MariaDB and slurmdbd, AccountingStorageEnforce=associations;
+#    ACCOUNTS="alpha:8,beta:8,scav:0" creates those accounts with GrpTRES=gres/gpu=N and
+#    associates root with them; tests add their own users.
+#  - OTHER_PARTITION=NAME [OTHER_NODES=node[3-4]]: a second, non-DeepShare partition on
+#    (some of) the same nodes.
 #  - Fast scheduling (batch_sched_delay=0, sched_interval=1, bf_interval=1, cred_expire=10).
-#  - TaskProlog = scripts/slurm/task-prolog.sh: applies DeepShare's GPU pin (job Comment) to
-#    the job environment, so DeepShare, not Slurm, decides which GPUs a job uses.
-#  - Everything (config, state, logs, pid files, sockets) lives under BASE, which must be
-#    short (unix socket paths < 108 bytes). Ports: CTLD_PORT and NODE_PORT_BASE+1..NODES;
-#    when CTLD_PORT is not given a free block between 20000 and the ephemeral port range
-#    (ip_local_port_range) is picked.
+#  - Everything (config, state, logs, pid files, sockets, database) lives under BASE, which
+#    must be short (unix socket paths < 108 bytes). Ports: CTLD_PORT (+1 slurmdbd, +2
+#    MariaDB) and NODE_PORT_BASE+1..NODES; without CTLD_PORT a free block between 20000 and
+#    the ephemeral port range (ip_local_port_range) is picked.
 #
 # Usage:  BASE=$(mktemp -d /tmp/dss.XXXX) NODES=4 GPUS=4 scripts/slurm/start-cluster.sh
 # Then:   source $BASE/env.sh      (SLURM_CONF for sbatch/squeue/scontrol/libslurm)
 # Stop:   BASE=$BASE scripts/slurm/stop-cluster.sh [--purge]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
+DEPLOY=$(cd "$HERE/../../deploy/slurm" && pwd)
 : "${BASE:?set BASE to a short empty folder, e.g. BASE=\$(mktemp -d /tmp/dss.XXXX)}"
 NODES=${NODES:-4}
 GPUS=${GPUS:-4}
 CPUS=${CPUS:-64}
 MEM=${MEM:-256000}
-SHARING=${SHARING:-mps}           # mps | shard | none
-MPS_PER_GPU=${MPS_PER_GPU:-100}
-SHARDS_PER_GPU=${SHARDS_PER_GPU:-4}
+SHARING=${SHARING:-slot}          # slot | none
+GPU_MODEL=${GPU_MODEL:-a100}      # what users may write in --gres=gpu:MODEL:N
+GATE=${GATE:-1}
+DS_PARTITION=${DS_PARTITION:-batch}
+OTHER_PARTITION=${OTHER_PARTITION:-}
+OTHER_NODES=${OTHER_NODES:-node[1-$NODES]}
+ACCOUNTING=${ACCOUNTING:-0}
+ACCOUNTS=${ACCOUNTS:-}
+KILL_WAIT=${KILL_WAIT:-2}
 SCHED_PARAMS=${SCHED_PARAMS-batch_sched_delay=0,sched_interval=1,bf_interval=1}
 CRED_EXPIRE=${CRED_EXPIRE:-10}
 CLUSTER=${CLUSTER:-dstest}
@@ -37,12 +51,16 @@ READY_TIMEOUT=${READY_TIMEOUT:-60}
 EXTRA_CONF=${EXTRA_CONF:-}
 
 [ "$(id -u)" = 0 ] || { echo "start-cluster.sh: must run as root" >&2; exit 1; }
-for b in munged mungekey slurmctld slurmd sinfo scontrol ss; do
+need="munged mungekey slurmctld slurmd sinfo scontrol ss"
+[ "$ACCOUNTING" = 1 ] && need="$need slurmdbd sacctmgr mariadbd mariadb-install-db mariadb-admin"
+for b in $need; do
   command -v $b >/dev/null || { echo "start-cluster.sh: missing $b (run scripts/setup-slurm.sh)" >&2; exit 1; }
 done
+[ "$GATE" = 0 ] || [ -f /usr/lib/x86_64-linux-gnu/slurm-wlm/job_submit_lua.so ] ||
+  { echo "start-cluster.sh: job_submit_lua.so missing (slurm-wlm-basic-plugins)" >&2; exit 1; }
 longest="$BASE/spool/node$NODES/node${NODES}_4294967295.4294967291"
 [ ${#longest} -lt 108 ] || { echo "start-cluster.sh: BASE too long for unix sockets: $BASE" >&2; exit 1; }
-for f in "$BASE"/ctld/*.pid "$BASE"/spool/*.pid "$BASE"/munge/*.pid; do
+for f in "$BASE"/ctld/*.pid "$BASE"/spool/*.pid "$BASE"/munge/*.pid "$BASE"/db/*.pid; do
   if [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null; then
     echo "start-cluster.sh: a cluster already runs in $BASE" >&2; exit 1
   fi
@@ -50,8 +68,8 @@ done
 
 # Free = no TCP socket in any state uses it (a client connection in TIME_WAIT also blocks a bind).
 port_free() { ! ss -Htan "sport = :$1" | grep -q .; }
-block_free() { # $1 = controller port; node ports follow at +100
-  port_free "$1" || return 1
+block_free() { # $1 = controller port; +1 slurmdbd, +2 MariaDB; node ports follow at +100
+  for p in "$1" $(($1 + 1)) $(($1 + 2)); do port_free "$p" || return 1; done
   for i in $(seq 1 "$NODES"); do port_free $(($1 + 100 + i)) || return 1; done
 }
 if [ -z "${CTLD_PORT:-}" ]; then
@@ -66,6 +84,8 @@ if [ -z "${CTLD_PORT:-}" ]; then
   : "${CTLD_PORT:?no free port block found}"
 fi
 NODE_PORT_BASE=${NODE_PORT_BASE:-$((CTLD_PORT + 100))}
+DBD_PORT=$((CTLD_PORT + 1))
+DB_PORT=$((CTLD_PORT + 2))
 for p in $CTLD_PORT $(seq $((NODE_PORT_BASE + 1)) $((NODE_PORT_BASE + NODES))); do
   port_free "$p" || { echo "start-cluster.sh: TCP port $p is in use" >&2; exit 1; }
 done
@@ -81,7 +101,7 @@ trap on_fail ERR
 
 mkdir -p "$BASE"/{etc,log,state,ctld,dev,munge,spool,jobout}
 rm -rf "$BASE"/state/* "$BASE"/spool/*
-chmod 755 "$BASE"; chmod 700 "$BASE/munge"; chmod 1777 "$BASE/jobout"
+chmod 755 "$BASE" "$BASE/etc"; chmod 700 "$BASE/munge"; chmod 1777 "$BASE/jobout"
 
 # munge: private key and socket
 [ -f "$BASE/munge/munge.key" ] || mungekey -c -k "$BASE/munge/munge.key" -b 1024
@@ -91,14 +111,51 @@ chmod 755 "$BASE/munge"   # clients need to reach the socket; the key stays 600
 
 last=$((GPUS - 1))
 for i in $(seq 0 $last); do [ -e "$BASE/dev/nvidia$i" ] || mknod "$BASE/dev/nvidia$i" c 195 "$i"; done
-install -m 755 "$HERE/task-prolog.sh" "$BASE/etc/task-prolog.sh"
+
+# accounting: private MariaDB + slurmdbd
+if [ "$ACCOUNTING" = 1 ]; then
+  mkdir -p "$BASE/db"
+  mariadb-install-db --no-defaults --datadir="$BASE/db/data" --user=root \
+    --auth-root-authentication-method=normal --skip-test-db >"$BASE/log/mariadb-install.log" 2>&1
+  # setsid + background: mariadbd does not daemonize itself
+  setsid mariadbd --no-defaults --datadir="$BASE/db/data" --user=root --socket="$BASE/db/mysqld.sock" \
+    --port="$DB_PORT" --bind-address=127.0.0.1 --pid-file="$BASE/db/mysqld.pid" \
+    --log-error="$BASE/log/mariadb.log" --innodb-buffer-pool-size=32M --skip-name-resolve \
+    --innodb-log-file-size=16M </dev/null >/dev/null 2>&1 &
+  for _ in $(seq 1 300); do
+    mariadb-admin --no-defaults --socket="$BASE/db/mysqld.sock" ping >/dev/null 2>&1 && break; sleep 0.1
+  done
+  mariadb --no-defaults --socket="$BASE/db/mysqld.sock" -uroot -e \
+    "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY 'dstest'; GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';"
+  cat > "$BASE/etc/slurmdbd.conf" <<CONF
+AuthType=auth/munge
+AuthInfo=socket=$BASE/munge/munge.sock
+DbdHost=localhost
+DbdAddr=127.0.0.1
+DbdPort=$DBD_PORT
+SlurmUser=root
+LogFile=$BASE/log/slurmdbd.log
+PidFile=$BASE/ctld/slurmdbd.pid
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$DB_PORT
+StorageUser=slurm
+StoragePass=dstest
+StorageLoc=slurm_acct_db
+CONF
+  chmod 600 "$BASE/etc/slurmdbd.conf"
+fi
 
 case $SHARING in
-  mps)   GRESTYPES=gpu,mps;   NODEGRES="gpu:$GPUS,mps:$((GPUS * MPS_PER_GPU))";;
-  shard) GRESTYPES=gpu,shard; NODEGRES="gpu:$GPUS,shard:$((GPUS * SHARDS_PER_GPU))";;
-  none)  GRESTYPES=gpu;       NODEGRES="gpu:$GPUS";;
-  *) echo "SHARING must be mps|shard|none" >&2; exit 1;;
+  slot) GRESTYPES=gpu,gpushare ;;
+  none) GRESTYPES=gpu ;;
+  *) echo "SHARING must be slot|none" >&2; exit 1 ;;
 esac
+NODEGRES=$(for i in $(seq 0 $last); do
+  printf 'gpu:g%d:1,' "$i"
+  [ "$SHARING" = slot ] && printf 'gpushare:g%d:1,' "$i"
+done)
+NODEGRES=${NODEGRES%,}
 cat > "$BASE/etc/slurm.conf" <<CONF
 ClusterName=$CLUSTER
 SlurmctldHost=localhost(127.0.0.1)
@@ -119,7 +176,6 @@ SlurmdDebug=info
 MailProg=/bin/true
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
-TaskProlog=$BASE/etc/task-prolog.sh
 JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
 MpiDefault=none
@@ -131,47 +187,87 @@ ${SCHED_PARAMS:+SchedulerParameters=$SCHED_PARAMS}
 SlurmdParameters=config_overrides
 ReturnToService=1
 SlurmdTimeout=10
-KillWait=2
+KillWait=$KILL_WAIT
 MinJobAge=3600
 MaxJobCount=100000
 JobRequeue=1
 PreemptMode=OFF
 PreemptType=preempt/none
 GresTypes=$GRESTYPES
-AccountingStorageType=accounting_storage/none
 CONF
+if [ "$GATE" = 1 ]; then
+  install -m 644 "$DEPLOY/job_submit.lua" "$BASE/etc/job_submit.lua"
+  install -m 755 "$DEPLOY/task-prolog.sh" "$BASE/etc/task-prolog.sh"
+  cat > "$BASE/etc/deepshare_gate.conf" <<CONF
+partitions = $DS_PARTITION
+gpus_per_node = $GPUS
+gpu_model = $GPU_MODEL
+gpu_memory_mib = 24576
+max_gpus = $((NODES * GPUS))
+operators = 0
+require_association = $([ "$ACCOUNTING" = 1 ] && echo yes || echo no)
+CONF
+  printf 'JobSubmitPlugins=lua\nTaskProlog=%s\n' "$BASE/etc/task-prolog.sh" >> "$BASE/etc/slurm.conf"
+fi
+if [ "$ACCOUNTING" = 1 ]; then
+  cat >> "$BASE/etc/slurm.conf" <<CONF
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=localhost
+AccountingStoragePort=$DBD_PORT
+AccountingStoragePass=$BASE/munge/munge.sock
+AccountingStorageTRES=$(echo "$GRESTYPES" | sed 's/[a-z]*/gres\/&/g')
+AccountingStorageEnforce=associations
+CONF
+else
+  echo "AccountingStorageType=accounting_storage/none" >> "$BASE/etc/slurm.conf"
+fi
 for i in $(seq 1 "$NODES"); do
   echo "NodeName=node$i NodeAddr=127.0.0.1 NodeHostname=localhost Port=$((NODE_PORT_BASE + i)) CPUs=$CPUS RealMemory=$MEM Gres=$NODEGRES State=UNKNOWN" >> "$BASE/etc/slurm.conf"
 done
-echo "PartitionName=batch Nodes=node[1-$NODES] Default=YES MaxTime=INFINITE State=UP" >> "$BASE/etc/slurm.conf"
+echo "PartitionName=$DS_PARTITION Nodes=node[1-$NODES] Default=YES MaxTime=INFINITE State=UP" >> "$BASE/etc/slurm.conf"
+[ -n "$OTHER_PARTITION" ] && echo "PartitionName=$OTHER_PARTITION Nodes=$OTHER_NODES MaxTime=INFINITE State=UP" >> "$BASE/etc/slurm.conf"
 [ -n "$EXTRA_CONF" ] && cat "$EXTRA_CONF" >> "$BASE/etc/slurm.conf"
 {
-  echo "NodeName=node[1-$NODES] Name=gpu File=$BASE/dev/nvidia[0-$last]"
   for i in $(seq 0 $last); do
-    case $SHARING in
-      mps)   echo "NodeName=node[1-$NODES] Name=mps Count=$MPS_PER_GPU File=$BASE/dev/nvidia$i";;
-      shard) echo "NodeName=node[1-$NODES] Name=shard Count=$SHARDS_PER_GPU File=$BASE/dev/nvidia$i";;
-    esac
+    echo "NodeName=node[1-$NODES] Name=gpu Type=g$i File=$BASE/dev/nvidia$i"
+    [ "$SHARING" = slot ] && echo "NodeName=node[1-$NODES] Name=gpushare Type=g$i File=$BASE/dev/nvidia$i"
   done
 } > "$BASE/etc/gres.conf"
 {
   echo "export SLURM_CONF=$BASE/etc/slurm.conf"
   echo "export DS_SLURM_BASE=$BASE"
   echo "export DS_SLURM_NODES=$NODES"
+  echo "export DS_SLURM_CLUSTER=$CLUSTER"
 } > "$BASE/env.sh"
 export SLURM_CONF=$BASE/etc/slurm.conf
 
+if [ "$ACCOUNTING" = 1 ]; then
+  slurmdbd   # finds slurmdbd.conf next to $SLURM_CONF
+  for _ in $(seq 1 150); do ss -Hltn "sport = :$DBD_PORT" | grep -q . && break; sleep 0.1; done
+  sacctmgr -i add cluster "$CLUSTER" >/dev/null
+fi
 slurmctld -f "$SLURM_CONF"
+if [ "$ACCOUNTING" = 1 ] && [ -n "$ACCOUNTS" ]; then
+  # GrpTRES=gres/gpu needs the TRES, which slurmctld registers from AccountingStorageTRES
+  for _ in $(seq 1 150); do
+    sacctmgr -nP show tres 2>/dev/null | grep -q '^gres|gpu|' && break; sleep 0.1
+  done
+  for a in ${ACCOUNTS//,/ }; do
+    sacctmgr -i add account "${a%%:*}" Cluster="$CLUSTER" GrpTRES=gres/gpu="${a##*:}" >/dev/null
+  done
+  accts=$(for a in ${ACCOUNTS//,/ }; do printf '%s,' "${a%%:*}"; done)
+  sacctmgr -i add user root Account="${accts%,}" Cluster="$CLUSTER" >/dev/null
+fi
 for i in $(seq 1 "$NODES"); do
   mkdir -p "$BASE/spool/node$i"
   slurmd -f "$SLURM_CONF" -N "node$i"
 done
 deadline=$(($(date +%s) + READY_TIMEOUT))
 while :; do
-  nidle=$(sinfo -h -N -o '%N %T' 2>/dev/null | awk '$2=="idle"' | sort -u | wc -l)
+  nidle=$(sinfo -h -N -o '%N %T' 2>/dev/null | awk '$2=="idle"{print $1}' | sort -u | wc -l)
   [ "$nidle" -eq "$NODES" ] && break
   [ "$(date +%s)" -lt "$deadline" ] || { echo "cluster not ready after ${READY_TIMEOUT}s" >&2; false; }
   sleep 0.1
 done
 trap - ERR
-echo "slurm cluster up: $NODES nodes x gpu:$GPUS (sharing=$SHARING), slurmctld 127.0.0.1:$CTLD_PORT, in $BASE"
+echo "slurm cluster up: $NODES nodes x $GPUS GPUs (sharing=$SHARING, gate=$GATE, accounting=$ACCOUNTING), slurmctld 127.0.0.1:$CTLD_PORT, in $BASE"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Stops the cluster that start-cluster.sh started in BASE: cancels its jobs, then ends
-# only the daemons whose pid files lie in BASE (TERM, then KILL after ~15 s).
+# only the daemons whose pid files lie in BASE (slurmd, slurmctld, slurmdbd, MariaDB,
+# munged: TERM, then KILL after ~15 s).
 # Usage: BASE=$BASE scripts/slurm/stop-cluster.sh [--purge]   (--purge removes BASE)
 set -uo pipefail
 : "${BASE:?set BASE}"
@@ -25,7 +26,8 @@ for s in "$BASE"/spool/node*/*_*.*; do
   done
 done
 pids=""
-for f in "$BASE"/spool/slurmd-*.pid "$BASE/ctld/slurmctld.pid" "$BASE/munge/munged.pid"; do
+for f in "$BASE"/spool/slurmd-*.pid "$BASE/ctld/slurmctld.pid" "$BASE/ctld/slurmdbd.pid" \
+  "$BASE/db/mysqld.pid" "$BASE/munge/munged.pid"; do
   p=$(pid_of "$f"); alive "$p" && { kill -TERM "$p"; pids="$pids $p"; }
 done
 left=""

@@ -21,8 +21,7 @@ class Fifo final : public Policy {
         },
         out);
     if (queues_.empty()) return out;
-    std::optional<FreeMap> free;
-    queues_.start_all(s, free, out);
+    queues_.start_all(s, out);
     return out;
   }
 

@@ -1,8 +1,10 @@
 #include "baselines/kueue.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <set>
+#include <stdexcept>
 
 #include "core/error.hpp"
 
@@ -17,12 +19,55 @@ struct Entry {
   bool borrows = false;  // admitting it takes its tenant above nominal
   double share = 0;      // DRS of its tenant after admission (fair sharing)
   Placement placement;
-  std::vector<std::size_t> victims;  // indices into the running list
+  std::vector<JobId> victims;
+  bool search = false;  // preempts: victims and placement come from the search at admission
 };
 
+// A queued job as the scans read it; mark == the cycle's stamp: not admissible in this cycle.
+struct Queued {
+  JobId job;
+  int gpus = 0;
+  int milli = kMilliPerGpu;
+  std::uint32_t mark = 0;
+};
+
+// Cost: the quota, the running jobs (per tenant, in preemption-candidate order) and the free
+// map (one indexed node set per partition) are kept across cycles and follow the snapshot's
+// deltas; a round looks only at tenants with queued jobs. The algorithm (steps 1-4,
+// kueue.hpp) is unchanged.
+//
+// Classical preemption with reclaim=any answers "does the search find victims?" from a
+// shadow state instead of walking the candidates (a failed search walks them all, and a
+// nominated head is searched again in every round of a cycle). Why that is exact:
+//  - the search removes candidates in order, skipping those whose tenant no longer borrows,
+//    until the job fits. A tenant's borrowing depends only on its own usage, so once every
+//    candidate was looked at, tenant r has lost exactly shed(r): the shortest prefix of its
+//    candidate list that brings it within nominal (all of it if none does), whatever the
+//    interleaving with other tenants. The requesting tenant sheds nothing (the search
+//    requires it to stay within nominal, so it does not borrow);
+//  - "fits" only grows as removals free quota and GPUs (quota: cohort usage falls; placement:
+//    the largest placeable job never shrinks on a node set of one node size);
+//  so the search succeeds iff the job fits in the shadow state = the real quota and free map
+//  less every shed(r). The shadow is kept in step with the real state (quota mirrored, free
+//  map overlaid node by node, shed(r) recomputed for the tenants that changed); the walk
+//  itself runs only for the entry that is admitted, to pick the victims. Fair sharing,
+//  reclaim=lower_priority and node sets of mixed sizes search as before.
 class Kueue final : public Policy {
  public:
-  Kueue(const PolicyContext& ctx, const KueueConfig& cfg) : cfg_(cfg), queues_(ctx.tenants.size()) {
+  Kueue(const PolicyContext& ctx, const KueueConfig& cfg)
+      : cfg_(cfg),
+        quota_(ctx.tenants, cfg.pooled ? cfg.limits
+                                       : KueueLimits{false, cfg.limits.lending_limit,
+                                                     cfg.limits.borrowing_limit}),
+        running_(ctx.tenants.size()),
+        queues_(ctx.tenants.size()),
+        cutoff_(ctx.tenants.size(), INT_MAX),
+        cutoff_stamp_(ctx.tenants.size(), 0),
+        cursor_(ctx.tenants.size()),
+        cursor_stamp_(ctx.tenants.size(), 0),
+        shadow_quota_(quota_),
+        shed_count_(ctx.tenants.size(), 0),
+        touched_flag_(ctx.tenants.size(), 0) {
     if (!cfg_.pooled) cfg_.limits.cohort = false;
     bool owned = false;
     for (const auto& n : ctx.cluster.nodes) owned = owned || n.owner.valid();
@@ -39,22 +84,10 @@ class Kueue final : public Policy {
 
   Decisions decide(const ClusterSnapshot& s) override {
     Decisions out;
-    CohortQuota quota(s.tenants, cfg_.limits);
-    std::vector<KueueRunning> running;
-    running.reserve(s.running.size());
-    for (JobId id : s.running) {
-      const JobSpec& j = s.jobs[id.index()];
-      const JobRuntime& r = s.runtime[id.index()];
-      quota.add(j.tenant.index(), j.gpus);
-      running.push_back({id, j.tenant.index(), j.gpus, j.gpu_milli, kueue_priority(j), r.last_start,
-                         r.placement});
-    }
+    sync(s);
     for (JobId id : s.withdrawn)
-      if (queued_[id]) {
-        queues_[s.jobs[id.index()].tenant.index()].erase(id);
-        queued_[id] = 0;
-      }
-    for (JobId id : s.arrived) arrive(s, quota, id, out);
+      if (queued_[id]) dequeue(s.jobs[id.index()]);
+    for (JobId id : s.arrived) arrive(s, id, out);
     for (JobId id : s.requeued)
       if (!queued_[id] && s.runtime[id.index()].status == JobStatus::Pending) {
         enqueue(s.jobs[id.index()]);
@@ -62,17 +95,23 @@ class Kueue final : public Policy {
       }
 
     ++stamp_;
-    cutoff_.assign(queues_.size(), INT_MAX);
-    FreeMap free(s);
+    ++cutoff_epoch_;
+    // A tenant whose nomination came back empty stays empty for the rest of the cycle (its
+    // jobs are all marked; jobs requeued by an admission are marked too): the rounds skip it.
+    active_.assign(waiting_.begin(), waiting_.end());
     for (;;) {
+      if (shadowed_) refresh_shadow();
       std::optional<Entry> best;
-      for (std::size_t t = 0; t < queues_.size(); ++t) {
-        if (queues_[t].empty()) continue;
-        auto e = nominate(s, quota, free, running, t, out);
-        if (e && (!best || better(*e, *best, s))) best = std::move(e);
+      std::size_t kept = 0;
+      for (std::size_t t : active_) {
+        auto e = nominate(s, t, out);
+        if (!e) continue;
+        active_[kept++] = t;
+        if (!best || better(*e, *best, s)) best = std::move(e);
       }
+      active_.resize(kept);
       if (!best) break;
-      admit(s, quota, free, running, std::move(*best), out);
+      admit(s, std::move(*best), out);
     }
     return out;
   }
@@ -87,16 +126,160 @@ class Kueue final : public Policy {
  private:
   [[nodiscard]] std::size_t part(std::size_t tenant) const { return per_tenant_ ? tenant : 0; }
 
-  void enqueue(const JobSpec& j) {
-    mark_.reset(j.id);
-    queues_[j.tenant.index()].insert(j.id);
+  // The running jobs and the free map follow the snapshot: jobs admitted in the last cycle
+  // become candidates (with the start time the driver gave them), finished and
+  // engine-preempted ones leave, adopted ones join; the quota counts them all.
+  void sync(const ClusterSnapshot& s) {
+    const bool first = sets_.empty();
+    free_.sync(s);
+    if (first) {
+      for (const auto& list : nodes_) sets_.push_back(free_.add_set(list));
+      shadowed_ = cfg_.limits.cohort && !cfg_.fair_sharing && cfg_.reclaim == ReclaimPolicy::Any;
+      for (std::size_t p = 0; p < sets_.size(); ++p)
+        shadowed_ = shadowed_ && free_.set_largest_fit(sets_[p]).has_value();
+      if (shadowed_) {
+        shadow_ = free_;
+        extra_.assign(static_cast<std::size_t>(s.cluster->total_gpus()), 0);
+        free_.log_changes(&changed_);
+      }
+    }
+    for (JobId id : admitted_) {
+      const JobSpec& j = s.jobs[id.index()];
+      const JobRuntime& r = s.runtime[id.index()];
+      running_.add({id, j.tenant.index(), j.gpus, j.gpu_milli, kueue_priority(j), r.last_start,
+                    r.placement});
+      if (shadowed_) touch(j.tenant.index());
+    }
+    admitted_.clear();
+    for (const auto& f : s.finished) leave(s, f.job);
+    for (JobId id : s.requeued) leave(s, id);  // preempted by the engine (ours left already)
+    for (JobId id : s.adopted) {
+      const JobSpec& j = s.jobs[id.index()];
+      const JobRuntime& r = s.runtime[id.index()];
+      leave(s, id);
+      counted_[id] = 1;
+      quota_add(j.tenant.index(), j.gpus);
+      running_.add({id, j.tenant.index(), j.gpus, j.gpu_milli, kueue_priority(j), r.last_start,
+                    r.placement});
+    }
+  }
+
+  // A job that no longer runs leaves the quota and the candidates.
+  void leave(const ClusterSnapshot& s, JobId id) {
+    if (!counted_[id]) return;
+    counted_[id] = 0;
+    unshed(id);
+    quota_remove(s.jobs[id.index()].tenant.index(), s.jobs[id.index()].gpus);
+    running_.remove(id);
+  }
+
+  // --- the shadow state (see the class comment) --------------------------------------
+  void quota_add(std::size_t t, int gpus) {
+    quota_.add(t, gpus);
+    if (shadowed_) {
+      shadow_quota_.add(t, gpus);
+      touch(t);
+    }
+  }
+  void quota_remove(std::size_t t, int gpus) { quota_add(t, -gpus); }
+  void touch(std::size_t t) {
+    if (!touched_flag_[t]) {
+      touched_flag_[t] = 1;
+      touched_.push_back(t);
+    }
+  }
+  void add_extra(const KueueRunning& r, int sign) {
+    for (const auto& a : r.placement) {
+      const Node& n = free_.cluster().nodes[a.node.index()];
+      for (std::uint64_t m = a.gpu_mask; m != 0; m &= m - 1) {
+        auto& e = extra_[static_cast<std::size_t>(n.first_gpu + std::countr_zero(m))];
+        e = static_cast<std::int16_t>(e + sign * r.milli);
+      }
+      changed_.push_back(a.node);
+    }
+  }
+  // Takes a job out of its tenant's shed set (it stays in the real state).
+  void unshed(JobId id) {
+    if (!shed_[id]) return;
+    shed_[id] = 0;
+    const KueueRunning& r = running_.at(id);
+    --shed_count_[r.tenant];
+    shadow_quota_.add(r.tenant, r.gpus);
+    add_extra(r, -1);
+    touch(r.tenant);
+  }
+  // shed(t) for a tenant whose usage or candidates changed.
+  void reshed(std::size_t t) {
+    int over = quota_.usage(t) - quota_.nominal(t);
+    std::size_t seen = 0;
+    running_.for_each_of(t, [&](JobId id) {
+      const KueueRunning& r = running_.at(id);
+      if (over > 0) {
+        over -= r.gpus;
+        ++seen;
+        if (!shed_[id]) {
+          shed_[id] = 1;
+          ++shed_count_[t];
+          shadow_quota_.remove(t, r.gpus);
+          add_extra(r, +1);
+        }
+        return true;
+      }
+      if (seen == shed_count_[t]) return false;  // no shed job further on
+      if (shed_[id]) {
+        shed_[id] = 0;
+        --shed_count_[t];
+        shadow_quota_.add(t, r.gpus);
+        add_extra(r, -1);
+      }
+      return true;
+    });
+  }
+  void refresh_shadow() {
+    for (std::size_t t : touched_) {
+      touched_flag_[t] = 0;
+      reshed(t);
+    }
+    touched_.clear();
+    for (NodeId n : changed_) shadow_.overlay_node(n, free_, extra_);
+    changed_.clear();
+  }
+  // The classical search's answer (class comment): the job fits once every tenant shed.
+  [[nodiscard]] bool shadow_fits(const JobSpec& j, std::size_t t, FreeMap::SetId nodes) const {
+    if (quota_.borrowing(t, j.gpus)) return false;  // borrowWithinCohort = Never
+    return j.gpus <= shadow_quota_.available(t) && place_job(shadow_, nodes, j).has_value();
+  }
+
+  // Queues are flat, sorted by job id (creation order): arrivals append, requeued victims
+  // go back to their place; a scan reads GPUs and this cycle's mark inline.
+  static std::vector<Queued>::iterator find(std::vector<Queued>& q, JobId id) {
+    return std::lower_bound(q.begin(), q.end(), id,
+                            [](const Queued& a, JobId b) { return a.job < b; });
+  }
+
+  // Queues j (not admissible in this cycle when `marked`).
+  void enqueue(const JobSpec& j, bool marked = false) {
+    auto& q = queues_[j.tenant.index()];
+    if (q.empty())
+      waiting_.insert(std::lower_bound(waiting_.begin(), waiting_.end(), j.tenant.index()),
+                      j.tenant.index());
+    q.insert(find(q, j.id), Queued{j.id, j.gpus, j.gpu_milli, marked ? stamp_ : 0});
     queued_[j.id] = 1;
   }
 
-  void arrive(const ClusterSnapshot& s, const CohortQuota& quota, JobId id, Decisions& out) {
+  void dequeue(const JobSpec& j) {
+    auto& q = queues_[j.tenant.index()];
+    auto it = find(q, j.id);
+    if (it != q.end() && it->job == j.id) q.erase(it);
+    if (q.empty())
+      waiting_.erase(std::lower_bound(waiting_.begin(), waiting_.end(), j.tenant.index()));
+    queued_[j.id] = 0;
+  }
+
+  void arrive(const ClusterSnapshot& s, JobId id, Decisions& out) {
     const JobSpec& j = s.jobs[id.index()];
     const std::size_t t = j.tenant.index();
-    const int limit = std::min(quota.potential(t), capacity_[part(t)]);
+    const int limit = std::min(quota_.potential(t), capacity_[part(t)]);
     if (j.gpus > limit) {
       out.reject.push_back({id, "needs " + std::to_string(j.gpus) + " GPUs; tenant '" +
                                     s.tenants[t].name + "' can hold at most " +
@@ -107,45 +290,82 @@ class Kueue final : public Policy {
     note_wait(out, id, WaitReason::Priority);
   }
 
+  // A failed search is not repeated for as large a job of this tenant until capacity moves
+  // in this cycle (Kueue: the workload waits as inadmissible until something changes).
+  [[nodiscard]] int cutoff(std::size_t t) const {
+    return cutoff_stamp_[t] == cutoff_epoch_ ? cutoff_[t] : INT_MAX;
+  }
+
   // Step 2: the tenant's first job that fits now or after preemption.
-  std::optional<Entry> nominate(const ClusterSnapshot& s, const CohortQuota& quota,
-                                const FreeMap& free, const std::vector<KueueRunning>& running,
-                                std::size_t t, Decisions& out) {
-    const auto nodes = std::span<const NodeId>(nodes_[part(t)]);
-    for (JobId id : queues_[t]) {
-      if (mark_[id] == stamp_) {
+  // Step 2 for tenant t. Jobs before the tenant's cursor were all marked earlier in this
+  // cycle, so the scan resumes there (BestEffortFIFO; StrictFIFO looks at its head only).
+  // Nothing changes during a scan, so the quota and free-GPU bounds are read once.
+  std::optional<Entry> nominate(const ClusterSnapshot& s, std::size_t t, Decisions& out) {
+    const FreeMap::SetId nodes = sets_[part(t)];
+    auto& q = queues_[t];
+    auto it = cfg_.strict_fifo || cursor_stamp_[t] != stamp_ ? q.begin() : find(q, cursor_[t]);
+    const int available = quota_.available(t);
+    const auto largest = free_.set_largest_fit(nodes);
+    const bool reclaims = cfg_.limits.cohort && cfg_.reclaim != ReclaimPolicy::Never;
+    auto entry = [&](JobId id) {
+      const JobSpec& j = s.jobs[id.index()];
+      return Entry{id,
+                   t,
+                   kueue_priority(j),
+                   quota_.borrowing(t, j.gpus),
+                   cfg_.fair_sharing ? quota_.drs(t, j.gpus) : 0,
+                   {},
+                   {}};
+    };
+    for (; it != q.end(); ++it) {
+      const JobId id = it->job;
+      if (it->mark == stamp_) {
         if (cfg_.strict_fifo) return std::nullopt;
         continue;
       }
-      const JobSpec& j = s.jobs[id.index()];
-      Entry e{id, t, kueue_priority(j), quota.borrowing(t, j.gpus), quota.drs(t, j.gpus), {}, {}};
-      const bool in_quota = j.gpus <= quota.available(t);
+      cursor_[t] = id;
+      cursor_stamp_[t] = stamp_;
+      const bool in_quota = it->gpus <= available;
       if (in_quota) {
-        if (auto p = place_job(free, nodes, j)) {
-          e.placement = std::move(*p);
-          return e;
-        }
+        const bool fits = largest && it->milli >= kMilliPerGpu
+                              ? it->gpus <= *largest
+                              : place_job(free_, nodes, s.jobs[id.index()]).has_value();
+        if (fits) return entry(id);
       }
-      if (cfg_.limits.cohort && cfg_.reclaim != ReclaimPolicy::Never && j.gpus < cutoff_[t]) {
+      if (reclaims && it->gpus < cutoff(t)) {
         ++searches_;
-        const KueueRequest req{&j, t, e.priority, nodes};
-        auto v = cfg_.fair_sharing
-                     ? kueue_fair_preemption(req, running, quota, free, cfg_.reclaim)
-                     : kueue_classical_preemption(req, running, quota, free, cfg_.reclaim);
-        if (v) {
-          e.placement = std::move(v->placement);
-          e.victims = std::move(v->victims);
-          return e;
+        const JobSpec& j = s.jobs[id.index()];
+        if (shadowed_) {
+          if (shadow_fits(j, t, nodes)) {
+            Entry e = entry(id);
+            e.search = true;
+            return e;
+          }
+        } else {
+          Entry e = entry(id);
+          const KueueRequest req{&j, t, e.priority, nodes};
+          auto v = cfg_.fair_sharing
+                       ? kueue_fair_preemption(req, running_, quota_, free_, cfg_.reclaim)
+                       : kueue_classical_preemption(req, running_, quota_, free_, cfg_.reclaim);
+          if (v) {
+            e.placement = std::move(v->placement);
+            e.victims = std::move(v->victims);
+            return e;
+          }
         }
-        // A search that failed is not repeated for as large a job of this tenant in
-        // this cycle (Kueue: the workload waits as inadmissible until something changes).
         cutoff_[t] = j.gpus;
+        cutoff_stamp_[t] = cutoff_epoch_;
       }
-      mark_[id] = stamp_;
-      note_wait(out, id,
-                in_quota ? room_reason(free.total_free_gpus(nodes), j) : WaitReason::Quota);
+      it->mark = stamp_;
+      // room_reason(), from the record.
+      const bool no_fit = it->milli < kMilliPerGpu || it->gpus > free_.set_free_gpus(nodes);
+      note_wait(
+          out, id,
+          !in_quota ? WaitReason::Quota : (no_fit ? WaitReason::NoFit : WaitReason::Fragmented));
       if (cfg_.strict_fifo) return std::nullopt;
     }
+    cursor_[t] = JobId();  // after every job
+    cursor_stamp_[t] = stamp_;
     return std::nullopt;
   }
 
@@ -160,33 +380,52 @@ class Kueue final : public Policy {
   }
 
   // Step 4.
-  void admit(const ClusterSnapshot& s, CohortQuota& quota, FreeMap& free,
-             std::vector<KueueRunning>& running, Entry e, Decisions& out) {
-    std::sort(e.victims.begin(), e.victims.end(), std::greater<>());
-    for (std::size_t v : e.victims) {
-      const KueueRunning& r = running[v];
+  void admit(const ClusterSnapshot& s, Entry e, Decisions& out) {
+    if (e.search) {  // the walk, now that this entry is admitted (it succeeds: see above)
+      const JobSpec& j = s.jobs[e.job.index()];
+      const KueueRequest req{&j, e.tenant, e.priority, sets_[part(e.tenant)]};
+      auto v = kueue_classical_preemption(req, running_, quota_, free_, cfg_.reclaim);
+      if (!v) throw std::logic_error("kueue: the shadow state and the search disagree");
+      e.placement = std::move(v->placement);
+      e.victims = std::move(v->victims);
+    } else if (e.placement.empty()) {  // fits now: where (the free map is as nominated)
+      e.placement = *place_job(free_, sets_[part(e.tenant)], s.jobs[e.job.index()]);
+    }
+    // Preempted in reverse order of the snapshot's running list (as Kueue's running list
+    // was built from it: a fixed order for byte-identical outputs).
+    if (e.victims.size() > 1) {
+      std::vector<std::pair<std::size_t, JobId>> pos;
+      for (std::size_t k = 0; k < s.running.size(); ++k)
+        if (std::find(e.victims.begin(), e.victims.end(), s.running[k]) != e.victims.end())
+          pos.emplace_back(k, s.running[k]);
+      std::sort(pos.begin(), pos.end(), std::greater<>());
+      for (std::size_t k = 0; k < pos.size(); ++k) e.victims[k] = pos[k].second;
+    }
+    for (JobId v : e.victims) {
+      unshed(v);
+      const KueueRunning& r = running_.at(v);
       out.preempt.push_back({r.job});
-      quota.remove(r.tenant, r.gpus);
-      free.give(r.placement, r.milli);
+      quota_remove(r.tenant, r.gpus);
+      free_.give(r.placement, r.milli);
+      counted_[v] = 0;
+      running_.remove(v);
       // Requeued at its old place, but not readmitted in the cycle that evicted it.
-      enqueue(s.jobs[r.job.index()]);
-      mark_[r.job] = stamp_;
-      note_wait(out, r.job, WaitReason::Priority);
-      running.erase(running.begin() + static_cast<std::ptrdiff_t>(v));
+      enqueue(s.jobs[v.index()], true);
+      note_wait(out, v, WaitReason::Priority);
       ++victims_;
     }
     if (!e.victims.empty()) {
       ++preempting_admissions_;
-      cutoff_.assign(queues_.size(), INT_MAX);  // capacity moved: searches may succeed again
+      ++cutoff_epoch_;  // capacity moved: searches may succeed again
     }
     const JobSpec& j = s.jobs[e.job.index()];
-    const bool borrowed = quota.borrowing(e.tenant, j.gpus);
+    const bool borrowed = quota_.borrowing(e.tenant, j.gpus);
     borrowed_starts_ += borrowed ? 1 : 0;
-    quota.add(e.tenant, j.gpus);
-    free.take(e.placement, j.gpu_milli);
-    running.push_back({e.job, e.tenant, j.gpus, j.gpu_milli, e.priority, s.now, e.placement, true});
-    queues_[e.tenant].erase(e.job);
-    queued_[e.job] = 0;
+    quota_add(e.tenant, j.gpus);
+    counted_[e.job] = 1;
+    admitted_.push_back(e.job);  // a candidate from the next cycle on
+    free_.take(e.placement, j.gpu_milli);
+    dequeue(j);
     out.start.push_back(StartJob{e.job, std::move(e.placement), borrowed});
   }
 
@@ -194,11 +433,32 @@ class Kueue final : public Policy {
   bool per_tenant_ = false;
   std::vector<std::vector<NodeId>> nodes_;
   std::vector<int> capacity_;
-  std::vector<std::set<JobId>> queues_;  // by creation order (job ids follow submit)
+  CohortQuota quota_;        // usage of the jobs counted_ (running or admitted now)
+  KueueRunningSet running_;  // preemption candidates: admitted before this cycle
+  FreeMap free_;
+  std::vector<FreeMap::SetId> sets_;  // per partition
+  std::vector<JobId> admitted_;       // admitted in this cycle
+  PerJob<std::uint8_t> counted_;
+  std::vector<std::vector<Queued>> queues_;  // per tenant, by creation order (ids follow submit)
+  std::vector<std::size_t> waiting_;         // tenants with a queued job, ascending
   PerJob<std::uint8_t> queued_;
-  PerJob<std::uint32_t> mark_;  // == stamp_: not admissible in this cycle
   std::uint32_t stamp_ = 0;
   std::vector<int> cutoff_;
+  std::vector<std::uint64_t> cutoff_stamp_;
+  std::vector<std::size_t> active_;  // tenants still nominating in this cycle
+  std::vector<JobId> cursor_;        // per tenant: first job not marked in this cycle
+  std::vector<std::uint32_t> cursor_stamp_;
+  // The shadow state (class comment).
+  bool shadowed_ = false;
+  CohortQuota shadow_quota_;
+  FreeMap shadow_;
+  std::vector<std::int16_t> extra_;  // per flat GPU: milli-GPUs of shed jobs on it
+  std::vector<NodeId> changed_;      // nodes to overlay again (real changes, shed changes)
+  PerJob<std::uint8_t> shed_;
+  std::vector<std::size_t> shed_count_;
+  std::vector<std::size_t> touched_;  // tenants to reshed
+  std::vector<std::uint8_t> touched_flag_;
+  std::uint64_t cutoff_epoch_ = 0;
   std::size_t borrowed_starts_ = 0, preempting_admissions_ = 0, victims_ = 0, searches_ = 0;
 };
 
@@ -246,10 +506,9 @@ std::unique_ptr<Policy> make_kueue(const PolicyContext& ctx) {
     c.reclaim = ReclaimPolicy::Never;
   else
     throw InputError("--set reclaim: expected any, lower_priority or never, got '" + reclaim + "'");
-  c.limits.lending_limit = static_cast<int>(o.get_int("lending_limit", -1));
-  c.limits.borrowing_limit = static_cast<int>(o.get_int("borrowing_limit", -1));
-  if (c.limits.lending_limit < -1 || c.limits.borrowing_limit < -1)
-    throw InputError("--set lending_limit / borrowing_limit: expected GPUs >= 0, or -1");
+  // GPUs, or -1 for no limit; ranged so that the int cannot wrap.
+  c.limits.lending_limit = static_cast<int>(o.get_int("lending_limit", -1, -1, 100'000));
+  c.limits.borrowing_limit = static_cast<int>(o.get_int("borrowing_limit", -1, -1, 100'000));
   return make_kueue(ctx, c);
 }
 

@@ -4,35 +4,74 @@
 #include <map>
 
 namespace ds {
+
+void KueueRunningSet::add(KueueRunning r) {
+  const JobId id = r.job;
+  if (in_[id]) remove(id);
+  by_tenant_[r.tenant].insert(key(r));
+  tenants_.insert(r.tenant);
+  in_[id] = 1;
+  info_[id] = std::move(r);
+}
+
+bool KueueRunningSet::remove(JobId id) {
+  if (!in_[id]) return false;
+  const KueueRunning& r = info_[id];
+  auto& list = by_tenant_[r.tenant];
+  list.erase(key(r));
+  if (list.empty()) tenants_.erase(r.tenant);
+  in_[id] = 0;
+  info_[id].placement.clear();
+  return true;
+}
+
+std::vector<JobId> KueueRunningSet::candidates(std::size_t except, int priority,
+                                               const CohortQuota& quota,
+                                               ReclaimPolicy policy) const {
+  std::vector<JobId> c;
+  for_each_candidate(except, priority, quota, policy, [&](JobId id) {
+    c.push_back(id);
+    return true;
+  });
+  return c;
+}
+
 namespace {
 
-// Scratch state of one search: quota and GPUs with candidates removed.
+// One search's removals from the policy's quota and free map, undone in full by its
+// destructor (DESIGN §2: what-if with undo).
 class WhatIf {
  public:
-  WhatIf(const KueueRequest& req, std::span<const KueueRunning> running, CohortQuota quota,
-         FreeMap free)
-      : req_(req), running_(running), quota_(std::move(quota)), free_(std::move(free)) {}
+  WhatIf(const KueueRequest& req, const KueueRunningSet& running, CohortQuota& quota, FreeMap& free)
+      : req_(req), running_(running), quota_(quota), free_(free) {}
+  WhatIf(const WhatIf&) = delete;
+  WhatIf& operator=(const WhatIf&) = delete;
+  ~WhatIf() {
+    for (auto it = removed_.rbegin(); it != removed_.rend(); ++it) put_back(*it);
+  }
 
   CohortQuota& quota() { return quota_; }
 
-  void remove(std::size_t i) {
-    const KueueRunning& r = running_[i];
+  void remove(JobId id) {
+    const KueueRunning& r = running_.at(id);
     quota_.remove(r.tenant, r.gpus);
     free_.give(r.placement, r.milli);
+    removed_.push_back(id);
   }
-  void restore(std::size_t i) {
-    const KueueRunning& r = running_[i];
-    quota_.add(r.tenant, r.gpus);
-    free_.take(r.placement, r.milli);
+  void restore(JobId id) {
+    put_back(id);
+    removed_.erase(std::find(removed_.begin(), removed_.end(), id));
   }
   // The job's quota fits and it can be placed.
   [[nodiscard]] bool fits() const {
-    return req_.job->gpus <= quota_.available(req_.tenant) &&
-           place_job(free_, req_.nodes, *req_.job).has_value();
+    if (req_.job->gpus > quota_.available(req_.tenant)) return false;
+    if (req_.job->gpu_milli >= kMilliPerGpu)  // one node size: placeable up to the largest fit
+      if (const auto largest = free_.set_largest_fit(req_.nodes)) return req_.job->gpus <= *largest;
+    return place_job(free_, req_.nodes, *req_.job).has_value();
   }
   // fillBackWorkloads: re-add all but the last removed victim in reverse order, keeping
   // those whose return still lets the job fit.
-  KueueVictims finish(std::vector<std::size_t> targets) {
+  KueueVictims finish(std::vector<JobId> targets) {
     for (std::size_t k = targets.size() - 1; k-- > 0;) {
       restore(targets[k]);
       if (fits()) {
@@ -45,10 +84,17 @@ class WhatIf {
   }
 
  private:
+  void put_back(JobId id) {
+    const KueueRunning& r = running_.at(id);
+    quota_.add(r.tenant, r.gpus);
+    free_.take(r.placement, r.milli);
+  }
+
   const KueueRequest& req_;
-  std::span<const KueueRunning> running_;
-  CohortQuota quota_;
-  FreeMap free_;
+  const KueueRunningSet& running_;
+  CohortQuota& quota_;
+  FreeMap& free_;
+  std::vector<JobId> removed_;
 };
 
 // CandidatesOrdering: lower priority, then most recently started, then job id.
@@ -58,50 +104,37 @@ bool before(const KueueRunning& a, const KueueRunning& b) {
   return a.job < b.job;
 }
 
-// Running jobs of other tenants that borrow and that the policy lets the job preempt.
-std::vector<std::size_t> candidates(const KueueRequest& req, std::span<const KueueRunning> running,
-                                    const CohortQuota& quota, ReclaimPolicy policy) {
-  std::vector<std::size_t> c;
-  if (policy == ReclaimPolicy::Never) return c;
-  for (std::size_t i = 0; i < running.size(); ++i) {
-    const KueueRunning& r = running[i];
-    if (r.admitted_now || r.tenant == req.tenant || !quota.borrowing(r.tenant)) continue;
-    if (policy == ReclaimPolicy::LowerPriority && r.priority >= req.priority) continue;
-    c.push_back(i);
-  }
-  std::sort(c.begin(), c.end(),
-            [&](std::size_t a, std::size_t b) { return before(running[a], running[b]); });
-  return c;
-}
-
 }  // namespace
 
 std::optional<KueueVictims> kueue_classical_preemption(const KueueRequest& req,
-                                                       std::span<const KueueRunning> running,
-                                                       CohortQuota quota, FreeMap free,
+                                                       const KueueRunningSet& running,
+                                                       CohortQuota& quota, FreeMap& free,
                                                        ReclaimPolicy policy) {
   // borrowWithinCohort = Never: only a job that keeps its tenant within nominal reclaims.
   if (quota.borrowing(req.tenant, req.job->gpus)) return std::nullopt;
-  const auto cands = candidates(req, running, quota, policy);
-  if (cands.empty()) return std::nullopt;
-  WhatIf w(req, running, std::move(quota), std::move(free));
-  std::vector<std::size_t> targets;
-  for (std::size_t i : cands) {
-    if (!w.quota().borrowing(running[i].tenant)) continue;  // candidateIsValid
-    w.remove(i);
-    targets.push_back(i);
-    if (w.fits()) return w.finish(std::move(targets));
-  }
-  return std::nullopt;
+  // The candidates are fixed by the quota before any removal (candidate order, merged
+  // lazily): their tenants' borrowing is checked again as removals go (candidateIsValid).
+  std::optional<KueueVictims> found;
+  WhatIf w(req, running, quota, free);
+  std::vector<JobId> targets;
+  running.for_each_candidate(req.tenant, req.priority, quota, policy, [&](JobId id) {
+    if (!w.quota().borrowing(running.at(id).tenant)) return true;  // candidateIsValid
+    w.remove(id);
+    targets.push_back(id);
+    if (!w.fits()) return true;
+    found = w.finish(std::move(targets));
+    return false;
+  });
+  return found;
 }
 
 std::optional<KueueVictims> kueue_fair_preemption(const KueueRequest& req,
-                                                  std::span<const KueueRunning> running,
-                                                  CohortQuota quota, FreeMap free,
+                                                  const KueueRunningSet& running,
+                                                  CohortQuota& quota, FreeMap& free,
                                                   ReclaimPolicy policy) {
-  const auto cands = candidates(req, running, quota, policy);
+  const auto cands = running.candidates(req.tenant, req.priority, quota, policy);
   if (cands.empty()) return std::nullopt;
-  WhatIf w(req, running, std::move(quota), std::move(free));
+  WhatIf w(req, running, quota, free);
   const int g = req.job->gpus;
   CohortQuota& q = w.quota();
   q.add(req.tenant, g);  // DRS values include the incoming job
@@ -112,25 +145,26 @@ std::optional<KueueVictims> kueue_fair_preemption(const KueueRequest& req,
     q.add(req.tenant, g);
     return ok;
   };
+  auto at = [&](JobId id) -> const KueueRunning& { return running.at(id); };
 
   // Candidates per tenant, in order (std::map: tenants in id order for determinism).
-  std::map<std::size_t, std::vector<std::size_t>> by_tenant;
-  for (std::size_t i : cands) by_tenant[running[i].tenant].push_back(i);
+  std::map<std::size_t, std::vector<JobId>> by_tenant;
+  for (JobId i : cands) by_tenant[at(i).tenant].push_back(i);
   // The borrowing tenant with the highest DRS that still has candidates (ties: the
   // tenant whose first candidate comes first); nullopt when none is left.
   auto next_tenant =
-      [&](std::map<std::size_t, std::vector<std::size_t>>& pool) -> std::optional<std::size_t> {
+      [&](std::map<std::size_t, std::vector<JobId>>& pool) -> std::optional<std::size_t> {
     std::optional<std::size_t> best;
     for (auto& [t, list] : pool) {
       if (list.empty() || !q.borrowing(t)) continue;
       if (!best || q.drs(t) > q.drs(*best) ||
-          (q.drs(t) == q.drs(*best) && before(running[list.front()], running[pool[*best].front()])))
+          (q.drs(t) == q.drs(*best) && before(at(list.front()), at(pool[*best].front()))))
         best = t;
     }
     return best;
   };
 
-  std::vector<std::size_t> targets, retry;
+  std::vector<JobId> targets, retry;
   bool ok = false;
   // Steps 1-2.
   while (!ok) {
@@ -138,7 +172,7 @@ std::optional<KueueVictims> kueue_fair_preemption(const KueueRequest& req,
     if (!t) break;
     auto& list = by_tenant[*t];
     if (within_nominal) {
-      const std::size_t i = list.front();
+      const JobId i = list.front();
       list.erase(list.begin());
       w.remove(i);
       targets.push_back(i);
@@ -147,11 +181,11 @@ std::optional<KueueVictims> kueue_fair_preemption(const KueueRequest& req,
     }
     const double preemptor = q.drs(req.tenant);
     while (!list.empty()) {
-      const std::size_t i = list.front();
+      const JobId i = list.front();
       list.erase(list.begin());
-      q.remove(*t, running[i].gpus);
+      q.remove(*t, at(i).gpus);
       const double target_after = q.drs(*t);
-      q.add(*t, running[i].gpus);
+      q.add(*t, at(i).gpus);
       if (preemptor <= target_after) {  // S2-a: LessThanOrEqualToFinalShare
         w.remove(i);
         targets.push_back(i);
@@ -163,8 +197,8 @@ std::optional<KueueVictims> kueue_fair_preemption(const KueueRequest& req,
   }
   // Step 3: S2-b, LessThanInitialShare, at most one victim per tenant.
   if (!ok && !retry.empty()) {
-    std::map<std::size_t, std::vector<std::size_t>> pool;
-    for (std::size_t i : retry) pool[running[i].tenant].push_back(i);
+    std::map<std::size_t, std::vector<JobId>> pool;
+    for (JobId i : retry) pool[at(i).tenant].push_back(i);
     for (auto t = next_tenant(pool); t && !ok; t = next_tenant(pool)) {
       auto& list = pool[*t];
       if (q.drs(req.tenant) < q.drs(*t)) {

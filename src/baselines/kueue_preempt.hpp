@@ -32,14 +32,20 @@
 //   3. S2-b, if the job still does not fit: for tenants in the same order, remove the
 //      first retry candidate of a tenant whose current DRS exceeds the preemptor's.
 //   4. Undo the job's count; fill back as in classical step 2.
+// Cost: the search runs on the policy's own quota and free map, removing candidates and
+// putting back exactly what it removed (no copies); candidates come from per-tenant lists
+// kept in candidate order across cycles, merged lazily, so a search costs O(borrowing
+// tenants + candidates it looks at x log), placements use the free map's node-set index.
 #pragma once
 
 #include <optional>
+#include <set>
 #include <span>
 #include <vector>
 
 #include "baselines/kueue_quota.hpp"
 #include "policy/placement.hpp"
+#include "policy/policy.hpp"
 
 namespace ds {
 
@@ -54,29 +60,101 @@ struct KueueRunning {
   int priority = 0;
   Time started = 0;
   Placement placement;
-  bool admitted_now = false;  // admitted in this cycle: holds capacity, not a candidate yet
+};
+
+// The running jobs that may be preempted (admitted in an earlier cycle), kept across cycles:
+// per tenant, in CandidatesOrdering (lower priority, then most recently started, then id).
+class KueueRunningSet {
+ public:
+  explicit KueueRunningSet(std::size_t tenants) : by_tenant_(tenants) {}
+
+  void add(KueueRunning r);
+  // Takes the job out; false when it was not in the set.
+  bool remove(JobId id);
+  [[nodiscard]] bool contains(JobId id) const { return in_[id] != 0; }
+  [[nodiscard]] const KueueRunning& at(JobId id) const { return info_[id]; }
+
+  // The candidates of tenants other than `except` that borrow (quota as it is now) and that
+  // `policy` lets a job of `priority` preempt, in CandidatesOrdering; calls f(job) for each
+  // until f returns false.
+  template <class F>
+  void for_each_candidate(std::size_t except, int priority, const CohortQuota& quota,
+                          ReclaimPolicy policy, F f) const;
+  // Tenant t's running jobs in candidate order; f(job) returns false to stop.
+  template <class F>
+  void for_each_of(std::size_t t, F f) const {
+    for (const Key& k : by_tenant_[t])
+      if (!f(k.job)) return;
+  }
+  // All of them, in order.
+  [[nodiscard]] std::vector<JobId> candidates(std::size_t except, int priority,
+                                              const CohortQuota& quota, ReclaimPolicy policy) const;
+
+ private:
+  struct Key {
+    int priority;
+    Time neg_started;
+    JobId job;
+    auto operator<=>(const Key&) const = default;
+  };
+  static Key key(const KueueRunning& r) { return Key{r.priority, -r.started, r.job}; }
+
+  std::vector<std::set<Key>> by_tenant_;
+  std::set<std::size_t> tenants_;  // with a running job
+  PerJob<KueueRunning> info_;
+  PerJob<std::uint8_t> in_;
 };
 
 struct KueueRequest {
   const JobSpec* job = nullptr;
   std::size_t tenant = 0;
   int priority = 0;
-  std::span<const NodeId> nodes;  // where it may run
+  FreeMap::SetId nodes = 0;  // where it may run (a node set of `free`)
 };
 
 struct KueueVictims {
-  std::vector<std::size_t> victims;  // indices into the running span
-  Placement placement;               // where the job goes once they are gone
+  std::vector<JobId> victims;
+  Placement placement;  // where the job goes once they are gone
 };
 
+// Both searches leave `quota` and `free` as they found them.
 std::optional<KueueVictims> kueue_classical_preemption(const KueueRequest& req,
-                                                       std::span<const KueueRunning> running,
-                                                       CohortQuota quota, FreeMap free,
+                                                       const KueueRunningSet& running,
+                                                       CohortQuota& quota, FreeMap& free,
                                                        ReclaimPolicy policy);
 
 std::optional<KueueVictims> kueue_fair_preemption(const KueueRequest& req,
-                                                  std::span<const KueueRunning> running,
-                                                  CohortQuota quota, FreeMap free,
+                                                  const KueueRunningSet& running,
+                                                  CohortQuota& quota, FreeMap& free,
                                                   ReclaimPolicy policy);
+
+template <class F>
+void KueueRunningSet::for_each_candidate(std::size_t except, int priority, const CohortQuota& quota,
+                                         ReclaimPolicy policy, F f) const {
+  if (policy == ReclaimPolicy::Never) return;
+  // A k-way merge of the borrowing tenants' lists (each already in order).
+  using It = std::set<Key>::const_iterator;
+  struct Head {
+    It it, end;
+  };
+  std::vector<Head> heads;
+  for (std::size_t t : tenants_) {
+    if (t == except || !quota.borrowing(t)) continue;
+    heads.push_back({by_tenant_[t].begin(), by_tenant_[t].end()});
+  }
+  auto later = [](const Head& a, const Head& b) { return *b.it < *a.it; };
+  std::make_heap(heads.begin(), heads.end(), later);
+  while (!heads.empty()) {
+    std::pop_heap(heads.begin(), heads.end(), later);
+    Head& h = heads.back();
+    const Key k = *h.it;
+    if (++h.it == h.end)
+      heads.pop_back();
+    else
+      std::push_heap(heads.begin(), heads.end(), later);
+    if (policy == ReclaimPolicy::LowerPriority && k.priority >= priority) continue;
+    if (!f(k.job)) return;
+  }
+}
 
 }  // namespace ds

@@ -1,9 +1,13 @@
 #include "baselines/lucid.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
 #include <set>
 #include <unordered_map>
 
+#include "core/csv.hpp"
 #include "core/error.hpp"
 #include "model/aux_data.hpp"
 
@@ -19,10 +23,26 @@ constexpr double kNegativeEstimate = 1000;  // CombinedEstimator: priority < 0 -
 // One virtual cluster (or the pool): its nodes, queue and running jobs in start order.
 struct Vc {
   std::vector<NodeId> nodes;
-  int capacity = 0;                          // GPUs it may ever have (with the elastic node)
-  std::set<std::pair<double, JobId>> queue;  // (priority, arrival order)
+  FreeMap::SetId set = 0;  // `nodes` in the policy's free map
+  int capacity = 0;        // GPUs it may ever have (with the elastic node)
+  // (priority, arrival order) -> what allocate() reads first, kept inline.
+  struct Queued {
+    int gpus = 0;
+    int milli = kMilliPerGpu;
+  };
+  std::map<std::pair<double, JobId>, Queued> queue;
   std::vector<JobId> run;
+  // Running jobs that run alone (possible partners), by GPU count and sharescore bucket
+  // (Lucid::score_bucket), each in start order (the order of `run`): the pairing rule looks
+  // only at jobs of the same GPU count whose score can add up to <= 2 with the job's.
+  std::array<std::array<std::set<std::pair<std::uint64_t, JobId>>, 4>, kMaxShareGpus + 1> alone;
+  // Something allocate() looks at changed since it last ran here (queue, running jobs or
+  // partners, its nodes' free GPUs, the sharing switch): otherwise it would try the same
+  // jobs against the same partners and free GPUs, start nothing and state the same reasons.
+  bool dirty = true;
 };
+
+constexpr std::uint32_t kNoVc = ~std::uint32_t{0};
 
 class Lucid final : public Policy {
  public:
@@ -43,12 +63,14 @@ class Lucid final : public Policy {
       vc.capacity += n.gpus;
       vc.nodes.push_back(n.id);
     }
-    const TenantId donor = setup_.profiler_config.elastic_donor;
-    if (setup_.profiler && donor.valid()) donor_vc_ = per_tenant_ ? donor.index() : 0;
+    if (setup_.profiler)
+      for (TenantId donor : setup_.profiler_config.elastic_donors)
+        donor_vcs_.push_back(per_tenant_ ? donor.index() : 0);
   }
 
   Decisions decide(const ClusterSnapshot& s) override {
     Decisions out;
+    sync(s);
     for (const auto& f : s.finished) finish(s, f);
     for (JobId id : s.withdrawn) withdraw(s, id);
     for (JobId id : s.adopted) adopt(s, id);
@@ -59,22 +81,47 @@ class Lucid final : public Policy {
         note_wait(out, id, WaitReason::Priority);
       }
 
-    FreeMap free(s);
     if (setup_.profiler) {
-      std::vector<JobId> stopped;
-      profiler_.run(s, free, out, stopped);
-      for (JobId id : stopped) {
+      stopped_.clear();
+      profiler_.run(s, free_, out, stopped_);
+      for (JobId id : stopped_) {
         enter_vc(s, id);
         note_wait(out, id, WaitReason::Priority);
       }
     }
     const bool sharing = sharing_on(s.now);
-    for (Vc& vc : vcs_) allocate(s, vc, free, sharing, out);
-    if (setup_.profiler && donor_vc_) {
-      Vc& donor = vcs_[*donor_vc_];
-      const std::size_t before = donor.nodes.size();
-      profiler_.scale(s, free, setup_.forecast ? &*setup_.forecast : nullptr, &donor.nodes, out);
-      if (donor.nodes.size() > before) allocate(s, donor, free, sharing, out);
+    if (sharing != last_sharing_)
+      for (std::size_t v = 0; v < vcs_.size(); ++v) mark(v);
+    last_sharing_ = sharing;
+    std::sort(dirty_.begin(), dirty_.end());
+    for (std::uint32_t v : dirty_)
+      if (vcs_[v].dirty) allocate(s, vcs_[v], free_, sharing, out);
+    dirty_.clear();
+    if (setup_.profiler && !donor_vcs_.empty()) {
+      if (donor_lists_.empty())  // vcs_ never grows: the pointers stay valid
+        for (std::size_t d : donor_vcs_) donor_lists_.push_back(&vcs_[d].nodes);
+      moves_.clear();
+      profiler_.scale(s, free_, setup_.forecast ? &*setup_.forecast : nullptr, donor_lists_, out,
+                      moves_);
+      for (const auto& m : moves_) {
+        const std::size_t v = donor_vcs_[m.donor];
+        if (m.lent) {
+          free_.set_erase(vcs_[v].set, m.node);
+          vc_of_node_[m.node.index()] = kNoVc;
+        } else {
+          free_.set_insert(vcs_[v].set, m.node);
+          vc_of_node_[m.node.index()] = static_cast<std::uint32_t>(v);
+        }
+        mark(v);
+      }
+      // A donor that got its node back runs again at once (in donor order, once each).
+      for (std::size_t d = 0; d < donor_vcs_.size() && !moves_.empty(); ++d) {
+        const std::size_t v = donor_vcs_[d];
+        if (!vcs_[v].dirty) continue;
+        bool returned = false;
+        for (const auto& m : moves_) returned = returned || (m.donor == d && !m.lent);
+        if (returned) allocate(s, vcs_[v], free_, sharing, out);
+      }
     }
     out.wake_at = next_wake(s.now);
     return out;
@@ -105,6 +152,38 @@ class Lucid final : public Policy {
     return per_tenant_ ? j.tenant.index() : 0;
   }
 
+  void mark(std::size_t v) {
+    if (vcs_[v].dirty) return;
+    vcs_[v].dirty = true;
+    dirty_.push_back(static_cast<std::uint32_t>(v));
+  }
+
+  // Brings the free map up to date (building the VC sets on first use) and marks the VCs
+  // whose nodes changed; the profiler retries its queue when its pool changed.
+  void sync(const ClusterSnapshot& s) {
+    const bool first = vc_of_node_.empty();
+    free_.sync(s);
+    if (first) {
+      vc_of_node_.assign(s.cluster->nodes.size(), kNoVc);
+      for (std::size_t v = 0; v < vcs_.size(); ++v) {
+        vcs_[v].set = free_.add_set(vcs_[v].nodes);
+        for (NodeId n : vcs_[v].nodes) vc_of_node_[n.index()] = static_cast<std::uint32_t>(v);
+        vcs_[v].dirty = true;
+        dirty_.push_back(static_cast<std::uint32_t>(v));
+      }
+      return;
+    }
+    if (s.gpu_epoch == 0) {  // a snapshot without deltas: anything may have changed
+      for (std::size_t v = 0; v < vcs_.size(); ++v) mark(v);
+      profiler_.pool_changed();
+      return;
+    }
+    for (NodeId n : s.changed_nodes) {
+      if (vc_of_node_[n.index()] != kNoVc) mark(vc_of_node_[n.index()]);
+      if (profiler_.in_pool(n)) profiler_.pool_changed();
+    }
+  }
+
   void finish(const ClusterSnapshot& s, const FinishedJob& f) {
     const JobSpec& j = s.jobs[f.job.index()];
     if (setup_.predictor) {
@@ -124,8 +203,11 @@ class Lucid final : public Policy {
     queue_sum_ += std::max<Time>(pq, 0) + (vc_start_[f.job] - vc_entry_[f.job]);
     jct_sum_ += s.now - vc_entry_[f.job];
     Vc& vc = vcs_[vc_of(j)];
-    if (auto it = std::find(vc.run.begin(), vc.run.end(), f.job); it != vc.run.end())
+    if (auto it = std::find(vc.run.begin(), vc.run.end(), f.job); it != vc.run.end()) {
       vc.run.erase(it);
+      if (!partner_[f.job].valid()) set_alone(vc, j, false);
+    }
+    mark(vc_of(j));
     const JobId mate = partner_[f.job];
     if (mate.valid() && mate != f.job) {
       // speed_recover. Lucid quirk (cluster.py Node.check_colocate_jobs compares a job id
@@ -134,6 +216,7 @@ class Lucid final : public Policy {
       // marked as sharing until it ends: it is never paired again.
       const bool stuck = setup_.lucid_recover_quirk && first_of_pair_[f.job];
       partner_[mate] = stuck ? mate : JobId();
+      if (!stuck) set_alone(vc, s.jobs[mate.index()], true);
     }
     partner_[f.job] = JobId();
     first_of_pair_[f.job] = 0;
@@ -144,7 +227,10 @@ class Lucid final : public Policy {
   void withdraw(const ClusterSnapshot& s, JobId id) {
     const JobSpec& j = s.jobs[id.index()];
     if (setup_.profiler && profiler_.withdraw(j)) return;
-    if (vc_entry_[id] >= 0) vcs_[vc_of(j)].queue.erase({priority_[id], id});
+    if (vc_entry_[id] >= 0 && vcs_[vc_of(j)].queue.erase({priority_[id], id}) > 0) {
+      --queued_;
+      mark(vc_of(j));
+    }
   }
 
   // A job found running (a restarted controller): it runs in its VC as it is. A shared
@@ -160,7 +246,12 @@ class Lucid final : public Policy {
     partner_[id] = r.shared ? id : JobId();
     first_of_pair_[id] = 0;
     Vc& vc = vcs_[vc_of(j)];
-    if (std::find(vc.run.begin(), vc.run.end(), id) == vc.run.end()) vc.run.push_back(id);
+    if (std::find(vc.run.begin(), vc.run.end(), id) == vc.run.end()) {
+      vc.run.push_back(id);
+      run_seq_[id] = next_run_seq_++;
+      if (!r.shared) set_alone(vc, j, true);
+    }
+    mark(vc_of(j));
   }
 
   void arrive(const ClusterSnapshot& s, JobId id, Decisions& out) {
@@ -220,7 +311,11 @@ class Lucid final : public Policy {
     }
     priority_[id] = est * j.gpus;
     vc_entry_[id] = s.now;
-    vcs_[vc_of(j)].queue.emplace(priority_[id], id);
+    if (vcs_[vc_of(j)]
+            .queue.emplace(std::pair{priority_[id], id}, Vc::Queued{j.gpus, j.gpu_milli})
+            .second)
+      ++queued_;
+    mark(vc_of(j));
   }
 
   [[nodiscard]] bool sharing_on(Time now) const {
@@ -247,41 +342,103 @@ class Lucid final : public Policy {
                                                  const JobSpec& j) const {
     if (j.gpus > kMaxShareGpus || j.gpu_milli < kMilliPerGpu) return std::nullopt;
     const PairView me = view(j);
-    for (JobId t : vc.run) {
-      if (partner_[t].valid()) continue;
-      const Placement& p = placement_[t];
-      const double mem =
-          static_cast<double>(s.cluster->nodes[p.front().node.index()].gpu_memory_mib);
-      if (lucid_can_pair(me, view(s.jobs[t.index()]), mem)) return t;
+    // The first in start order over the buckets whose scores may pair: the first match of
+    // each bucket, then the earliest of those.
+    std::optional<std::pair<std::uint64_t, JobId>> best;
+    const auto& buckets = vc.alone[static_cast<std::size_t>(j.gpus)];
+    for (int b = 0; b < 4; ++b) {
+      if (!bucket_may_pair(b, me.score)) continue;
+      for (const auto& entry : buckets[static_cast<std::size_t>(b)]) {
+        if (best && entry.first > best->first) break;
+        const JobId t = entry.second;
+        const Placement& p = placement_[t];
+        const double mem =
+            static_cast<double>(s.cluster->nodes[p.front().node.index()].gpu_memory_mib);
+        if (lucid_can_pair(me, view(s.jobs[t.index()]), mem)) {
+          best = entry;
+          break;
+        }
+      }
     }
-    return std::nullopt;
+    if (!best) return std::nullopt;
+    return best->second;
+  }
+
+  // Buckets of sharescores: 0 (scores <= 0), 1, 2, 3 (scores >= 3).
+  static int score_bucket(int score) { return std::clamp(score, 0, 3); }
+  // Whether a job of sharescore `score` may pair with some score of bucket b (sum <= 2).
+  static bool bucket_may_pair(int b, int score) {
+    return b == 0 || (b < 3 ? b <= 2 - score : score <= -1);
+  }
+
+  // Job `id` is a possible partner again (or for the first time).
+  void set_alone(Vc& vc, const JobSpec& j, bool alone) {
+    if (j.gpus > kMaxShareGpus || j.gpu_milli < kMilliPerGpu) return;
+    auto& set = vc.alone[static_cast<std::size_t>(j.gpus)]
+                        [static_cast<std::size_t>(score_bucket(share_score_[j.id]))];
+    if (alone)
+      set.emplace(run_seq_[j.id], j.id);
+    else
+      set.erase({run_seq_[j.id], j.id});
   }
 
   void start(const ClusterSnapshot& s, Vc& vc, JobId id, Placement p, bool shared, Decisions& out) {
     vc_start_[id] = s.now;
     placement_[id] = p;
     vc.run.push_back(id);
+    run_seq_[id] = next_run_seq_++;
+    if (!shared) set_alone(vc, s.jobs[id.index()], true);
     out.start.push_back(StartJob{id, std::move(p), false, shared});
   }
 
+  // Whether some running job of `gpus` GPUs runs alone in the VC (a possible partner).
+  [[nodiscard]] static bool any_alone(const Vc& vc, int gpus) {
+    if (gpus > kMaxShareGpus) return false;
+    for (const auto& bucket : vc.alone[static_cast<std::size_t>(gpus)])
+      if (!bucket.empty()) return true;
+    return false;
+  }
+
   void allocate(const ClusterSnapshot& s, Vc& vc, FreeMap& free, bool sharing, Decisions& out) {
+    vc.dirty = false;
+    // The largest whole-GPU job consolidate placement can place in the VC now (nullopt: node
+    // sizes differ, ask place_job); refreshed after every start.
+    std::optional<int> largest = free.set_largest_fit(vc.set);
     for (auto it = vc.queue.begin(); it != vc.queue.end();) {
-      const JobId id = it->second;
+      const JobId id = it->first.second;
+      const Vc::Queued q = it->second;
+      if (largest && q.milli >= kMilliPerGpu && q.gpus > *largest &&
+          !(sharing && any_alone(vc, q.gpus))) {
+        // Neither a partner nor room: the answers below, without reading the job.
+        note_wait(out, id,
+                  q.gpus > free.set_free_gpus(vc.set) ? WaitReason::NoFit : WaitReason::Fragmented);
+        if (!sharing) break;
+        ++it;
+        continue;
+      }
       const JobSpec& j = s.jobs[id.index()];
       if (sharing) {
         if (auto t = partner_for(s, vc, j)) {
+          set_alone(vc, s.jobs[t->index()], false);
           partner_[id] = *t;
           partner_[*t] = id;
           first_of_pair_[*t] = 1;
           ++shared_starts_;
           start(s, vc, id, placement_[*t], true, out);
           it = vc.queue.erase(it);
+          --queued_;
           continue;
         }
       }
-      auto p = place_job(free, vc.nodes, j);
+      if (largest && q.milli >= kMilliPerGpu && q.gpus > *largest) {
+        note_wait(out, id, room_reason(free.set_free_gpus(vc.set), j));
+        if (!sharing) break;
+        ++it;
+        continue;
+      }
+      auto p = place_job(free, vc.set, j);
       if (!p) {
-        note_wait(out, id, room_reason(free.total_free_gpus(vc.nodes), j));
+        note_wait(out, id, room_reason(free.set_free_gpus(vc.set), j));
         if (!sharing) break;  // head-of-line while sharing is off
         ++it;
         continue;
@@ -289,14 +446,15 @@ class Lucid final : public Policy {
       free.take(*p, j.gpu_milli);
       start(s, vc, id, std::move(*p), false, out);
       it = vc.queue.erase(it);
+      --queued_;
+      largest = free.set_largest_fit(vc.set);
     }
   }
 
   [[nodiscard]] Time next_wake(Time now) const {
     Time w = setup_.profiler ? profiler_.next_wake(now) : kNever;
     if (setup_.sharing == LucidSharing::Pas && setup_.forecast) {
-      bool waiting = false;
-      for (const Vc& vc : vcs_) waiting = waiting || !vc.queue.empty();
+      const bool waiting = queued_ > 0;
       const Time change = setup_.forecast->next_change(now);
       if (waiting && change != kNever) {
         const Time period = setup_.pas_period;
@@ -310,34 +468,51 @@ class Lucid final : public Policy {
   LucidProfiler profiler_;
   bool per_tenant_ = true;
   std::vector<Vc> vcs_;
-  std::optional<std::size_t> donor_vc_;
+  std::vector<std::size_t> donor_vcs_;  // per elastic donor: its VC
+  FreeMap free_;                        // kept across cycles (sync())
+  std::vector<std::uint32_t> vc_of_node_;
+  std::vector<std::uint32_t> dirty_;  // VCs marked dirty, unordered
+  bool last_sharing_ = false;
+  std::size_t queued_ = 0;  // jobs in VC queues
+  std::vector<JobId> stopped_;
+  std::vector<std::vector<NodeId>*> donor_lists_;
+  std::vector<LucidProfiler::Move> moves_;
   PerJob<double> priority_;
   PerJob<int> share_score_;
   PerJob<JobId> partner_;
   PerJob<Time> vc_entry_, vc_start_;
   PerJob<Placement> placement_;
   PerJob<std::uint8_t> first_of_pair_;  // the running job another job was paired with
+  PerJob<std::uint64_t> run_seq_;       // its place in its VC's start order
+  std::uint64_t next_run_seq_ = 0;
   AccuracyTracker accuracy_;
   std::size_t shared_starts_ = 0, finished_ = 0;
   Time jct_sum_ = 0, queue_sum_ = 0, prof_queue_sum_ = 0;
 };
 
-// The tenant named `name`, or the `rank`-th largest by owned GPUs (ties: lower id).
-TenantId pick_donor(std::span<const Tenant> tenants, const std::vector<int>& gpus, const char* name,
-                    std::size_t rank) {
+// Unit u's donor in role `rank` (0, 1: base nodes; 2: elastic): the tenant named `name`
+// (unit 0) or `name#u` (copy u of a tiled cluster, trace/tile.hpp), else the
+// (3u + rank)-th largest by owned GPUs (ties: lower id).
+TenantId pick_donor(std::span<const Tenant> tenants, const std::vector<int>& gpus,
+                    const std::vector<TenantId>& by_size, const char* name, std::size_t rank,
+                    std::size_t unit) {
+  const std::string want = unit == 0 ? std::string(name) : name + ("#" + std::to_string(unit));
   for (const auto& t : tenants)
-    if (t.name == name && gpus[t.id.index()] > 0) return t.id;
-  std::vector<TenantId> order;
-  for (const auto& t : tenants)
-    if (gpus[t.id.index()] > 0) order.push_back(t.id);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](TenantId a, TenantId b) { return gpus[a.index()] > gpus[b.index()]; });
-  return rank < order.size() ? order[rank] : TenantId();
+    if (t.name == want && gpus[t.id.index()] > 0) return t.id;
+  const std::size_t k = 3 * unit + rank;
+  return k < by_size.size() ? by_size[k] : TenantId();
 }
 
 }  // namespace
 
-ProfilerConfig lucid_profiler_nodes(const Cluster& cluster, std::span<const Tenant> tenants) {
+std::size_t lucid_profiler_units(const Cluster& cluster) {
+  const auto units = static_cast<std::size_t>(
+      std::llround(static_cast<double>(cluster.total_gpus()) / kLucidProfilerGpus));
+  return std::max<std::size_t>(1, units);
+}
+
+ProfilerConfig lucid_profiler_nodes(const Cluster& cluster, std::span<const Tenant> tenants,
+                                    std::size_t units) {
   ProfilerConfig c;
   std::vector<int> gpus(tenants.size(), 0);
   std::vector<std::optional<NodeId>> last(tenants.size());
@@ -346,12 +521,30 @@ ProfilerConfig lucid_profiler_nodes(const Cluster& cluster, std::span<const Tena
       gpus[n.owner.index()] += n.gpus;
       last[n.owner.index()] = n.id;
     }
-  const TenantId a = pick_donor(tenants, gpus, "vc8Gr", 0);
-  const TenantId b = pick_donor(tenants, gpus, "vcefl", 1);
-  const TenantId e = pick_donor(tenants, gpus, "vcYVn", 2);
-  if (!a.valid() || !b.valid() || a == b) return c;
-  c.base_nodes = {*last[a.index()], *last[b.index()]};
-  if (e.valid() && e != a && e != b) c.elastic_donor = e;
+  std::vector<TenantId> by_size;
+  for (const auto& t : tenants)
+    if (gpus[t.id.index()] > 0) by_size.push_back(t.id);
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [&](TenantId a, TenantId b) { return gpus[a.index()] > gpus[b.index()]; });
+  std::vector<TenantId> used;
+  auto fresh = [&](TenantId t) {
+    return t.valid() && std::find(used.begin(), used.end(), t) == used.end();
+  };
+  for (std::size_t u = 0; u < std::max<std::size_t>(units, 1); ++u) {
+    const TenantId a = pick_donor(tenants, gpus, by_size, "vc8Gr", 0, u);
+    const TenantId b = pick_donor(tenants, gpus, by_size, "vcefl", 1, u);
+    const TenantId e = pick_donor(tenants, gpus, by_size, "vcYVn", 2, u);
+    if (!fresh(a) || !fresh(b) || a == b) break;  // too few tenants for another unit
+    used.push_back(a);
+    used.push_back(b);
+    c.base_nodes.push_back(*last[a.index()]);
+    c.base_nodes.push_back(*last[b.index()]);
+    if (fresh(e) && e != a && e != b) {
+      used.push_back(e);
+      c.elastic_donors.push_back(e);
+    }
+    c.units = u + 1;
+  }
   return c;
 }
 
@@ -366,7 +559,8 @@ double lucid_colocated_speed(const ColocationTable& table, const Profile* job, c
 
 const char* lucid_options() {
   return "fidelity=lucid|off, scope=isolated|pooled, estimates=ebm|lgb|predictor, "
-         "predictor=KIND, forecast=file|online, sharing=pas|always|never, profiler=on|off";
+         "predictor=KIND, forecast=file|online, sharing=pas|always|never, profiler=on|off, "
+         "profiler_units=auto|N";
 }
 
 std::unique_ptr<Policy> make_lucid(const PolicyContext& ctx, LucidSetup setup) {
@@ -446,8 +640,18 @@ LucidSetup lucid_setup(const PolicyContext& ctx) {
   else if (faithful)
     require(false, "single_data.csv", "fidelity=lucid (sharescore labels)");
 
+  const std::string units = o.get("profiler_units", "auto");
+  std::size_t n_units = 0;
+  if (units == "auto") {
+    n_units = lucid_profiler_units(ctx.cluster);
+  } else {
+    const auto v = parse_int(units);
+    if (!v || *v < 1 || *v > 100000)
+      throw InputError("--set profiler_units: expected auto or a count >= 1, got '" + units + "'");
+    n_units = static_cast<std::size_t>(*v);
+  }
   if (setup.profiler) {
-    setup.profiler_config = lucid_profiler_nodes(ctx.cluster, ctx.tenants);
+    setup.profiler_config = lucid_profiler_nodes(ctx.cluster, ctx.tenants, n_units);
     if (setup.profiler_config.base_nodes.empty()) setup.profiler = false;  // too few VCs
   }
   setup.lucid_recover_quirk = faithful;

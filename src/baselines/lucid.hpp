@@ -32,16 +32,20 @@
 //       (pairing rule) and shares its GPUs if one exists - even when free GPUs exist;
 //       otherwise (and for larger jobs) consolidate placement; a job that does not fit
 //       is skipped (implicit backfill).
-//  5. Profiler scaling (steps 3-4 of lucid_profiler.hpp); the donor VC gains or loses the
+//  5. Profiler scaling (steps 3-4 of lucid_profiler.hpp); a donor VC gains or loses its
 //     elastic node and is re-run when it gains it.
 //  6. Wake at the next profiler limit, scaling check or forecast-bin boundary.
+// Cost: a cycle runs step 4 only in the VCs where something it looks at changed (queue,
+// running jobs, their nodes' free GPUs, the sharing switch); elsewhere it would repeat
+// itself. The free map is kept across cycles, each VC an indexed node set of it.
 //
 // Options (--set): fidelity=lucid|off, scope=isolated|pooled,
 // estimates=ebm|lgb|predictor, predictor=KIND, forecast=file|online, sharing=pas|always|never,
-// profiler=on|off. `fidelity=lucid` = isolated VCs + Lucid's estimate and forecast files
-// from the aux folder (`--aux DIR`, default the trace's; Venus_Sept_ebm_weekly_updated.csv,
-// Venus_throughput_pred.csv), handed over as AuxData values + its profiler
-// nodes (vc8Gr, vcefl, elastic vcYVn) + the partner-recovery quirk.
+// profiler=on|off, profiler_units=auto|N (auto: the cluster's GPUs / 1,080, rounded).
+// `fidelity=lucid` = isolated VCs + Lucid's estimate and forecast files from the aux folder (`--aux
+// DIR`, default the trace's; Venus_Sept_ebm_weekly_updated.csv, Venus_throughput_pred.csv), handed
+// over as AuxData values + its profiler nodes (vc8Gr, vcefl, elastic vcYVn) + the partner-recovery
+// quirk.
 //
 // Deliberate differences from the artifact (docs/baselines.md, "lucid"):
 //  - Causal profiler (see lucid_profiler.hpp): a job enters its VC after profiling, not at
@@ -99,10 +103,17 @@ LucidSetup lucid_setup(const PolicyContext& ctx);
 // The `--set` keys make_lucid reads, for the registry.
 const char* lucid_options();
 
-// Lucid's profiler nodes on a cluster: the last node of each donor (vc8Gr and vcefl when
-// those tenants exist, else the two tenants with the most GPUs) and the elastic donor
-// (vcYVn, else the third largest tenant). Empty when fewer tenants own nodes.
-ProfilerConfig lucid_profiler_nodes(const Cluster& cluster, std::span<const Tenant> tenants);
+// Lucid's profiler nodes on a cluster, per unit u (lucid_profiler.hpp: a cluster u times
+// Venus's size gets u times Lucid's profiler): the last node of each donor (vc8Gr and vcefl
+// when those tenants exist, `vc8Gr#u` and `vcefl#u` for the copies of a tiled cluster, else
+// the tenants ranked 3u and 3u + 1 by GPUs) and the elastic donor (vcYVn / vcYVn#u, else rank
+// 3u + 2). Units stop where the tenants run out; empty when fewer than two tenants own nodes.
+ProfilerConfig lucid_profiler_nodes(const Cluster& cluster, std::span<const Tenant> tenants,
+                                    std::size_t units = 1);
+// The GPUs of the cluster Lucid sized its profiler for (Venus: 2 nodes + 1 elastic).
+inline constexpr double kLucidProfilerGpus = 1080;
+// Profiler units for a cluster (`profiler_units=auto`): its GPUs / 1,080, rounded, >= 1.
+std::size_t lucid_profiler_units(const Cluster& cluster);
 
 // Lucid's colocated speed of `job` sharing a GPU with `other` (updater.ColocateUpdater):
 // 1 when either model is NeuMF, ResNet50, BERT or Transformer ("little influence"), else

@@ -6,8 +6,13 @@
 // node and its echo on vcYVn, VC.update_vc_node).
 //
 // Assumptions:
-//  - The pool is `base_nodes` plus, while scaled up, one elastic node lent by the donor
-//    tenant (Lucid: vcYVn). Jobs of more than `gpu_limit` GPUs (scale x factor = 8) skip it.
+//  - The pool is `base_nodes` plus, while scaled up, one elastic node lent by each donor
+//    tenant (Lucid: one, vcYVn). Jobs of more than `gpu_limit` GPUs (scale x factor = 8)
+//    skip it.
+//  - Size (our decision, docs/baselines.md "lucid"): Lucid sizes the profiler per cluster
+//    (utils.py profiler_config: 2 nodes for Venus's 1,080 GPUs). A cluster of `units` times
+//    that size gets `units` times the profiler: 2 x units base nodes, `units` elastic donors,
+//    and the queue and forecast thresholds of steps 3-4 times `units`. units = 1 is Lucid's.
 //  - Causality (deliberate difference): Lucid profiles in a separate pass before it
 //    simulates the VCs, so a job that does not finish within the limit enters its VC at
 //    its submit time, in parallel with its own profiling run. Here the job really runs on
@@ -23,15 +28,21 @@
 //     pool (returned to the caller, which queues it in its virtual cluster).
 //  2. Least-GPU-First: start queued jobs in (GPUs, arrival) order with consolidate
 //     placement on the pool; stop at the first that does not fit (head-of-line).
-//  3. Scale up (t a multiple of 10 s): more than `scale_up_queue` jobs wait and the pool is
-//     at its base size -> borrow the donor's highest-numbered idle node, then repeat 2.
-//  4. Scale down (t a multiple of 100 s): fewer than `scale_down_queue` jobs wait, the
-//     elastic node is idle and the forecast of submitted GPUs (mean of the next five
-//     10-minute bins) is <= gpu_limit x 5 -> return the node to the donor.
+//  3. Scale up (t a multiple of 10 s): more than `scale_up_queue` x units jobs wait and a
+//     donor has not lent its node -> each such donor lends its highest-numbered idle node
+//     (a donor with none retries at the next check), then repeat 2.
+//  4. Scale down (t a multiple of 100 s): fewer than `scale_down_queue` x units jobs wait and
+//     the forecast of submitted GPUs (mean of the next five 10-minute bins) is <=
+//     gpu_limit x 5 x units -> every lent node that is idle returns to its donor.
+// Cost: a cycle costs O(stops + starts): runs end in start order (a queue), and the
+// head-of-line start loop is tried only when the queue or the pool's free GPUs changed.
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <optional>
 #include <set>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -43,10 +54,11 @@ namespace ds {
 
 struct ProfilerConfig {
   std::vector<NodeId> base_nodes;
-  TenantId elastic_donor;  // invalid: no elastic node
+  std::vector<TenantId> elastic_donors;  // empty: no elastic node
   Time time_limit = seconds(200);
   int gpu_limit = 8;
-  std::size_t scale_up_queue = 10;
+  std::size_t units = 1;            // see the assumptions: thresholds are per unit
+  std::size_t scale_up_queue = 10;  // per unit
   std::size_t scale_down_queue = 5;
   Time scale_up_period = seconds(10);
   Time scale_down_period = seconds(100);
@@ -59,16 +71,33 @@ class LucidProfiler {
   [[nodiscard]] bool takes(const JobSpec& j) const { return j.gpus <= config_.gpu_limit; }
   void enqueue(const JobSpec& j);
   // Takes a job that left while waiting out of the queue; true when it was there.
-  bool withdraw(const JobSpec& j) { return queue_.erase({j.gpus, j.id}) > 0; }
+  bool withdraw(const JobSpec& j) {
+    retry_ = true;
+    return queue_.erase({j.gpus, j.id}) > 0;
+  }
+  // The pool's free GPUs changed outside run() (a job in it ended): try the queue again.
+  void pool_changed() { retry_ = true; }
+  // Whether node n is in the pool now.
+  [[nodiscard]] bool in_pool(NodeId n) const {
+    return n.index() < pool_mark_.size() && pool_mark_[n.index()] != 0;
+  }
   // Called for every finished job; true when it was running in the pool.
   bool finished(JobId id);
 
   // Steps 1-2; stopped jobs are appended to `stopped` (they are pending once `out` is applied).
   void run(const ClusterSnapshot& s, FreeMap& free, Decisions& out, std::vector<JobId>& stopped);
-  // Steps 3-4 (then 2 again after a scale-up). `donor_nodes` is the donor's node list in
-  // the caller's virtual cluster; the elastic node is taken from / returned to it.
+  // A node lent to the pool (lent) or given back to its donor (!lent) by scale().
+  struct Move {
+    std::size_t donor;  // index into config().elastic_donors
+    NodeId node;
+    bool lent;
+  };
+  // Steps 3-4 (then 2 again after a scale-up). `donor_nodes[k]` is donor k's node list in
+  // the caller's virtual cluster (ascending); elastic nodes are taken from / returned to it,
+  // and each move is reported in `moves`.
   void scale(const ClusterSnapshot& s, FreeMap& free, const ThroughputForecast* forecast,
-             std::vector<NodeId>* donor_nodes, Decisions& out);
+             std::span<std::vector<NodeId>* const> donor_nodes, Decisions& out,
+             std::vector<Move>& moves);
   // Earliest time after `now` at which this stage needs a cycle (kNever: none).
   [[nodiscard]] Time next_wake(Time now) const;
 
@@ -91,12 +120,22 @@ class LucidProfiler {
     Placement placement;
   };
   void start_queued(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
+  [[nodiscard]] std::size_t threshold(std::size_t per_unit) const {
+    return per_unit * config_.units;
+  }
 
   ProfilerConfig config_;
-  std::vector<NodeId> nodes_;              // base nodes + the elastic node while lent
-  std::optional<NodeId> elastic_;          // the lent node
+  void mark_pool(NodeId n, bool in);
+
+  std::vector<NodeId> nodes_;                   // base nodes + the elastic nodes while lent
+  std::vector<std::uint8_t> pool_mark_;         // by node: in nodes_
+  std::vector<std::optional<NodeId>> elastic_;  // per donor: its lent node
+  std::size_t lent_ = 0;
   std::set<std::pair<int, JobId>> queue_;  // (GPUs, arrival order)
-  std::vector<Running> running_;
+  std::deque<Running> running_;            // in start order; ended runs are skipped lazily
+  PerJob<std::uint8_t> in_pool_;           // running in the pool now
+  PerJob<Time> start_of_;                  // start of its pool run (tells stale entries)
+  bool retry_ = true;  // the start loop may start something (queue or pool changed)
   PerJob<Time> prof_queue_;
   Stats stats_;
 };

@@ -217,7 +217,7 @@ TEST(LucidProfiler, LeastGpuFirstAndElasticNode) {
   LucidSetup s;
   s.sharing = LucidSharing::Never;
   s.profiler_config.base_nodes = {w.cluster.nodes[1].id};
-  s.profiler_config.elastic_donor = TenantId(2);
+  s.profiler_config.elastic_donors = {TenantId(2)};
   Outcome r = run(w, std::move(s), std::vector<double>(w.jobs.size(), 100),
                   std::vector<int>(w.jobs.size(), 2));
   EXPECT_EQ(r.summary.at("lucid_profiler_scale_ups"), 1);
@@ -280,7 +280,8 @@ TEST(LucidOptions, ProfilerNodesFollowLucidsVcs) {
   ASSERT_EQ(c.base_nodes.size(), 2u);
   EXPECT_EQ(c.base_nodes[0], w.cluster.nodes[3].id);  // vc8Gr's last node
   EXPECT_EQ(c.base_nodes[1], w.cluster.nodes[5].id);  // vcefl's last node
-  EXPECT_EQ(c.elastic_donor, TenantId(3));
+  ASSERT_EQ(c.elastic_donors.size(), 1u);
+  EXPECT_EQ(c.elastic_donors[0], TenantId(3));
 }
 
 }  // namespace

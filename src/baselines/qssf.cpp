@@ -50,17 +50,15 @@ class Qssf final : public Policy {
     if (queues_.empty()) return out;
     // Which partitions hold only jobs that arrived in this cycle (Lucid's
     // `len(que_list) > new_job_num` test, per virtual cluster).
-    std::fill(fresh_.begin(), fresh_.end(), 0);
     for (JobId id : s.arrived) ++fresh_[queues_.partitions().of(s.jobs[id.index()])];
     for (std::size_t k = rejected_before; k < out.reject.size(); ++k)
       --fresh_[queues_.partitions().of(s.jobs[out.reject[k].job.index()])];
 
-    std::optional<FreeMap> free;
-    for (std::size_t p = 0; p < queues_.partitions().size(); ++p) {
+    for (const std::uint32_t p : queues_.changed()) {
       const auto& q = queues_.queue(p);
       if (q.empty()) continue;
       if (q.size() > static_cast<std::size_t>(fresh_[p])) {
-        queues_.start(p, s, free, out);
+        queues_.start(p, s, out);
         continue;
       }
       // Only new jobs: Lucid has not given them priorities yet and sorts by GPUs.
@@ -70,8 +68,11 @@ class Qssf final : public Policy {
         const int ga = s.jobs[a.index()].gpus, gb = s.jobs[b.index()].gpus;
         return ga != gb ? ga < gb : a < b;
       });
-      queues_.start_in_order(p, order_, s, free, out);
+      queues_.start_in_order(p, order_, s, out);
+      // The next cycle orders these jobs by priority: it may decide differently.
+      queues_.revisit(p);
     }
+    for (JobId id : s.arrived) fresh_[queues_.partitions().of(s.jobs[id.index()])] = 0;
     return out;
   }
 

@@ -1,5 +1,6 @@
 #include "baselines/queue.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "core/error.hpp"
@@ -54,9 +55,49 @@ bool try_start(const JobSpec& job, FreeMap& free, std::span<const NodeId> nodes,
   return true;
 }
 
+bool try_start(const JobSpec& job, FreeMap& free, FreeMap::SetId nodes, Decisions& out) {
+  auto p = place_job(free, nodes, job);
+  if (!p) return false;
+  free.take(*p, job.gpu_milli);
+  out.start.push_back(StartJob{job.id, std::move(*p)});
+  return true;
+}
+
+namespace {
+constexpr std::uint32_t kNoPart = ~std::uint32_t{0};
+}  // namespace
+
+void PartitionFree::sync(const ClusterSnapshot& s, const Partitions& parts) {
+  const bool first = sets_.empty();
+  free_.sync(s);
+  if (first) {
+    part_of_node_.assign(s.cluster->nodes.size(), kNoPart);
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+      sets_.push_back(free_.add_set(parts.nodes(p)));
+      for (NodeId n : parts.nodes(p)) part_of_node_[n.index()] = static_cast<std::uint32_t>(p);
+    }
+  }
+  // The first sync, or a snapshot without deltas (hand-made): anything may have changed.
+  if (first || s.gpu_epoch == 0) {
+    for (std::size_t p = 0; p < parts.size(); ++p) mark(p);
+    return;
+  }
+  for (NodeId n : s.changed_nodes)
+    if (part_of_node_[n.index()] != kNoPart) mark(part_of_node_[n.index()]);
+}
+
+std::span<const std::uint32_t> PartitionFree::take_changed() {
+  taken_.swap(list_);
+  list_.clear();
+  std::sort(taken_.begin(), taken_.end());
+  for (std::uint32_t p : taken_) dirty_[p] = 0;
+  return taken_;
+}
+
 OrderedQueues::OrderedQueues(Partitions partitions, StartRule rule)
     : parts_(std::move(partitions)),
       rule_(rule),
+      free_(parts_.size()),
       queues_(parts_.size()),
       fractional_(parts_.size(), 0) {}
 
@@ -67,6 +108,7 @@ void OrderedQueues::push(const JobSpec& j, double primary, std::int64_t secondar
   key_of_[j.id] = k;
   ++queued_;
   if (j.gpu_milli < kMilliPerGpu) ++fractional_[p];
+  free_.mark(p);
 }
 
 void OrderedQueues::remove(const JobSpec& j) {
@@ -74,6 +116,7 @@ void OrderedQueues::remove(const JobSpec& j) {
   if (queues_[p].erase(key_of_[j.id]) == 0) return;  // not queued (the key names the job)
   --queued_;
   if (j.gpu_milli < kMilliPerGpu) --fractional_[p];
+  free_.mark(p);
 }
 
 // One pass of the start loop over a partition.
@@ -81,13 +124,9 @@ class OrderedQueues::Loop {
  public:
   enum class Step : std::uint8_t { Started, Skipped, Stop };
 
-  Loop(OrderedQueues& q, std::size_t p, const ClusterSnapshot& s, std::optional<FreeMap>& free,
-       Decisions& out)
-      : q_(q), p_(p), s_(s), out_(out) {
-    if (!free) free.emplace(s);
-    free_ = &*free;
-    nodes_ = q.parts_.nodes(p);
-    free_gpus_ = free_->total_free_gpus(nodes_);
+  Loop(OrderedQueues& q, std::size_t p, const ClusterSnapshot& s, Decisions& out)
+      : q_(q), p_(p), s_(s), out_(out), free_(&q.free_.free()), set_(q.free_.set(p)) {
+    refresh();
   }
 
   // Whether to look at any further job (cheap exit when nothing can fit any more).
@@ -96,29 +135,37 @@ class OrderedQueues::Loop {
   Step visit(JobId id) {
     const JobSpec& j = s_.jobs[id.index()];
     const bool whole = j.gpu_milli >= kMilliPerGpu;
-    if ((whole && j.gpus > free_gpus_) || !try_start(j, *free_, nodes_, out_)) {
+    // A whole-GPU job larger than the largest that fits cannot be placed (the same answer
+    // as trying, without the search).
+    if ((whole && (j.gpus > free_gpus_ || j.gpus > largest_)) ||
+        !try_start(j, *free_, set_, out_)) {
       note_wait(out_, id, room_reason(free_gpus_, j));
       return q_.rule_ == StartRule::HeadOfLine ? Step::Stop : Step::Skipped;
     }
-    free_gpus_ = free_->total_free_gpus(nodes_);
+    refresh();
     return Step::Started;
   }
 
  private:
+  void refresh() {
+    free_gpus_ = free_->set_free_gpus(set_);
+    largest_ = free_->set_largest_fit(set_).value_or(free_gpus_);
+  }
+
   OrderedQueues& q_;
   std::size_t p_;
   const ClusterSnapshot& s_;
   Decisions& out_;
-  FreeMap* free_ = nullptr;
-  std::span<const NodeId> nodes_;
+  FreeMap* free_;
+  FreeMap::SetId set_;
   int free_gpus_ = 0;
+  int largest_ = 0;
 };
 
-void OrderedQueues::start(std::size_t p, const ClusterSnapshot& s, std::optional<FreeMap>& free,
-                          Decisions& out) {
+void OrderedQueues::start(std::size_t p, const ClusterSnapshot& s, Decisions& out) {
   auto& q = queues_[p];
   if (q.empty()) return;
-  Loop loop(*this, p, s, free, out);
+  Loop loop(*this, p, s, out);
   auto it = q.begin();
   while (it != q.end() && loop.open()) {
     const JobId id = it->job;
@@ -137,16 +184,14 @@ void OrderedQueues::start(std::size_t p, const ClusterSnapshot& s, std::optional
   if (it != q.end()) note_wait(out, it->job, WaitReason::NoFit);
 }
 
-void OrderedQueues::start_all(const ClusterSnapshot& s, std::optional<FreeMap>& free,
-                              Decisions& out) {
-  for (std::size_t p = 0; p < queues_.size(); ++p) start(p, s, free, out);
+void OrderedQueues::start_all(const ClusterSnapshot& s, Decisions& out) {
+  for (std::uint32_t p : changed()) start(p, s, out);
 }
 
 void OrderedQueues::start_in_order(std::size_t p, std::span<const JobId> order,
-                                   const ClusterSnapshot& s, std::optional<FreeMap>& free,
-                                   Decisions& out) {
+                                   const ClusterSnapshot& s, Decisions& out) {
   if (order.empty()) return;
-  Loop loop(*this, p, s, free, out);
+  Loop loop(*this, p, s, out);
   for (JobId id : order) {
     if (!loop.open()) {
       note_wait(out, id, WaitReason::NoFit);

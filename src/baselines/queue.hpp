@@ -13,6 +13,10 @@
 //  - backfill: skip it and try the next (greedy, no reservation).
 // A job that does not fit waits as `no-fit` or `fragmented`; jobs behind a head-of-line
 // block keep `priority`.
+// Cost follows changes: the queues keep one free map across cycles (synced from the
+// snapshot's changed nodes), each partition is an indexed node set of it, and a partition's
+// start loop runs only in cycles where its queue or its nodes changed: otherwise the loop
+// would try the same jobs on the same free GPUs, start nothing and state the same reasons.
 #pragma once
 
 #include <compare>
@@ -64,6 +68,35 @@ class Partitions {
 // Tries `job` on `nodes` (consolidate / fraction placement); on success takes its
 // GPUs in `free` and appends the start to `out`.
 bool try_start(const JobSpec& job, FreeMap& free, std::span<const NodeId> nodes, Decisions& out);
+bool try_start(const JobSpec& job, FreeMap& free, FreeMap::SetId nodes, Decisions& out);
+
+// The policy's free map kept across cycles, one indexed node set per partition, and which
+// partitions changed (their nodes' free capacity, or their queue) since they last decided.
+class PartitionFree {
+ public:
+  explicit PartitionFree(std::size_t partitions) : dirty_(partitions, 0) {}
+
+  // Syncs the map with the snapshot (building the sets of `parts` on first use) and marks
+  // the partitions whose nodes changed.
+  void sync(const ClusterSnapshot& s, const Partitions& parts);
+  [[nodiscard]] FreeMap& free() { return free_; }
+  [[nodiscard]] FreeMap::SetId set(std::size_t p) const { return sets_[p]; }
+  [[nodiscard]] int free_gpus(std::size_t p) const { return free_.set_free_gpus(sets_[p]); }
+  void mark(std::size_t p) {
+    if (dirty_[p]) return;
+    dirty_[p] = 1;
+    list_.push_back(static_cast<std::uint32_t>(p));
+  }
+  // The partitions marked since the last call, ascending; they count as unchanged again.
+  std::span<const std::uint32_t> take_changed();
+
+ private:
+  FreeMap free_;
+  std::vector<FreeMap::SetId> sets_;
+  std::vector<std::uint32_t> part_of_node_;  // kNoPart for nodes of no partition
+  std::vector<std::uint8_t> dirty_;
+  std::vector<std::uint32_t> list_, taken_;
+};
 
 // Order of a queued job: ascending (primary, secondary, job id).
 struct QueueKey {
@@ -86,11 +119,12 @@ class OrderedQueues {
   void push(const JobSpec& j, double primary, std::int64_t secondary = 0);
   // Takes `j` out of its queue if it is queued (a job withdrawn while waiting).
   void remove(const JobSpec& j);
-  // Queues the snapshot's arrivals (rejecting those too large for their partition)
-  // and requeued jobs, each under key(job) = {primary, secondary}; each waits as
-  // `Priority` until the start loop looks at it.
+  // Syncs the free map, then queues the snapshot's arrivals (rejecting those too large for
+  // their partition) and requeued jobs, each under key(job) = {primary, secondary}; each
+  // waits as `Priority` until the start loop looks at it.
   template <class KeyFn>
   void intake(const ClusterSnapshot& s, KeyFn key, Decisions& out) {
+    free_.sync(s, parts_);
     for (JobId id : s.withdrawn) remove(s.jobs[id.index()]);
     for (JobId id : s.arrived) {
       const JobSpec& j = s.jobs[id.index()];
@@ -110,21 +144,27 @@ class OrderedQueues {
     }
   }
 
-  // The start loop over partition p in queue order. `free` is this cycle's scratch
-  // map, built from the snapshot on first use.
-  void start(std::size_t p, const ClusterSnapshot& s, std::optional<FreeMap>& free, Decisions& out);
-  // The same over every partition.
-  void start_all(const ClusterSnapshot& s, std::optional<FreeMap>& free, Decisions& out);
+  // The partitions whose queue or nodes changed since the last call, ascending: the only
+  // ones where a start loop can decide anything new (elsewhere it would try the same jobs
+  // on the same free GPUs, start nothing and state the same reasons).
+  [[nodiscard]] std::span<const std::uint32_t> changed() { return free_.take_changed(); }
+  // Counts partition p as changed in the next cycle (its loop's order will differ).
+  void revisit(std::size_t p) { free_.mark(p); }
+  // The start loop over partition p in queue order, on the free map synced by intake().
+  void start(std::size_t p, const ClusterSnapshot& s, Decisions& out);
+  // The same over every partition that changed.
+  void start_all(const ClusterSnapshot& s, Decisions& out);
   // The start loop over partition p in the given order (some of its queued jobs)
   // instead of the queue's.
   void start_in_order(std::size_t p, std::span<const JobId> order, const ClusterSnapshot& s,
-                      std::optional<FreeMap>& free, Decisions& out);
+                      Decisions& out);
 
  private:
   class Loop;
 
   Partitions parts_;
   StartRule rule_;
+  PartitionFree free_;
   std::vector<std::set<QueueKey>> queues_;
   std::vector<int> fractional_;  // per partition: queued jobs asking for part of a GPU
   PerJob<QueueKey> key_of_;      // valid while queued

@@ -6,15 +6,24 @@ namespace ds {
 
 PreemptiveQueues::PreemptiveQueues(const PolicyContext& ctx, Scope scope)
     : parts_(ctx.cluster, ctx.tenants.size(), scope),
+      free_(parts_.size()),
       active_(parts_.size()),
       slot_(-1),
-      changed_(parts_.size(), 0) {}
+      changed_(parts_.size(), 0),
+      stale_(parts_.size(), 1) {}
+
+void PreemptiveQueues::touch(std::size_t p) {
+  stale_[p] = 1;
+  if (changed_[p]) return;
+  changed_[p] = 1;
+  changed_list_.push_back(static_cast<std::uint32_t>(p));
+}
 
 void PreemptiveQueues::add(std::size_t p, JobId id) {
   slot_[id] = static_cast<std::int32_t>(active_[p].size());
   active_[p].push_back(id);
   entry_[id] = next_entry_++;
-  changed_[p] = 1;
+  touch(p);
 }
 
 void PreemptiveQueues::drop(const ClusterSnapshot& s, JobId id) {
@@ -26,11 +35,14 @@ void PreemptiveQueues::drop(const ClusterSnapshot& s, JobId id) {
   slot_[list[static_cast<std::size_t>(k)]] = k;
   list.pop_back();
   slot_[id] = -1;
-  changed_[p] = 1;
+  touch(p);
 }
 
 void PreemptiveQueues::intake(const ClusterSnapshot& s, Decisions& out) {
-  std::fill(changed_.begin(), changed_.end(), 0);
+  for (std::uint32_t p : changed_list_) changed_[p] = 0;
+  changed_list_.clear();
+  free_.sync(s, parts_);
+  for (std::uint32_t p : free_.take_changed()) stale_[p] = 1;
   for (const auto& f : s.finished) drop(s, f.job);
   for (JobId id : s.withdrawn) drop(s, id);
   for (JobId id : s.adopted) {  // running, started by an earlier policy object
@@ -47,6 +59,7 @@ void PreemptiveQueues::intake(const ClusterSnapshot& s, Decisions& out) {
     add(parts_.of(j), id);
     note_wait(out, id, WaitReason::Priority);
   }
+  std::sort(changed_list_.begin(), changed_list_.end());
 }
 
 void PreemptiveQueues::select(std::size_t p, std::span<const JobId> order,
@@ -74,10 +87,10 @@ void PreemptiveQueues::place(std::size_t p, const ClusterSnapshot& s, FreeMap& f
   for (JobId id : behind_) note_wait(out, id, WaitReason::Priority);
   for (JobId id : prerun_) {
     const JobSpec& j = s.jobs[id.index()];
-    if (try_start(j, free, parts_.nodes(p), out))
+    if (try_start(j, free, free_.set(p), out))
       entry_[id] = next_entry_++;
     else
-      note_wait(out, id, room_reason(free.total_free_gpus(parts_.nodes(p)), j));
+      note_wait(out, id, room_reason(free.set_free_gpus(free_.set(p)), j));
   }
 }
 

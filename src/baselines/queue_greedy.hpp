@@ -37,29 +37,38 @@ class PreemptiveQueues {
   [[nodiscard]] const Partitions& partitions() const { return parts_; }
   // Pending and running jobs of partition p (unordered).
   [[nodiscard]] std::span<const JobId> active(std::size_t p) const { return active_[p]; }
-  // Whether partition p had an arrival or a completion in this cycle (set by intake).
-  [[nodiscard]] bool changed(std::size_t p) const { return changed_[p] != 0; }
+  // The partitions that had an arrival or a completion in this cycle (set by intake),
+  // ascending.
+  [[nodiscard]] std::span<const std::uint32_t> changed() const { return changed_list_; }
+  // Whether partition p changed since it last decided: an arrival, a completion, or any
+  // change of its nodes' free capacity (its own starts and preemptions included). A
+  // partition that did not could only repeat its last decision (none), with the same
+  // reasons.
+  [[nodiscard]] bool stale(std::size_t p) const { return stale_[p] != 0; }
+  // Partition p has nothing to decide as it is (no pending job): no longer stale.
+  void settle(std::size_t p) { stale_[p] = 0; }
   [[nodiscard]] std::uint64_t entry_order(JobId id) const { return entry_[id]; }
 
-  // Adds the snapshot's arrivals (rejecting those larger than their partition) and adopted
-  // jobs, and drops its finished and withdrawn jobs.
+  // Syncs the free map, adds the snapshot's arrivals (rejecting those larger than their
+  // partition) and adopted jobs, and drops its finished and withdrawn jobs.
   void intake(const ClusterSnapshot& s, Decisions& out);
 
   // The cycle above over partition p; `order` holds all of active(p), sorted. Calls
   // on_preempt(job) for every job it preempts (before the starts are decided).
   template <class OnPreempt>
-  void decide(std::size_t p, std::span<const JobId> order, const ClusterSnapshot& s,
-              std::optional<FreeMap>& free, Decisions& out, OnPreempt on_preempt) {
+  void decide(std::size_t p, std::span<const JobId> order, const ClusterSnapshot& s, Decisions& out,
+              OnPreempt on_preempt) {
+    stale_[p] = 0;
     select(p, order, s);
-    if (!free) free.emplace(s);
+    FreeMap& free = free_.free();
     for (JobId id : preempt_) {
       on_preempt(id);
-      free->give(s.runtime[id.index()].placement, s.jobs[id.index()].gpu_milli);
+      free.give(s.runtime[id.index()].placement, s.jobs[id.index()].gpu_milli);
       out.preempt.push_back(PreemptJob{id});
       note_wait(out, id, WaitReason::Priority);
       entry_[id] = next_entry_++;
     }
-    place(p, s, *free, out);
+    place(p, s, free, out);
   }
 
  private:
@@ -68,11 +77,15 @@ class PreemptiveQueues {
   void drop(const ClusterSnapshot& s, JobId id);
   void place(std::size_t p, const ClusterSnapshot& s, FreeMap& free, Decisions& out);
 
+  void touch(std::size_t p);
+
   Partitions parts_;
+  PartitionFree free_;
   std::vector<std::vector<JobId>> active_;
-  PerJob<std::int32_t> slot_;                     // index in its active_ list, -1 if none
-  PerJob<std::uint64_t> entry_;                   // see entry_order
-  std::vector<std::uint8_t> changed_;             // by partition
+  PerJob<std::int32_t> slot_;                  // index in its active_ list, -1 if none
+  PerJob<std::uint64_t> entry_;                // see entry_order
+  std::vector<std::uint8_t> changed_, stale_;  // by partition
+  std::vector<std::uint32_t> changed_list_;
   std::vector<JobId> preempt_, prerun_, behind_;  // scratch of one decide()
   std::uint64_t next_entry_ = 0;
 };

@@ -31,11 +31,9 @@ class Srtf final : public Policy {
       remaining_[id] = std::max<Time>(
           0, oracle_work(work_, s.jobs[id.index()]) - s.runtime[id.index()].attained);
     queues_.intake(s, out);
-    std::optional<FreeMap> free;
-    for (std::size_t p = 0; p < queues_.partitions().size(); ++p) {
-      if (!queues_.changed(p)) continue;
+    for (const std::uint32_t p : queues_.changed()) {
       sort_partition(p, s);
-      queues_.decide(p, order_, s, free, out, [&](JobId id) { preempted(id, s); });
+      queues_.decide(p, order_, s, out, [&](JobId id) { preempted(id, s); });
     }
     return out;
   }
@@ -65,7 +63,7 @@ class Srtf final : public Policy {
     const Time left = remaining_[id] - (s.now - r.last_start);
     const Time done = work - left;
     const Time interval = s.tenants[j.tenant.index()].checkpoint_interval;
-    const Time kept = interval > 0 ? (done / interval) * interval : done;
+    const Time kept = interval > 0 && done > 0 ? (done / interval) * interval : done;
     remaining_[id] = work - kept + lucid_restart_overhead(j.gpus);
   }
 

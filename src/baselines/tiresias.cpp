@@ -1,6 +1,7 @@
 #include "baselines/tiresias.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 #include "baselines/queue_greedy.hpp"
@@ -18,11 +19,8 @@ class Tiresias final : public Policy {
  public:
   explicit Tiresias(const PolicyContext& ctx)
       : queues_(ctx, read_scope(ctx.options, Scope::Isolated)),
-        threshold_gpu_ms_(static_cast<double>(ctx.options.get_double("threshold", 18000)) *
-                          kSecond),
-        interval_(static_cast<Time>(ctx.options.get_double("interval", 60) * kSecond)) {
-    if (threshold_gpu_ms_ < 0) throw InputError("--set threshold: expected >= 0 GPU-seconds");
-    if (interval_ <= 0) throw InputError("--set interval: expected > 0 seconds");
+        threshold_gpu_ms_(ctx.options.get_double("threshold", 18000, 0, 1e15) * kSecond),
+        interval_(static_cast<Time>(ctx.options.get_double("interval", 60, 0.001, 1e9) * kSecond)) {
   }
 
   Decisions decide(const ClusterSnapshot& s) override {
@@ -32,10 +30,16 @@ class Tiresias final : public Policy {
       for (JobId id : s.arrived)
         note_wait(out, id, WaitReason::Round);  // decided at the next round
     } else {
-      std::optional<FreeMap> free;
+      // A partition decides again only when something changed since its last decision or
+      // a running job may have passed the threshold (the order's only change with time).
+      next_pass_.resize(queues_.partitions().size(), kNever);
       for (std::size_t p = 0; p < queues_.partitions().size(); ++p) {
-        if (!sort_partition(p, s)) continue;
-        queues_.decide(p, order_, s, free, out, [](JobId) {});
+        if (!queues_.stale(p) && s.now < next_pass_[p]) continue;
+        if (!sort_partition(p, s)) {
+          queues_.settle(p);
+          continue;
+        }
+        queues_.decide(p, order_, s, out, [](JobId) {});
       }
     }
     const std::size_t pending =
@@ -53,14 +57,22 @@ class Tiresias final : public Policy {
   bool sort_partition(std::size_t p, const ClusterSnapshot& s) {
     keyed_.clear();
     bool any_pending = false;
+    next_pass_[p] = kNever;
     for (JobId id : queues_.active(p)) {
       const JobRuntime& r = s.runtime[id.index()];
       const bool running = r.status == JobStatus::Running;
       any_pending = any_pending || !running;
       const Time attained = r.attained + (running ? s.now - r.last_start : 0);
-      const double gpu_ms = static_cast<double>(attained) * s.jobs[id.index()].gpus;
-      keyed_.emplace_back(Key{gpu_ms > threshold_gpu_ms_, s.jobs[id.index()].submit, !running,
-                              queues_.entry_order(id)},
+      const int gpus = s.jobs[id.index()].gpus;
+      const double gpu_ms = static_cast<double>(attained) * gpus;
+      const bool low = gpu_ms > threshold_gpu_ms_;
+      // No earlier than this can a running job of the high queue pass into the low one.
+      if (running && !low && gpus > 0)
+        next_pass_[p] = std::min<Time>(
+            next_pass_[p],
+            r.last_start - r.attained +
+                static_cast<Time>(std::floor(threshold_gpu_ms_ / static_cast<double>(gpus))));
+      keyed_.emplace_back(Key{low, s.jobs[id.index()].submit, !running, queues_.entry_order(id)},
                           id);
     }
     if (!any_pending) return false;
@@ -75,6 +87,7 @@ class Tiresias final : public Policy {
   Time interval_;
   std::vector<std::pair<Key, JobId>> keyed_;
   std::vector<JobId> order_;
+  std::vector<Time> next_pass_;  // by partition: see decide()
 };
 
 }  // namespace

@@ -8,7 +8,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 
@@ -19,7 +18,9 @@
 #include "cli/slurm_commands.hpp"
 #include "cli/trace_args.hpp"
 #include "cli/validators.hpp"
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/limits.hpp"
 #include "registry/registry.hpp"
 #include "report/comparison.hpp"
 #include "trace/generator.hpp"
@@ -45,6 +46,7 @@ struct DemoArgs {
   GeneratorConfig workload;
   std::vector<std::string> policies;
   bool quiet = false;
+  bool force = false;
 };
 
 struct StatsArgs {
@@ -76,7 +78,7 @@ void print_headline(const std::string& label, const RunOutcome& r) {
 
 int cmd_simulate() {
   Workload w = load_workload(g_sim.trace);
-  w.scale_load(g_sim.load_factor);
+  scale_load_checked(w, g_sim.load_factor);
   RunRequest req;
   req.policy = g_sim.policy;
   for (const auto& s : g_sim.sets) req.options.set(s);
@@ -110,7 +112,8 @@ int cmd_demo() {
   const std::vector<std::string> policies =
       g_demo.policies.empty() ? main_policies() : g_demo.policies;
   for (const auto& p : policies)
-    if (!find_policy(p)) throw InputError("unknown policy '" + p + "' (see `deepshare policies`)");
+    if (!find_policy(p))
+      throw InputError("unknown policy " + quote_input(p) + " (see `deepshare policies`)");
   const Workload w = generate_workload(g_demo.workload);
   std::printf("DeepShare demo on the built-in workload (%s): %zu jobs, %zu tenants, %d GPUs\n",
               describe(g_demo.workload).c_str(), w.jobs.size(), w.tenants.size(),
@@ -125,11 +128,12 @@ int cmd_demo() {
   req.out_dir = dir.string();
   req.progress = !g_demo.quiet;
   req.by_policy_only = true;
+  req.force = g_demo.force;
   req.title = "DeepShare demo: " + w.name;
   std::vector<std::string> failed;
   const std::vector<ComparisonRow> rows = run_compare(w, req, w.name, &failed);
   for (const auto& r : rows) print_headline(r.policy, RunOutcome{r.metrics, r.wall_seconds});
-  std::ofstream(dir / "workload.md", std::ios::binary) << stats_markdown(compute_stats(w));
+  write_file_atomic((dir / "workload.md").string(), stats_markdown(compute_stats(w)));
   std::printf("\n%s\n", comparison_table(rows).c_str());
   if (!failed.empty()) {
     std::string names;
@@ -176,9 +180,13 @@ void register_demo(CLI::App& app) {
       "demo",
       "Generate the built-in Venus-like workload and compare policies on it (no data needed)");
   demo->add_option("--out", g_demo.out,
-                   "Report folder: comparison.md, comparison.csv, workload.md and one folder "
-                   "of outputs per policy")
-      ->capture_default_str();
+                   "Report folder (must be empty or absent): comparison.md, comparison.csv, "
+                   "workload.md and one folder of outputs per policy")
+      ->capture_default_str()
+      ->check(non_empty_path());
+  demo->add_flag("--force", g_demo.force,
+                 "Replace the results of an earlier demo in --out (a folder that holds "
+                 "anything else is refused)");
   add_generator_options(demo, g_demo.workload);
   demo->add_option("--policy", g_demo.policies,
                    "Policy to compare (repeatable); default: the registered ones of "
@@ -231,9 +239,11 @@ void register_commands(CLI::App& app) {
   sim->add_option("--set", g_sim.sets, "Policy option KEY=VALUE (repeatable)");
   sim->add_option("--load-factor", g_sim.load_factor, "Compress inter-arrival times: load x FACTOR")
       ->capture_default_str()
-      ->check(positive_number());
+      ->check(number_in(limits::kMinFactor, limits::kMaxFactor));
   sim->add_option("--seed", g_sim.seed, "Seed for any randomness")->capture_default_str();
-  sim->add_option("--out", g_sim.out, "Output folder (summary.json, jobs.csv, ...)")->required();
+  sim->add_option("--out", g_sim.out, "Output folder (summary.json, jobs.csv, ...)")
+      ->required()
+      ->check(non_empty_path());
   sim->add_flag("--quiet", g_sim.quiet, "No progress output");
   add_truth_options(sim, g_sim.truth);
   g_actions[sim] = cmd_simulate;

@@ -10,7 +10,10 @@
 #include <mutex>
 #include <thread>
 
+#include "core/checked.hpp"
+#include "core/csv.hpp"
 #include "core/error.hpp"
+#include "core/limits.hpp"
 #include "registry/registry.hpp"
 #include "trace/aux_files.hpp"
 
@@ -69,7 +72,88 @@ std::string load_label(double load) {
   return buf;
 }
 
+namespace fs = std::filesystem;
+
+// What DeepShare writes into a comparison folder (and a run folder inside it).
+bool is_our_file(const std::string& name) {
+  static const char* const kFiles[] = {"comparison.csv", "comparison.md", "report.html",
+                                       "workload.md"};
+  return std::find(std::begin(kFiles), std::end(kFiles), name) != std::end(kFiles);
+}
+
+bool is_run_folder(const fs::path& dir) {
+  static const char* const kRunFiles[] = {"summary.json", "jobs.csv", "tenants.csv",
+                                          "timeseries.csv", "report.html"};
+  if (!fs::is_regular_file(dir / "summary.json")) return false;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (!e.is_regular_file() ||
+        std::find(std::begin(kRunFiles), std::end(kRunFiles), name) == std::end(kRunFiles))
+      return false;
+  }
+  return true;
+}
+
+// Step 3: distinct folder names, so that no two threads ever write the same folder.
+void check_unique_runs(const CompareRequest& req) {
+  std::map<std::string, double> labels;  // folder label -> load
+  for (double l : req.loads)
+    if (auto [it, fresh] = labels.emplace(load_label(l), l); !fresh)
+      throw InputError("--loads: " + load_label(it->second) +
+                       (it->second == l ? " is given twice"
+                                        : " and " + std::to_string(l) +
+                                              " give the same run folder; loads must differ "
+                                              "in their first 6 significant digits"));
+  for (std::size_t i = 0; i < req.policies.size(); ++i)
+    for (std::size_t k = 0; k < i; ++k)
+      if (req.policies[i] == req.policies[k])
+        throw InputError("policy " + quote_input(req.policies[i]) + " is given twice");
+}
+
 }  // namespace
+
+void prepare_output_folder(const std::string& dir, bool force) {
+  if (dir.empty()) throw InputError("the output folder name is empty");
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return;
+  if (!fs::is_directory(dir, ec)) throw InputError(SourceLocation{dir}, "is not a folder");
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(dir)) entries.push_back(e.path());
+  if (entries.empty()) return;
+  std::sort(entries.begin(), entries.end());
+  if (!force)
+    throw InputError(
+        SourceLocation{dir},
+        "the output folder is not empty (it holds " +
+            quote_input(entries.front().filename().string()) +
+            (entries.size() > 1 ? " and " + std::to_string(entries.size() - 1) + " more"
+                                : std::string()) +
+            "): choose a new folder, or pass --force to replace its results");
+  for (const auto& p : entries) {
+    const std::string name = p.filename().string();
+    const bool ours = fs::is_directory(p) ? is_run_folder(p) : is_our_file(name);
+    if (!ours)
+      throw InputError(SourceLocation{dir},
+                       "--force: the folder holds " + quote_input(name) +
+                           ", which DeepShare does not write; refusing to delete it (choose a "
+                           "new folder)");
+  }
+  for (const auto& p : entries) fs::remove_all(p);
+}
+
+void scale_load_checked(Workload& w, double factor) {
+  if (!(factor >= limits::kMinFactor && factor <= limits::kMaxFactor))
+    throw InputError("load factor " + quote_input(load_label(factor)) + ": expected a number in " +
+                     range_text(limits::kMinFactor, limits::kMaxFactor));
+  if (!w.jobs.empty()) {
+    const double first = static_cast<double>(w.jobs.front().submit);
+    const double span = static_cast<double>(w.jobs.back().submit) - first;
+    if (first + span / factor > static_cast<double>(limits::kMaxAbsTime))
+      throw InputError("load factor " + load_label(factor) +
+                       " stretches the trace's submit times beyond 100 years from 1970");
+  }
+  w.scale_load(factor);
+}
 
 std::string run_name(const std::string& policy, double load) {
   return policy + "@" + load_label(load);
@@ -77,8 +161,11 @@ std::string run_name(const std::string& policy, double load) {
 
 void override_checkpoint_interval(Workload& workload, double secs) {
   if (secs < 0) return;
-  const Time interval = static_cast<Time>(std::llround(secs * kSecond));
-  for (auto& t : workload.tenants) t.checkpoint_interval = interval;
+  const auto interval = seconds_to_ms(secs, 0, limits::kMaxInterval);
+  if (!interval)
+    throw InputError("--checkpoint-interval: expected seconds in " +
+                     range_text(0, static_cast<double>(limits::kMaxInterval / kSecond)));
+  for (auto& t : workload.tenants) t.checkpoint_interval = *interval;
 }
 
 std::vector<std::string> main_policies() {
@@ -96,8 +183,8 @@ std::vector<PolicyOptions> options_per_policy(const Workload& w, const CompareRe
   for (const auto& s : sets)
     if (!s.policy.empty() &&
         std::find(req.policies.begin(), req.policies.end(), s.policy) == req.policies.end())
-      throw InputError("--set " + s.policy + ":" + s.key_value + ": '" + s.policy +
-                       "' is not among --policies");
+      throw InputError("--set " + quote_input(s.policy + ":" + s.key_value) + ": " +
+                       quote_input(s.policy) + " is not among --policies");
   std::map<std::string, bool> global_read;  // key -> read by some policy
   for (const auto& s : sets)
     if (s.policy.empty()) global_read[s.key] = false;
@@ -129,7 +216,8 @@ std::vector<PolicyOptions> options_per_policy(const Workload& w, const CompareRe
     out.push_back(std::move(options));
   }
   for (const auto& [key, read] : global_read)
-    if (!read) throw InputError("--set " + key + ": none of the compared policies reads it");
+    if (!read)
+      throw InputError("--set " + quote_input(key) + ": none of the compared policies reads it");
   return out;
 }
 
@@ -139,9 +227,13 @@ std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRe
   if (req.policies.empty()) throw InputError("compare: no policies given (--policies a,b,c)");
   if (req.loads.empty()) throw InputError("compare: no load factors given (--loads 1,1.5)");
   for (double l : req.loads)
-    if (!(l > 0)) throw InputError("compare: load factors must be > 0, got " + load_label(l));
+    if (!(l >= limits::kMinFactor && l <= limits::kMaxFactor))
+      throw InputError("compare: load factors must be in " +
+                       range_text(limits::kMinFactor, limits::kMaxFactor) + ", got " +
+                       load_label(l));
   if (req.by_policy_only && req.loads.size() != 1)
     throw InputError("compare: naming runs by policy alone needs exactly one load");
+  check_unique_runs(req);
   const AuxData aux = load_aux(workload.aux_dir);  // read once, shared by every run
   const std::vector<PolicyOptions> options = options_per_policy(workload, req, aux);
 
@@ -149,8 +241,9 @@ std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRe
   scaled.reserve(req.loads.size());
   for (double l : req.loads) {
     scaled.push_back(workload);
-    scaled.back().scale_load(l);
+    scale_load_checked(scaled.back(), l);
   }
+  prepare_output_folder(req.out_dir, req.force);  // the last check before anything is written
 
   struct Run {
     std::size_t policy, load;

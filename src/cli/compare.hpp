@@ -5,10 +5,14 @@
 //     policy once with all of them), `POLICY:KEY=VALUE` to that policy only; a key that
 //     no policy reads is an error, as in `simulate`.
 //  2. One workload per load factor (Workload::scale_load of the loaded trace).
-//  3. Runs = policies x loads, in that order. A pool of std::thread (hardware
-//     concurrency, at most one per run) takes them in order; every run is independent
-//     (own policy, options and simulator; the workload is shared read-only) and writes
-//     OUT/<policy>@<load>/ with the outputs of `simulate`.
+//  3. Runs = policies x loads, in that order, each with its own folder
+//     OUT/<policy>@<load>/ (a policy or load given twice, or two loads with the same
+//     label, is an error: two threads must never write one folder). OUT must be empty or
+//     absent; with `force`, the DeepShare outputs in it are removed first, and a folder
+//     holding anything else is refused (so that --force cannot delete a user's files).
+//     A pool of std::thread (hardware concurrency, at most one per run) takes the runs in
+//     order; every run is independent (own policy, options and simulator; the workload is
+//     shared read-only) and writes the outputs of `simulate`.
 //  4. Results are kept by run index, so comparison.csv / comparison.md (one row per
 //     policy x load, in request order) do not depend on which thread finished first.
 #pragma once
@@ -36,9 +40,18 @@ struct CompareRequest {
   unsigned threads = 0;         // 0: std::thread::hardware_concurrency()
   bool progress = true;         // one line on stderr per finished run
   bool by_policy_only = false;  // one load: folders and rows named by the policy alone (demo)
+  bool force = false;           // clear OUT's previous DeepShare outputs first (step 3)
   std::string title;            // heads comparison.md
   TruthOptions truth;           // the simulator's ground truth of every run
 };
+
+// Step 3's check of the output folder: absent or empty is fine; otherwise an InputError,
+// unless `force` and every entry is something DeepShare writes there, which is removed.
+void prepare_output_folder(const std::string& dir, bool force);
+
+// Workload::scale_load after checking the factor's range (limits::kMinFactor..kMaxFactor)
+// and that the scaled submit times stay within +-100 years (an InputError otherwise).
+void scale_load_checked(Workload& workload, double factor);
 
 // Runs every policy x load of `workload` (unscaled) and writes OUT/comparison.csv and
 // OUT/comparison.md; returns the rows in request order. Throws InputError for bad

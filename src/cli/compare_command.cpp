@@ -6,6 +6,7 @@
 #include "cli/report_command.hpp"
 #include "cli/trace_args.hpp"
 #include "cli/validators.hpp"
+#include "core/limits.hpp"
 
 namespace ds {
 namespace {
@@ -20,6 +21,7 @@ struct CompareArgs {
   std::string out;
   bool quiet = false;
   TruthOptions truth;
+  bool force = false;
 };
 
 CompareArgs g_args;
@@ -35,6 +37,7 @@ int cmd_compare() {
   req.threads = g_args.threads;
   req.progress = !g_args.quiet;
   req.truth = g_args.truth;
+  req.force = g_args.force;
   const auto rows = run_compare(w, req, g_args.trace.label());
   std::printf("%s\nReport written to %s (comparison.md, comparison.csv, one folder per run)\n",
               comparison_table(rows).c_str(), g_args.out.c_str());
@@ -54,12 +57,19 @@ void register_compare(CLI::App& app,
       ->delimiter(',');
   cmd->add_option("--loads", g_args.loads, "Comma-separated load factors (inter-arrival x 1/F)")
       ->delimiter(',')
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(number_in(limits::kMinFactor, limits::kMaxFactor));
   cmd->add_option("--set", g_args.sets,
                   "KEY=VALUE for every policy that reads KEY, or POLICY:KEY=VALUE (repeatable)");
   cmd->add_option("--seed", g_args.seed, "Seed for any randomness")->capture_default_str();
-  cmd->add_option("--threads", g_args.threads, "Parallel runs (default: one per core)");
-  cmd->add_option("--out", g_args.out, "Report folder")->required();
+  cmd->add_option("--threads", g_args.threads, "Parallel runs (default: one per core)")
+      ->check(CLI::Range(0, 1024));
+  cmd->add_option("--out", g_args.out, "Report folder (must be empty or absent)")
+      ->required()
+      ->check(non_empty_path());
+  cmd->add_flag("--force", g_args.force,
+                "Replace the results of an earlier comparison in --out (a folder that holds "
+                "anything else is refused)");
   cmd->add_flag("--quiet", g_args.quiet, "No progress output");
   add_truth_options(cmd, g_args.truth);
   on_selected(cmd, cmd_compare);

@@ -1,13 +1,19 @@
 // The `deepshare` command: simulate, demo, policies, trace stats.
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <new>
 #include <stdexcept>
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) then fails the write, which is reported and leaves no
+  // partial output (core/atomic_file.hpp), instead of killing the process mid-file.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{
       "DeepShare: assurance-driven GPU cluster scheduling.\n"
       "Replays GPU job traces through a deterministic simulator and compares scheduling\n"
@@ -23,6 +29,14 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const ds::InputError& e) {
     std::fprintf(stderr, "deepshare: error: %s\n", e.what());
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the user named cannot be read or written (permissions, a file where a folder
+    // is expected): bad input, not a bug.
+    std::fprintf(stderr, "deepshare: error: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "deepshare: error: out of memory\n");
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "deepshare: internal error: %s\n", e.what());

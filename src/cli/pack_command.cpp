@@ -4,12 +4,15 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "cli/compare.hpp"
 #include "cli/trace_args.hpp"
 #include "cli/validators.hpp"
+#include "core/atomic_file.hpp"
+#include "core/checked.hpp"
+#include "core/csv.hpp"
 #include "core/error.hpp"
+#include "core/limits.hpp"
 #include "registry/registry.hpp"
 #include "sim/pack.hpp"
 #include "trace/aux_files.hpp"
@@ -27,6 +30,13 @@ struct PackArgs {
 
 PackArgs g_pack;
 
+// The fill curve's GPU counts as ostream printed them (up to 6 significant digits).
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 std::string pct(double num, double den) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", den > 0 ? 100.0 * num / den : 0.0);
@@ -43,8 +53,7 @@ int cmd_pack() {
   std::error_code ec;
   std::filesystem::create_directories(g_pack.out, ec);
   if (ec) throw InputError(SourceLocation{g_pack.out}, "cannot create folder: " + ec.message());
-  std::ofstream csv(std::filesystem::path(g_pack.out) / "pack.csv");
-  csv << "policy,arrived_tasks,requested_gpus,allocated_gpus,fragmented_gpus\n";
+  std::string csv = "policy,arrived_tasks,requested_gpus,allocated_gpus,fragmented_gpus\n";
   std::string md =
       "| policy | tasks | admitted (tasks) | admitted (GPUs) | LS admitted (GPUs) | "
       "BE admitted (GPUs) | allocated at end | fragmented at end |\n"
@@ -60,10 +69,12 @@ int cmd_pack() {
           for (const auto& t : pw.truth) oracle.push_back(t.work);
           return make_policy(name, PolicyContext{pw.cluster, pw.tenants, o, oracle, &aux});
         },
-        static_cast<Time>(g_pack.interval_s * kSecond));
-    for (const auto& p : r.curve)
-      csv << name << ',' << p.arrived << ',' << p.requested_gpus << ',' << p.allocated_gpus << ','
-          << p.fragmented_gpus << '\n';
+        *seconds_to_ms(g_pack.interval_s, 1, limits::kMaxInterval));  // range checked
+    for (const auto& p : r.curve) {
+      append_csv_field(csv, name);
+      csv += ',' + std::to_string(p.arrived) + ',' + num(p.requested_gpus) + ',' +
+             num(p.allocated_gpus) + ',' + num(p.fragmented_gpus) + '\n';
+    }
     auto get = [&](const char* k) {
       auto it = r.by_qos.find(k);
       return it == r.by_qos.end() ? PackClassResult{} : it->second;
@@ -78,7 +89,11 @@ int cmd_pack() {
           pct(last.allocated_gpus, r.capacity_gpus) + " | " +
           pct(last.fragmented_gpus, r.capacity_gpus - last.allocated_gpus) + " of free |\n";
   }
-  std::ofstream(std::filesystem::path(g_pack.out) / "pack.md") << md;
+  const std::filesystem::path out(g_pack.out);
+  AtomicFileSet files;  // both or neither
+  files.add((out / "pack.csv").string()).write(csv);
+  files.add((out / "pack.md").string()).write(md);
+  files.commit();
   std::printf("%s\nPacking results written to %s (pack.md, pack.csv)\n", md.c_str(),
               g_pack.out.c_str());
   return 0;
@@ -98,8 +113,8 @@ void register_pack(CLI::App& app,
   cmd->add_option("--interval", g_pack.interval_s,
                   "Seconds between arrivals; a task not placed by the next arrival is dropped")
       ->capture_default_str()
-      ->check(positive_number());
-  cmd->add_option("--out", g_pack.out, "Output folder")->required();
+      ->check(number_in(0.001, static_cast<double>(limits::kMaxInterval / kSecond)));
+  cmd->add_option("--out", g_pack.out, "Output folder")->required()->check(non_empty_path());
   on_selected(cmd, cmd_pack);
 }
 

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "cli/validators.hpp"
 #include "core/error.hpp"
 #include "report/report_html.hpp"
 
@@ -31,7 +32,8 @@ void register_report(CLI::App& app,
       "accuracy and provenance of the runs in DIR");
   cmd->add_option("dir", g_dir,
                   "A run folder (`simulate --out`) or a comparison folder (`demo`, `compare`)")
-      ->required();
+      ->required()
+      ->check(non_empty_path());
   cmd->footer(
       "The chart library comes from web/node_modules (installed by scripts/setup.sh);\n"
       "DEEPSHARE_WEB_DIR overrides the web folder. See docs/report.md.");

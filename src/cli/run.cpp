@@ -1,6 +1,7 @@
 #include "cli/run.hpp"
 
 #include <unistd.h>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -10,6 +11,12 @@
 #include "trace/aux_files.hpp"
 
 namespace ds {
+
+std::size_t max_samples_for(const Workload& w) {
+  constexpr std::size_t kSamples = 10'000, kRows = 500'000;
+  const std::size_t by_rows = kRows / (w.tenants.size() + 1);
+  return std::max<std::size_t>(2, std::min(kSamples, by_rows));
+}
 
 RunOutcome run_simulation(const Workload& workload, const RunRequest& req,
                           const std::string& trace_label) {
@@ -33,6 +40,7 @@ RunOutcome run_simulation(const Workload& workload, const RunRequest& req,
   const GroundTruth truth(workload, req.truth, req.policy, *aux);
   truth.apply(cfg);
   const Workload& simulated = truth.workload();
+  cfg.max_samples = max_samples_for(workload);
   auto last_print = t0;
   bool printed = false;
   const bool tty = isatty(STDERR_FILENO) != 0;

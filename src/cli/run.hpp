@@ -31,6 +31,10 @@ struct RunOutcome {
   double wall_seconds = 0;
 };
 
+// The timeseries bound for a workload (SimConfig::max_samples): at most 10,000 samples and
+// at most 500,000 rows of timeseries.csv (one per sample and scope: cluster + tenants).
+std::size_t max_samples_for(const Workload& workload);
+
 // Simulates `workload` (already load-scaled) under the request and writes outputs.
 RunOutcome run_simulation(const Workload& workload, const RunRequest& request,
                           const std::string& trace_label);

@@ -7,6 +7,7 @@
 #include "cli/compare.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
+#include "core/limits.hpp"
 #include "trace/generator.hpp"
 #include "trace/load.hpp"
 
@@ -65,7 +66,8 @@ std::string TraceArgs::label() const {
 
 void add_trace_options(CLI::App* cmd, TraceArgs& a, bool workload_options) {
   auto* trace =
-      cmd->add_option("--trace", a.trace, "Trace file (or folder, for Lucid's per-VC logs)");
+      cmd->add_option("--trace", a.trace, "Trace file (or folder, for Lucid's per-VC logs)")
+          ->check(non_empty_path());
   cmd->add_option("--format", a.format, "Trace format:" + format_list())->capture_default_str();
   cmd->add_option("--cluster", a.cluster,
                   "YAML file with nodes and tenants (replaces those derived from the trace)");
@@ -89,11 +91,11 @@ void add_trace_options(CLI::App* cmd, TraceArgs& a, bool workload_options) {
       ->excludes(trace);
   cmd->add_option("--checkpoint-interval", a.checkpoint_interval,
                   "Checkpoint interval of every tenant in seconds (0: at preemption, as Lucid)")
-      ->check(non_negative_number());
+      ->check(number_in(0, static_cast<double>(limits::kMaxInterval / kSecond)));
   cmd->add_option("--fit-load", a.fit_load,
                   "Resize the cluster (every owner's nodes and quotas alike) so that the "
                   "offered load is about this, e.g. 0.9 for openb's mostly idle node list")
-      ->check(positive_number());
+      ->check(number_in(limits::kMinFactor, limits::kMaxFactor));
 }
 
 Workload load_workload(const TraceArgs& a) {
@@ -119,7 +121,7 @@ Workload load_workload(const TraceArgs& a) {
   } else if (!a.aux.empty()) {
     std::error_code ec;
     if (!std::filesystem::is_directory(a.aux, ec))
-      throw InputError("--aux " + a.aux + ": not a folder");
+      throw InputError("--aux " + quote_input(a.aux) + ": not a folder");
     w.aux_dir = a.aux;
   }
   for (const auto& n : w.notes) std::fprintf(stderr, "note: %s\n", n.c_str());

@@ -31,7 +31,7 @@ void add_truth_options(CLI::App* cmd, TruthOptions& o) {
   cmd->add_option("--truth-error", o.error,
                   "Shared jobs run (1 + E) times slower than the ground truth says: the "
                   "policies' interference model is optimistic by E (e.g. 0.5)")
-      ->check(non_negative_number())
+      ->check(number_in(0, 100))
       ->capture_default_str();
 }
 

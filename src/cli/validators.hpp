@@ -1,38 +1,44 @@
-// Number checks for CLI options with short messages (CLI11's own print the whole range
-// of a double).
+// Checks for CLI options with short messages (CLI11's own print the whole range of a
+// double). Every number a user gives has an explicit range (docs/formats.md, "Ranges").
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <string>
 
+#include "core/csv.hpp"
+#include "core/error.hpp"
+
 namespace ds {
+
+// A number within [lo, hi] (both finite).
+inline CLI::Validator number_in(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& s) -> std::string {
+        const auto v = parse_double(s);
+        if (v && *v >= lo && *v <= hi) return {};
+        return "expected a number in " + range_text(lo, hi) + ", got " + quote_input(s);
+      },
+      "NUMBER in " + range_text(lo, hi));
+}
 
 inline CLI::Validator positive_number() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
-        try {
-          std::size_t used = 0;
-          const double v = std::stod(s, &used);
-          if (used == s.size() && v > 0) return {};
-        } catch (const std::exception&) {
-        }
-        return "expected a number > 0, got '" + s + "'";
+        const auto v = parse_double(s);
+        if (v && *v > 0) return {};
+        return "expected a number > 0, got " + quote_input(s);
       },
       "POSITIVE");
 }
 
-inline CLI::Validator non_negative_number() {
+// A file or folder name: an empty one is a mistake (`--out ''`), not "the current folder".
+inline CLI::Validator non_empty_path() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
-        try {
-          std::size_t used = 0;
-          const double v = std::stod(s, &used);
-          if (used == s.size() && v >= 0) return {};
-        } catch (const std::exception&) {
-        }
-        return "expected a number >= 0, got '" + s + "'";
+        return s.empty() ? std::string("expected a file or folder name, got ''") : std::string();
       },
-      "NON-NEGATIVE");
+      "PATH");
 }
 
 }  // namespace ds

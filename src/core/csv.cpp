@@ -2,17 +2,29 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
-#include <sstream>
+
+#include "core/checked.hpp"
+#include "core/limits.hpp"
 
 namespace ds {
 
 CsvReader CsvReader::open(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(SourceLocation{path}, "cannot open file for reading");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return CsvReader(path, buf.str());
+  // Read in chunks up to the cap (the size of a pipe or device is not known up front).
+  std::string content;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    content.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (content.size() > limits::kMaxInputBytes)
+      throw InputError(SourceLocation{path}, "file is larger than " +
+                                                 std::to_string(limits::kMaxInputBytes >> 30) +
+                                                 " GiB, the most one CSV file may hold");
+  }
+  if (in.bad()) throw InputError(SourceLocation{path}, "read error");
+  return CsvReader(path, std::move(content));
 }
 
 CsvReader::CsvReader(std::string name, std::string content)
@@ -21,9 +33,19 @@ CsvReader::CsvReader(std::string name, std::string content)
 }
 
 void CsvReader::read_header() {
+  expected_fields_ = 0;
   if (!next()) throw InputError(SourceLocation{name_}, "file is empty: expected a header row");
   header_.clear();
-  for (const auto& f : fields_) header_.emplace_back(f.text);
+  for (std::size_t i = 0; i < fields_.size(); ++i) {
+    for (std::size_t k = 0; k < header_.size(); ++k)
+      if (header_[k] == fields_[i].text)
+        throw InputError(where(i), "column " + quote_input(fields_[i].text) +
+                                       " appears twice in the header (columns " +
+                                       std::to_string(k + 1) + " and " + std::to_string(i + 1) +
+                                       ")");
+    header_.emplace_back(fields_[i].text);
+  }
+  expected_fields_ = header_.size();
 }
 
 std::optional<std::size_t> CsvReader::find_column(std::string_view name) const {
@@ -34,15 +56,35 @@ std::optional<std::size_t> CsvReader::find_column(std::string_view name) const {
 
 std::size_t CsvReader::require_column(std::string_view name) const {
   if (auto i = find_column(name)) return *i;
-  std::string have;
-  for (const auto& h : header_) have += (have.empty() ? "" : ",") + h;
   throw InputError(SourceLocation{name_, 1},
-                   "missing column '" + std::string(name) + "' (header has: " + have + ")");
+                   "missing column " + quote_input(name) + " (header has: " + header_list() + ")");
+}
+
+std::string CsvReader::header_list() const {
+  std::string have;
+  for (const auto& h : header_) {
+    if (!have.empty()) have += ',';
+    have += h;
+    if (have.size() > 200) break;
+  }
+  const std::string q = quote_input(have, 200);
+  return q.substr(1, q.rfind('\'') - 1) + (have.size() > 200 ? "..." : "");
 }
 
 bool CsvReader::next() {
   while (pos_ < content_.size()) {
     if (!parse_record()) continue;  // blank line
+    if (expected_fields_ > 0 && fields_.size() != expected_fields_) {
+      const bool more = fields_.size() > expected_fields_;
+      const std::size_t at = more ? expected_fields_ : fields_.size() - 1;
+      throw InputError(
+          more ? where(at) : SourceLocation{name_, record_line_, 0},
+          "row has " + std::to_string(fields_.size()) + " fields, the header has " +
+              std::to_string(expected_fields_) +
+              (more ? " (a value with a comma, such as a decimal comma, must be quoted: "
+                      "\"1,5\")"
+                    : ""));
+    }
     return true;
   }
   return false;
@@ -138,11 +180,11 @@ SourceLocation CsvReader::where(std::size_t i) const {
 void CsvReader::fail(std::size_t i, const std::string& expected) const {
   std::string field_name = i < header_.size() ? header_[i] : "#" + std::to_string(i + 1);
   if (i >= fields_.size())
-    throw InputError(where(i), "field '" + field_name + "': missing (row has " +
+    throw InputError(where(i), "field " + quote_input(field_name) + ": missing (row has " +
                                    std::to_string(fields_.size()) + " fields, header has " +
                                    std::to_string(header_.size()) + ")");
-  throw InputError(where(i), "field '" + field_name + "': expected " + expected + ", got '" +
-                                 std::string(fields_[i].text) + "'");
+  throw InputError(where(i), "field " + quote_input(field_name) + ": expected " + expected +
+                                 ", got " + quote_input(fields_[i].text));
 }
 
 std::int64_t CsvReader::get_int(std::size_t i) const {
@@ -167,6 +209,40 @@ double CsvReader::get_double(std::size_t i) const {
   fail(i, "a number");
 }
 
+std::int64_t CsvReader::get_int_in(std::size_t i, std::int64_t lo, std::int64_t hi,
+                                   const std::string& what, bool lenient) const {
+  const std::string expected =
+      what + " in " + range_text(static_cast<double>(lo), static_cast<double>(hi));
+  if (i >= fields_.size()) fail(i, expected);
+  std::optional<std::int64_t> v = parse_int(fields_[i].text);
+  if (!v && lenient) {
+    if (const auto d = parse_double(fields_[i].text); d && std::floor(*d) == *d)
+      v = round_in_range(*d, lo, hi);
+  }
+  if (!v || *v < lo || *v > hi) fail(i, expected);
+  return *v;
+}
+
+double CsvReader::get_double_in(std::size_t i, double lo, double hi,
+                                const std::string& what) const {
+  const std::string expected = what + " in " + range_text(lo, hi);
+  if (i >= fields_.size()) fail(i, expected);
+  const auto v = parse_double(fields_[i].text);
+  if (!v || !(*v >= lo && *v <= hi)) fail(i, expected);
+  return *v;
+}
+
+Time CsvReader::get_seconds(std::size_t i, Time lo, Time hi, const std::string& what) const {
+  const std::string expected =
+      what + " in seconds, " +
+      range_text(static_cast<double>(lo) / kSecond, static_cast<double>(hi) / kSecond);
+  if (i >= fields_.size()) fail(i, expected);
+  const auto v = parse_double(fields_[i].text);
+  const auto ms = v ? seconds_to_ms(*v, lo, hi) : std::nullopt;
+  if (!ms) fail(i, expected);
+  return *ms;
+}
+
 std::optional<std::int64_t> parse_int(std::string_view s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
@@ -186,6 +262,45 @@ std::optional<double> parse_double(std::string_view s) {
   if (s.empty() || ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v))
     return std::nullopt;
   return v;
+}
+
+std::string range_text(double lo, double hi) {
+  auto one = [](double v) {
+    char buf[64];
+    if (std::fabs(v) < 9e15 && std::floor(v) == v)
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+    else
+      std::snprintf(buf, sizeof buf, "%.6g", v);
+    return std::string(buf);
+  };
+  return one(lo) + ".." + one(hi);
+}
+
+void append_csv_field(std::string& out, std::string_view field) {
+  const bool quote =
+      field.find_first_of(",\"\r\n") != std::string_view::npos || field.starts_with("\xEF\xBB\xBF");
+  if (!quote) {
+    out += field;
+    return;
+  }
+  out += '"';
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+void append_csv_row(std::string& out, const std::vector<std::string>& fields) {
+  if (fields.size() == 1 && fields[0].empty()) {
+    out += "\"\"\n";
+    return;
+  }
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) out += ',';
+    append_csv_field(out, fields[i]);
+  }
+  out += '\n';
 }
 
 }  // namespace ds

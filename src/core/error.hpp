@@ -5,8 +5,10 @@
 // was expected) or a broken invariant.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -19,6 +21,11 @@ struct SourceLocation {
 
   [[nodiscard]] std::string str() const;
 };
+
+// Input echoed in a message: in single quotes, control characters escaped (\n, \x01),
+// and cut after `max` bytes with the full length noted, so that a message never repeats
+// megabytes of a bad file.
+std::string quote_input(std::string_view input, std::size_t max = 80);
 
 // Thrown for invalid user input; the CLI prints what() and exits with status 2.
 class InputError : public std::runtime_error {

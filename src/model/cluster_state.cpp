@@ -1,6 +1,7 @@
 #include "model/cluster_state.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 namespace ds {
@@ -10,6 +11,13 @@ namespace {
 // edges; the clamp keeps a bad value from being undefined behaviour here).
 std::int64_t memory_mib(double mib) {
   return static_cast<std::int64_t>(std::llround(std::clamp(mib, 0.0, 1e15)));
+}
+
+// Distinct ids for the states of one process (ClusterSnapshot::gpu_source), so that a
+// policy's free map never applies one state's deltas to another's copy.
+std::uint64_t next_source_id() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -38,7 +46,9 @@ ClusterState::ClusterState(const Cluster& cluster, std::span<const Tenant> tenan
       node_free_(cluster.nodes.size()),
       usage_(tenants.size()),
       totals_(tenants.size()),
-      touched_(tenants.size(), kNever) {
+      touched_(tenants.size(), kNever),
+      node_mark_(cluster.nodes.size(), 0),
+      source_id_(next_source_id()) {
   for (const auto& n : cluster.nodes) node_free_[n.id.index()] = n.gpus;
 }
 
@@ -141,6 +151,7 @@ void ClusterState::close_waits(Time now) {
 void ClusterState::occupy(JobId id) {
   const JobSpec& j = spec(id);
   for_each_gpu(rt_[id.index()].placement, [&](std::size_t g, NodeId n) {
+    node_changed(n);
     GpuState& s = gpus_[g];
     if (s.jobs == blocked_[g]) {  // no job on it yet
       ++busy_;
@@ -158,6 +169,7 @@ void ClusterState::occupy(JobId id) {
 void ClusterState::release(JobId id) {
   const JobSpec& j = spec(id);
   for_each_gpu(rt_[id.index()].placement, [&](std::size_t g, NodeId n) {
+    node_changed(n);
     GpuState& s = gpus_[g];
     --s.jobs;
     if (s.jobs == blocked_[g]) {  // its last job left
@@ -182,6 +194,7 @@ void ClusterState::set_blocked(std::size_t g, bool blocked) {
       cluster_->nodes.begin(), cluster_->nodes.end(), g,
       [](std::size_t gpu, const Node& n) { return gpu < static_cast<std::size_t>(n.first_gpu); });
   const Node& node = *(it - 1);
+  node_changed(node.id);
   if (s.jobs == blocked_[g]) node_free_[node.id.index()] -= sign;  // had no job
   blocked_[g] = blocked ? 1 : 0;
   s.jobs = static_cast<std::uint16_t>(s.jobs + sign);
@@ -247,6 +260,10 @@ std::optional<std::string> ClusterState::start_error(const StartJob& d) const {
 
 void ClusterState::start(const StartJob& d, Time now, Time running_at) {
   if (auto e = start_error(d)) fail(d.job, *e);
+  start_checked(d, now, running_at);
+}
+
+void ClusterState::start_checked(const StartJob& d, Time now, Time running_at) {
   const JobId id = d.job;
   const JobSpec& j = spec(id);
   touch(j.tenant, now);
@@ -308,27 +325,23 @@ void ClusterState::requeue(JobId id, Time now) {
 }
 
 void ClusterState::withdraw(JobId id, Time now) {
-  if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Pending)
-    fail(id, "is withdrawn but is not pending");
-  const JobSpec& j = spec(id);
-  touch(j.tenant, now);
-  switch_wait(id, WaitReason::None, now);
-  leave_pending(id);
-  usage_[j.tenant.index()].demand -= milli(j);
-  rt_[id.index()].status = JobStatus::Done;
+  leave_without_running(id, now, JobStatus::Done, "is withdrawn but is not pending");
   rt_[id.index()].end = now;
   withdrawn_.push_back(id);
 }
 
 void ClusterState::reject(JobId id, Time now) {
-  if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Pending)
-    fail(id, "is rejected but is not pending");
+  leave_without_running(id, now, JobStatus::Rejected, "is rejected but is not pending");
+}
+
+void ClusterState::leave_without_running(JobId id, Time now, JobStatus to, const char* what) {
+  if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Pending) fail(id, what);
   const JobSpec& j = spec(id);
   touch(j.tenant, now);
   switch_wait(id, WaitReason::None, now);
   leave_pending(id);
   usage_[j.tenant.index()].demand -= milli(j);
-  rt_[id.index()].status = JobStatus::Rejected;
+  rt_[id.index()].status = to;
 }
 
 void ClusterState::adopt(JobId id, Time now, Placement placement, bool borrowed, bool shared,
@@ -385,6 +398,9 @@ ClusterSnapshot ClusterState::snapshot(Time now) const {
   s.finished = finished_;
   s.adopted = adopted_;
   s.withdrawn = withdrawn_;
+  s.changed_nodes = changed_nodes_;
+  s.gpu_source = source_id_;
+  s.gpu_epoch = epoch_;
   return s;
 }
 
@@ -402,6 +418,8 @@ void ClusterState::clear_deltas() {
   finished_.clear();
   adopted_.clear();
   withdrawn_.clear();
+  changed_nodes_.clear();
+  ++epoch_;
 }
 
 }  // namespace ds

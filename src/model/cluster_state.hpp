@@ -72,6 +72,8 @@ class ClusterState {
   // holds its GPUs from `now`; `running_at` (>= now) is when it starts to run (a real
   // cluster's start latency), which the queueing time of the run counts up to.
   void start(const StartJob& d, Time now, Time running_at);
+  // The same for a decision the caller has just checked with start_error().
+  void start_checked(const StartJob& d, Time now, Time running_at);
   // Why `d` cannot be applied now, or nullopt.
   [[nodiscard]] std::optional<std::string> start_error(const StartJob& d) const;
   void finish(JobId id, Time now);
@@ -157,8 +159,14 @@ class ClusterState {
   void occupy(JobId id);
   void release(JobId id);
   void stop_running(JobId id, Time now);
+  void leave_without_running(JobId id, Time now, JobStatus to, const char* what);
   void switch_wait(JobId id, WaitReason r, Time now);
   void fail(JobId id, const std::string& what) const;
+  void node_changed(NodeId n) {
+    if (node_mark_[n.index()] == epoch_) return;
+    node_mark_[n.index()] = epoch_;
+    changed_nodes_.push_back(n);
+  }
 
   const Cluster* cluster_;
   std::span<const Tenant> tenants_;
@@ -177,6 +185,12 @@ class ClusterState {
   IdSet pending_, running_;
   std::vector<JobId> arrived_, requeued_, adopted_, withdrawn_;
   std::vector<FinishedJob> finished_;
+  // GPU deltas of the next snapshot (ClusterSnapshot::changed_nodes): nodes changed in this
+  // epoch (an epoch ends at clear_deltas()), each marked with the epoch it was listed in.
+  std::vector<NodeId> changed_nodes_;
+  std::vector<std::uint64_t> node_mark_;
+  std::uint64_t source_id_;
+  std::uint64_t epoch_ = 1;
   std::array<double, kWaitReasons> wait_ms_{};
   int busy_ = 0;
   int allocated_ = 0;

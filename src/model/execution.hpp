@@ -35,13 +35,16 @@ inline Time restart_overhead(int gpus) {
 }
 
 // Progress kept by a preemption after `done` of progress, checkpointing every `interval`
-// (0: at the preemption itself, nothing lost).
+// (0: at the preemption itself, nothing lost). `done` < 0: preempted again before the
+// restart overhead was paid; the unpaid rest is carried (kept = done), never rounded down
+// to -interval, which added a phantom checkpoint interval of work per such preemption
+// (31 years at 1e9 s: `srtf --checkpoint-interval 1e9` on Venus ran out of memory).
 inline double checkpoint_kept(double done, Time interval) {
-  if (interval <= 0) return done;
+  if (interval <= 0 || done <= 0) return done;
   return std::floor(done / static_cast<double>(interval)) * static_cast<double>(interval);
 }
 inline Time checkpoint_kept(Time done, Time interval) {
-  return interval > 0 ? done / interval * interval : done;
+  return interval > 0 && done > 0 ? done / interval * interval : done;
 }
 
 // DESIGN §4, in milli-GPUs.

@@ -33,6 +33,12 @@ struct JobSpec {
   double gpu_util = -1;       // percent of SMs busy when running alone; -1 when unknown
   double gpu_memory_mib = 0;  // memory per GPU when known, 0 when unknown
   Qos qos = Qos::Unspecified;
+  // False for a job the driver cannot preempt (a Slurm job submitted with --no-requeue):
+  // a policy must never run it on borrowed (reclaimable) capacity.
+  bool preemptible = true;
+  // False for a job the driver cannot colocate on a partner's GPUs (on Slurm: a job whose
+  // GRES request was written at an earlier start and can no longer change kind).
+  bool colocatable = true;
 };
 
 enum class FinalState : std::uint8_t { Completed, Cancelled, Failed, Other };

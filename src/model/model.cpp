@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "core/limits.hpp"
 #include "model/snapshot.hpp"
 #include "model/workload.hpp"
 
@@ -110,8 +111,70 @@ int Workload::intern_profile(const Profile& p) {
   return static_cast<int>(profiles.size() - 1);
 }
 
+namespace {
+
+// The backstop of the ranges in core/limits.hpp (docs/formats.md, "Ranges"): importers and
+// the cluster file check each value where they read it, with file and line; this catches
+// any workload built another way (generator, tests, a resized cluster) before it is
+// simulated, so that no later arithmetic can overflow.
+void check_limits(const Workload& w) {
+  using namespace limits;
+  auto fail = [](const std::string& what) { throw InputError(what); };
+  if (w.jobs.size() > kMaxJobs)
+    fail(std::to_string(w.jobs.size()) + " jobs: at most " + std::to_string(kMaxJobs) +
+         " are allowed");
+  if (w.tenants.size() > kMaxTenants)
+    fail(std::to_string(w.tenants.size()) + " tenants: at most " + std::to_string(kMaxTenants) +
+         " are allowed");
+  if (w.cluster.nodes.size() > static_cast<std::size_t>(kMaxNodes))
+    fail(std::to_string(w.cluster.nodes.size()) + " nodes: at most " + std::to_string(kMaxNodes) +
+         " are allowed");
+  std::int64_t gpus = 0;
+  for (const auto& n : w.cluster.nodes) {
+    gpus += n.gpus;
+    if (n.gpu_memory_mib < 0 || n.gpu_memory_mib > kMaxGpuMemoryMib)
+      fail("node " + quote_input(n.name) + ": GPU memory must be in 0.." +
+           std::to_string(kMaxGpuMemoryMib) + " MiB");
+  }
+  if (gpus > kMaxClusterGpus)
+    fail("the cluster has " + std::to_string(gpus) + " GPUs: at most " +
+         std::to_string(kMaxClusterGpus) + " are allowed");
+  std::int64_t quotas = 0;
+  for (const auto& t : w.tenants) {
+    const std::string who = "tenant " + quote_input(t.name);
+    if (t.quota_gpus < 0 || t.quota_gpus > kMaxClusterGpus)
+      fail(who + ": quota must be in 0.." + std::to_string(kMaxClusterGpus) + " GPUs");
+    quotas += t.quota_gpus;
+    if (t.slo_queue < 0 || t.slo_queue > kMaxInterval || t.checkpoint_interval < 0 ||
+        t.checkpoint_interval > kMaxInterval)
+      fail(who + ": SLO and checkpoint interval must be within 0..100 years");
+    if (!(t.weight >= 0 && t.weight <= 1e9) || !(t.max_slowdown >= 1 && t.max_slowdown <= 1e9))
+      fail(who + ": weight must be in 0..1e9 and max_slowdown in 1..1e9");
+  }
+  if (quotas > kMaxQuotaTotal)
+    fail("tenant quotas add up to " + std::to_string(quotas) + " GPUs: at most " +
+         std::to_string(kMaxQuotaTotal) + " are allowed");
+  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+    const JobSpec& j = w.jobs[i];
+    auto bad = [&](const std::string& what) { fail("job " + quote_input(j.name) + ": " + what); };
+    if (j.gpus > kMaxClusterGpus)
+      bad("at most " + std::to_string(kMaxClusterGpus) + " GPUs per job");
+    if (j.submit < -kMaxAbsTime || j.submit > kMaxAbsTime)
+      bad("submit time beyond 100 years from 1970");
+    if (w.truth[i].work > kMaxDuration)
+      bad("duration beyond " + std::to_string(kMaxDuration / kSecond) + " s");
+    if (!(j.gpu_memory_mib >= 0 && j.gpu_memory_mib <= static_cast<double>(kMaxGpuMemoryMib)))
+      bad("GPU memory must be in 0.." + std::to_string(kMaxGpuMemoryMib) + " MiB");
+    if (!(j.gpu_util == -1 || (j.gpu_util >= 0 && j.gpu_util <= 100)))
+      bad("GPU utilization must be in 0..100");
+  }
+}
+
+}  // namespace
+
 void Workload::finalize() {
   if (jobs.size() != truth.size()) throw InputError("internal: jobs and truth differ in length");
+  check_limits(*this);
   for (std::size_t i = 0; i < tenants.size(); ++i)
     tenants[i].id = TenantId(static_cast<std::uint32_t>(i));
   std::vector<std::size_t> order(jobs.size());
@@ -131,7 +194,7 @@ void Workload::finalize() {
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     auto& j = jobs[i];
     j.id = JobId(static_cast<std::uint32_t>(i));
-    const std::string who = "job '" + j.name + "'";
+    const std::string who = "job " + quote_input(j.name);
     if (!j.tenant.valid() || j.tenant.index() >= tenants.size())
       throw InputError(who + ": unknown tenant");
     if (j.gpus <= 0) throw InputError(who + ": needs at least one GPU");

@@ -99,6 +99,14 @@ struct ClusterSnapshot {
   std::span<const JobId> adopted;    // found running, not started by this policy object (e.g.
                                      // after a controller restart); runtime holds its flags
   std::span<const JobId> withdrawn;  // left the queue without running (cancelled while pending)
+  // Nodes whose GPU usage (gpus, gpu_free_milli, node_free_gpus) changed since the previous
+  // cycle, each once, so that a policy's persistent free map (policy/placement.hpp,
+  // FreeMap::sync) follows the cluster in O(changes). Valid only when `gpu_epoch` != 0: the
+  // driver's ClusterState (`gpu_source`) counts cycles, and a snapshot of epoch e lists the
+  // changes since the snapshot of epoch e - 1 (hand-made snapshots leave it 0: no deltas).
+  std::span<const NodeId> changed_nodes;
+  std::uint64_t gpu_source = 0;
+  std::uint64_t gpu_epoch = 0;
 };
 
 struct StartJob {

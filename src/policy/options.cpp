@@ -7,7 +7,7 @@ namespace ds {
 void PolicyOptions::set(const std::string& key_value) {
   auto eq = key_value.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw InputError("--set expects KEY=VALUE, got '" + key_value + "'");
+    throw InputError("--set expects KEY=VALUE, got " + quote_input(key_value));
   values_[key_value.substr(0, eq)] = key_value.substr(eq + 1);
 }
 
@@ -22,7 +22,8 @@ double PolicyOptions::get_double(const std::string& key, double fallback) const 
   auto it = values_.find(key);
   if (it == values_.end()) return fallback;
   if (auto v = parse_double(it->second)) return *v;
-  throw InputError("--set " + key + ": expected a number, got '" + it->second + "'");
+  throw InputError("--set " + quote_input(key) + ": expected a number, got " +
+                   quote_input(it->second));
 }
 
 long PolicyOptions::get_int(const std::string& key, long fallback) const {
@@ -30,7 +31,8 @@ long PolicyOptions::get_int(const std::string& key, long fallback) const {
   auto it = values_.find(key);
   if (it == values_.end()) return fallback;
   if (auto v = parse_int(it->second)) return static_cast<long>(*v);
-  throw InputError("--set " + key + ": expected an integer, got '" + it->second + "'");
+  throw InputError("--set " + quote_input(key) + ": expected an integer, got " +
+                   quote_input(it->second));
 }
 
 bool PolicyOptions::get_bool(const std::string& key, bool fallback) const {
@@ -40,7 +42,28 @@ bool PolicyOptions::get_bool(const std::string& key, bool fallback) const {
   const std::string& v = it->second;
   if (v == "on" || v == "true" || v == "1" || v == "yes") return true;
   if (v == "off" || v == "false" || v == "0" || v == "no") return false;
-  throw InputError("--set " + key + ": expected on/off, got '" + v + "'");
+  throw InputError("--set " + quote_input(key) + ": expected on/off, got " + quote_input(v));
+}
+
+double PolicyOptions::get_double(const std::string& key, double fallback, double min,
+                                 double max) const {
+  const double v = get_double(key, fallback);
+  if ((v >= min && v <= max) || !values_.count(key)) return v;  // defaults are in range
+  throw InputError("--set " + quote_input(key) + ": expected a number in " + range_text(min, max) +
+                   ", got " + quote_input(values_.at(key)));
+}
+
+long PolicyOptions::get_int(const std::string& key, long fallback, long min, long max) const {
+  const long v = get_int(key, fallback);
+  if ((v >= min && v <= max) || !values_.count(key)) return v;  // defaults are in range
+  throw InputError("--set " + quote_input(key) + ": expected an integer in " +
+                   range_text(static_cast<double>(min), static_cast<double>(max)) + ", got " +
+                   quote_input(values_.at(key)));
+}
+
+Time PolicyOptions::get_seconds(const std::string& key, Time fallback, long min_s,
+                                long max_s) const {
+  return seconds(get_int(key, static_cast<long>(fallback / kSecond), min_s, max_s));
 }
 
 std::vector<std::string> PolicyOptions::unused() const {

@@ -3,6 +3,16 @@
 // A FreeMap is a policy's private copy of which GPU capacity is free in this
 // cycle; taking a placement updates it so that several starts in one cycle never
 // overlap, and giving it back undoes a what-if (preemption search).
+//
+// Cost follows changes (DESIGN §2a):
+//  - A policy may keep one FreeMap across cycles and sync() it with each snapshot: only
+//    the nodes the snapshot lists as changed (and those this map changed itself) are
+//    copied again, instead of every GPU of the cluster.
+//  - Node sets (add_set: a tenant's virtual cluster, the pool) are indexed by free GPUs:
+//    per set, one two-level bitset of its nodes per free-GPU count, kept up to date on
+//    every change. place_consolidate over a set then costs O(node size + log n) instead of
+//    O(n), with exactly the result of the span version over the same nodes in ascending id
+//    order; its free total is kept, not summed.
 #pragma once
 
 #include <cstdint>
@@ -17,22 +27,99 @@ namespace ds {
 
 class FreeMap {
  public:
+  // A node set registered with add_set(); valid for this map and its copies.
+  using SetId = std::uint32_t;
+
+  // An empty map: call sync() before use.
+  FreeMap() = default;
+  // A full copy of the snapshot's free capacity (a scratch map for one cycle: it does not
+  // record its own changes; a later sync() starts with a full copy).
   explicit FreeMap(const ClusterSnapshot& s);
+
+  // Brings the map to the snapshot's state: O(changed nodes) when this map was last synced
+  // with the previous snapshot (or this one) of the same driver state, else a full copy.
+  // Node sets are kept.
+  void sync(const ClusterSnapshot& s);
 
   // GPUs of the node with no job on them.
   [[nodiscard]] int free_gpus(NodeId n) const { return free_whole_[n.index()]; }
   [[nodiscard]] int free_milli(int flat_gpu) const { return free_milli_[flat_gpu]; }
   [[nodiscard]] const Cluster& cluster() const { return *cluster_; }
   [[nodiscard]] int total_free_gpus(std::span<const NodeId> nodes) const;
+  // Free GPUs of the whole cluster, O(1).
+  [[nodiscard]] int total_free_gpus() const { return total_; }
 
   void take(const Placement& p, int milli_per_gpu);
   void give(const Placement& p, int milli_per_gpu);
 
+  // Appends every node this map changes from now on (sync, take, give; repeats possible) to
+  // `log`; nullptr stops it. For a policy that keeps a second map derived from this one.
+  void log_changes(std::vector<NodeId>* log) { log_ = log; }
+  // Node n becomes `base`'s node n plus `extra` milli-GPUs on each of its GPUs (by flat GPU
+  // index), as give() would add them: a what-if overlay kept in step with `base`.
+  void overlay_node(NodeId n, const FreeMap& base, std::span<const std::int16_t> extra);
+
+  // --- indexed node sets -----------------------------------------------------------
+  // Registers a set of nodes (ascending ids, no repeats; std::invalid_argument otherwise).
+  SetId add_set(std::span<const NodeId> nodes);
+  // Adds a node to / removes it from a set (it keeps ascending id order).
+  void set_insert(SetId set, NodeId n);
+  void set_erase(SetId set, NodeId n);
+  [[nodiscard]] std::span<const NodeId> set_nodes(SetId set) const { return sets_[set].nodes; }
+  // Free GPUs of a set's nodes, O(1).
+  [[nodiscard]] int set_free_gpus(SetId set) const { return sets_[set].total; }
+  // The largest number of GPUs a whole-GPU job could be given on the set now (0: none),
+  // O(node size): consolidate placement succeeds exactly for jobs of 1..this many GPUs
+  // when the set's nodes all have the same size (std::nullopt otherwise: not monotone).
+  [[nodiscard]] std::optional<int> set_largest_fit(SetId set) const;
+
  private:
+  friend std::optional<Placement> place_consolidate(const FreeMap&, SetId, int);
+
+  // One set: its nodes and, per free-GPU count f, a bitset over the nodes' positions.
+  struct Set {
+    std::vector<NodeId> nodes;  // ascending
+    int size = 0;               // GPUs of its first node
+    bool uniform = true;        // all nodes have `size` GPUs
+    int total = 0;              // free GPUs
+    std::size_t words = 0, swords = 0;
+    std::vector<std::uint64_t> bits;     // bucket f: [f * words, (f + 1) * words)
+    std::vector<std::uint64_t> summary;  // bucket f: a bit per non-zero word
+    std::vector<std::int32_t> count;     // nodes per bucket
+
+    void build(const FreeMap& m);
+    void move(std::uint32_t pos, int from, int to);
+    void set_bit(int f, std::uint32_t pos);
+    void clear_bit(int f, std::uint32_t pos);
+    // First position >= from in bucket f, or -1.
+    [[nodiscard]] std::int64_t next(int f, std::size_t from) const;
+  };
+  struct Member {
+    SetId set;
+    std::uint32_t pos;
+  };
+
   void adjust(const Placement& p, int delta_milli);
-  const Cluster* cluster_;
+  void copy_node(const ClusterSnapshot& s, NodeId n);
+  void node_free_changed(NodeId n, int before);
+  void rebuild_members();
+  void mark_dirty(NodeId n);
+
+  const Cluster* cluster_ = nullptr;
   std::vector<std::int16_t> free_milli_;  // per flat GPU
   std::vector<std::int32_t> free_whole_;  // per node: GPUs with free_milli == 1000
+  int total_ = 0;
+  int max_node_gpus_ = 0;
+  std::vector<Set> sets_;
+  std::vector<std::uint32_t> member_begin_;  // per node, into members_ (CSR)
+  std::vector<Member> members_;
+  // Sync state: the snapshot source and epoch last synced, and the nodes this map changed
+  // itself since (take/give), which the next sync copies again from the snapshot.
+  std::uint64_t source_ = 0, epoch_ = 0;
+  bool tracking_ = false;  // synced by sync(): its own changes are recorded (dirty_)
+  std::vector<NodeId> dirty_;
+  std::vector<std::uint8_t> is_dirty_;
+  std::vector<NodeId>* log_ = nullptr;
 };
 
 // Lucid's "consolidate" placement (Lucid artifact, simulation/policy/placer/consolidate.py),
@@ -47,6 +134,8 @@ class FreeMap {
 // candidates have equal node sizes (the first candidate's size is used).
 std::optional<Placement> place_consolidate(const FreeMap& free, std::span<const NodeId> nodes,
                                            int gpus);
+// The same over a registered set (its nodes in ascending id order), from the index.
+std::optional<Placement> place_consolidate(const FreeMap& free, FreeMap::SetId set, int gpus);
 
 // A fractional single-GPU request (gpu_milli < 1000): the GPU with the least free
 // capacity that still fits (packs shares together), lowest index among equals.
@@ -56,5 +145,6 @@ std::optional<Placement> place_fraction(const FreeMap& free, std::span<const Nod
 // Dispatches on the job's request.
 std::optional<Placement> place_job(const FreeMap& free, std::span<const NodeId> nodes,
                                    const JobSpec& job);
+std::optional<Placement> place_job(const FreeMap& free, FreeMap::SetId set, const JobSpec& job);
 
 }  // namespace ds

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
+#include "core/rng.hpp"
 #include "model/testing.hpp"
 
 namespace ds {
@@ -103,6 +105,112 @@ TEST(Fraction, PacksSharesOntoTheFullestGpuThatFits) {
   EXPECT_EQ(q->front().gpu_mask, 1u << 5);
   free.take(*q, 500);
   EXPECT_EQ(free.free_gpus(NodeId(0)), 6);
+}
+
+// The indexed placement (a registered set) gives exactly the span version's placement over
+// the same nodes, through random takes and gives, on uniform and mixed node sizes.
+TEST(NodeSet, IndexedPlacementEqualsTheSpanRule) {
+  for (int round = 0; round < 40; ++round) {
+    Rng rng(static_cast<std::uint64_t>(round) + 1);
+    const bool mixed = round % 4 == 3;
+    Cluster c;
+    const int nodes = 1 + static_cast<int>(rng.below(round < 20 ? 12 : 200));
+    for (int n = 0; n < nodes; ++n)
+      c.add_nodes(1, mixed ? 4 + 4 * static_cast<int>(rng.below(2)) : 8, 24 * 1024, "", TenantId());
+    std::vector<GpuState> gpus(static_cast<std::size_t>(c.total_gpus()));
+    std::vector<std::int16_t> milli(gpus.size(), 1000);
+    std::vector<std::int32_t> node_free;
+    for (const Node& n : c.nodes) node_free.push_back(n.gpus);
+    ClusterSnapshot s;
+    s.cluster = &c;
+    s.gpus = gpus;
+    s.gpu_free_milli = milli;
+    s.node_free_gpus = node_free;
+    FreeMap free(s);
+    // A random subset in ascending order, and the whole cluster.
+    std::vector<NodeId> subset, all;
+    for (const Node& n : c.nodes) {
+      all.push_back(n.id);
+      if (rng.below(3) != 0) subset.push_back(n.id);
+    }
+    const auto set_all = free.add_set(all);
+    const auto set_sub = free.add_set(subset);
+    std::vector<std::pair<Placement, int>> held;
+    for (int step = 0; step < 400; ++step) {
+      if (!held.empty() && rng.below(3) == 0) {
+        const auto k = static_cast<std::size_t>(rng.below(held.size()));
+        free.give(held[k].first, 1000);
+        held.erase(held.begin() + static_cast<std::ptrdiff_t>(k));
+        continue;
+      }
+      const int want = 1 + static_cast<int>(rng.below(rng.below(4) == 0 ? 40 : 8));
+      for (auto [set, span] : {std::pair{set_all, std::span<const NodeId>(all)},
+                               std::pair{set_sub, std::span<const NodeId>(subset)}}) {
+        const auto a = place_consolidate(free, span, want);
+        const auto b = place_consolidate(free, set, want);
+        ASSERT_EQ(a.has_value(), b.has_value()) << "round " << round << " step " << step;
+        if (a) {
+          ASSERT_EQ(*a, *b) << "round " << round << " step " << step;
+        }
+        ASSERT_EQ(free.set_free_gpus(set), free.total_free_gpus(span));
+        if (auto largest = free.set_largest_fit(set)) {
+          EXPECT_EQ(a.has_value(), want <= *largest) << "round " << round << " step " << step;
+        }
+      }
+      if (auto p = place_consolidate(free, set_all, want)) {
+        free.take(*p, 1000);
+        held.emplace_back(*p, want);
+      }
+      ASSERT_EQ(free.total_free_gpus(), free.total_free_gpus(all));
+    }
+    // Membership changes keep the index exact.
+    if (!subset.empty()) {
+      const NodeId gone = subset[subset.size() / 2];
+      free.set_erase(set_sub, gone);
+      std::erase(subset, gone);
+      EXPECT_EQ(free.set_free_gpus(set_sub), free.total_free_gpus(subset));
+      free.set_insert(set_sub, gone);
+      subset.insert(std::lower_bound(subset.begin(), subset.end(), gone), gone);
+      EXPECT_EQ(free.set_free_gpus(set_sub), free.total_free_gpus(subset));
+      for (int want : {1, 3, 8, 12, 20})
+        EXPECT_EQ(place_consolidate(free, set_sub, want),
+                  place_consolidate(free, std::span<const NodeId>(subset), want));
+    }
+  }
+}
+
+// sync() follows a snapshot's changed nodes, and falls back to a full copy for a snapshot
+// without deltas.
+TEST(FreeMap, SyncCopiesChangedNodesOnly) {
+  Fixture f({0, 0, 0});
+  ClusterSnapshot s = f.snapshot();
+  s.gpu_source = 7;
+  s.gpu_epoch = 1;
+  FreeMap free;
+  free.sync(s);
+  const auto set = free.add_set(f.ids);
+  EXPECT_EQ(free.set_free_gpus(set), 24);
+  // The driver starts a job on node 1 (this map took it too) and another appears on node 2.
+  free.take({NodeAlloc{NodeId(1), 0b11}}, 1000);
+  f.occupy(1, 0b11);
+  f.occupy(2, 0b1111);
+  s = f.snapshot();
+  s.gpu_source = 7;
+  s.gpu_epoch = 2;
+  const std::vector<NodeId> changed{NodeId(2)};
+  s.changed_nodes = changed;
+  free.sync(s);
+  EXPECT_EQ(free.free_gpus(NodeId(1)), 6);
+  EXPECT_EQ(free.free_gpus(NodeId(2)), 4);
+  EXPECT_EQ(free.set_free_gpus(set), 18);
+  EXPECT_EQ(free.total_free_gpus(), 18);
+  // A take this map made that the driver never applied is undone by the next sync.
+  free.take({NodeAlloc{NodeId(0), 0b1}}, 1000);
+  s.gpu_epoch = 3;
+  s.changed_nodes = {};
+  free.sync(s);
+  EXPECT_EQ(free.free_gpus(NodeId(0)), 8);
+  EXPECT_EQ(free.set_free_gpus(set), 18);
 }
 
 }  // namespace

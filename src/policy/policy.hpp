@@ -51,6 +51,15 @@ class PolicyOptions {
   [[nodiscard]] double get_double(const std::string& key, double fallback) const;
   [[nodiscard]] long get_int(const std::string& key, long fallback) const;
   [[nodiscard]] bool get_bool(const std::string& key, bool fallback) const;
+  // The same within [min, max]: a value outside is an InputError naming the key and the
+  // range ("--set ewma_tau_s: expected an integer in 1..3155760000, got '0'"). Every number
+  // a policy reads should come through these (docs/formats.md, "Ranges").
+  [[nodiscard]] double get_double(const std::string& key, double fallback, double min,
+                                  double max) const;
+  [[nodiscard]] long get_int(const std::string& key, long fallback, long min, long max) const;
+  // Whole seconds within [min, max] seconds, returned in milliseconds.
+  [[nodiscard]] Time get_seconds(const std::string& key, Time fallback, long min_s,
+                                 long max_s) const;
   // Keys that were set but never read.
   [[nodiscard]] std::vector<std::string> unused() const;
   [[nodiscard]] const std::map<std::string, std::string>& values() const { return values_; }

@@ -4,9 +4,10 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 
+#include "core/atomic_file.hpp"
+#include "core/csv.hpp"
 #include "core/error.hpp"
 
 namespace ds {
@@ -77,13 +78,6 @@ std::string md_number(double v, int decimals) {
   return s;
 }
 
-void write_file(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  if (!out) throw InputError(SourceLocation{p.string()}, "cannot open for writing");
-  out << text;
-  if (!out) throw InputError(SourceLocation{p.string()}, "write failed");
-}
-
 bool has_loads(const std::vector<ComparisonRow>& rows) {
   for (const auto& r : rows)
     if (r.load) return true;
@@ -98,7 +92,7 @@ std::string comparison_csv(const std::vector<ComparisonRow>& rows) {
   for (const auto& c : columns()) out += std::string(",") + c.csv;
   out += '\n';
   for (const auto& r : rows) {
-    out += r.policy;
+    append_csv_field(out, r.policy);
     if (loads) out += "," + (r.load ? csv_number(*r.load) : std::string());
     for (const auto& c : columns()) out += "," + csv_number(c.value(r));
     out += '\n';
@@ -129,7 +123,8 @@ void write_comparison(const std::string& dir, const std::vector<ComparisonRow>& 
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError(SourceLocation{dir}, "cannot create folder: " + ec.message());
-  write_file(fs::path(dir) / "comparison.csv", comparison_csv(rows));
+  AtomicFileSet files;  // both or neither
+  files.add((fs::path(dir) / "comparison.csv").string()).write(comparison_csv(rows));
   std::string md = "# " + title + "\n\n" + comparison_table(rows) +
                    "\nQueue and JCT in seconds; occupancy = time-average share of GPUs with at "
                    "least one job (full run, submission window, and Lucid's 60 s per-VC "
@@ -139,7 +134,8 @@ void write_comparison(const std::string& dir, const std::vector<ComparisonRow>& 
                    "received / entitled GPU-time, and the worst tenant's ratio; lost GPU-h = "
                    "work lost to preemption. Per-policy "
                    "outputs are in the folders beside this file.\n";
-  write_file(fs::path(dir) / "comparison.md", md);
+  files.add((fs::path(dir) / "comparison.md").string()).write(md);
+  files.commit();
 }
 
 }  // namespace ds

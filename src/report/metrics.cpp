@@ -48,16 +48,24 @@ double lucid_occupancy(const Workload& w, const RunRecord& r, int total_gpus) {
     if (e >= 0) cut = std::min(cut, e);
   if (cut == kNever || total_gpus == 0 || r.steps.empty()) return 0;
   const Time start = r.origin - ((r.origin % kMinute) + kMinute) % kMinute;
+  if (cut < start) return 0;
+  // Samples at start + k minutes, k = 0 .. (cut - start) / 1 min. Each step holds its value
+  // from its time to the next step's, so it covers a whole run of samples, counted at once
+  // (a loop over the minutes would take as long as the simulated span).
+  const std::int64_t total = (cut - start) / kMinute + 1;
+  auto samples_before = [&](Time t) {  // samples at times < t
+    if (t <= start) return std::int64_t{0};
+    if (t > cut) return total;
+    return (t - start - 1) / kMinute + 1;
+  };
   double sum = 0;
-  std::size_t samples = 0;
-  std::size_t i = 0;
-  for (Time t = start; t <= cut; t += kMinute) {
-    while (i + 1 < r.steps.size() && r.steps[i + 1].t <= t) ++i;
-    const int busy = r.steps[i].t <= t ? r.steps[i].busy_gpus : 0;
-    sum += static_cast<double>(busy) / total_gpus;
-    ++samples;
+  for (std::size_t i = 0; i < r.steps.size(); ++i) {
+    const Time from = r.steps[i].t;
+    const Time to = i + 1 < r.steps.size() ? r.steps[i + 1].t : kNever;
+    const std::int64_t n = samples_before(to) - samples_before(from);
+    sum += static_cast<double>(n) * r.steps[i].busy_gpus;
   }
-  return samples ? sum / static_cast<double>(samples) : 0;
+  return sum / (static_cast<double>(total) * total_gpus);
 }
 
 }  // namespace

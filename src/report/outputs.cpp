@@ -2,9 +2,12 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <type_traits>
 
+#include "core/atomic_file.hpp"
+#include "core/csv.hpp"
 #include "core/error.hpp"
 
 namespace ds {
@@ -29,11 +32,30 @@ std::string num(double v) {
   return buf;
 }
 
-std::ofstream open_out(const fs::path& p) {
-  std::ofstream out(p, std::ios::binary);
-  if (!out) throw InputError(SourceLocation{p.string()}, "cannot open for writing");
-  return out;
-}
+// One CSV record from already formatted fields (RFC 4180 quoting where needed).
+class Row {
+ public:
+  Row& operator<<(std::string_view field) {
+    if (!first_) line_ += ',';
+    first_ = false;
+    append_csv_field(line_, field);
+    return *this;
+  }
+  Row& operator<<(const std::string& field) { return *this << std::string_view(field); }
+  Row& operator<<(const char* field) { return *this << std::string_view(field); }
+  template <class N>
+  requires std::is_arithmetic_v<N> Row& operator<<(N n) { return *this << std::to_string(n); }
+  void end(AtomicFile& out) {
+    line_ += '\n';
+    out.write(line_);
+    line_.clear();
+    first_ = true;
+  }
+
+ private:
+  std::string line_;
+  bool first_ = true;
+};
 
 // Rounds to 6 significant digits so that the JSON is short and stable to read.
 double r6(double v) {
@@ -42,8 +64,8 @@ double r6(double v) {
   return std::strtod(buf, nullptr);
 }
 
-void write_summary(const fs::path& p, const Metrics& m, const RunInfo& info,
-                   const std::map<std::string, double>& policy_metrics) {
+void write_summary(AtomicFile& out, const Metrics& m, const RunInfo& info, const RunRecord& r) {
+  const std::map<std::string, double>& policy_metrics = r.policy_summary;
   nlohmann::ordered_json j;
   j["policy"] = info.policy;
   j["trace"] = info.trace;
@@ -79,6 +101,9 @@ void write_summary(const fs::path& p, const Metrics& m, const RunInfo& info,
   j["first_submit_s"] = m.first_submit_s;
   j["last_submit_s"] = m.last_submit_s;
   j["last_end_s"] = m.last_end_s;
+  // timeseries.csv's sample interval: 600 s, doubled while the span is long (sim/sample_bound.hpp).
+  j["timeseries_interval_s"] =
+      r.samples.size() >= 2 ? to_seconds(r.samples[1].t - r.samples[0].t) : 0.0;
   j["oracle"] = info.oracle;
   j["truth"] = info.truth;
   auto& by_reason = j["queue_s_by_reason"] = nlohmann::ordered_json::object();
@@ -103,14 +128,15 @@ void write_summary(const fs::path& p, const Metrics& m, const RunInfo& info,
     e["share_ratio"] = r6(t.share_ratio);
     tenants.push_back(e);
   }
-  auto out = open_out(p);
-  out << j.dump(2) << '\n';
+  out.write(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+  out.write("\n");
 }
 
-void write_jobs(const fs::path& p, const Workload& w, const RunRecord& r) {
-  auto out = open_out(p);
-  out << "job_id,tenant,user,gpus,gpu_milli,submit_s,start_s,end_s,queue_s,jct_s,preemptions,"
-         "lost_work_s,max_slowdown,entitled,status,trace_state,wait_reason\n";
+void write_jobs(AtomicFile& out, const Workload& w, const RunRecord& r) {
+  out.write(
+      "job_id,tenant,user,gpus,gpu_milli,submit_s,start_s,end_s,queue_s,jct_s,preemptions,"
+      "lost_work_s,max_slowdown,entitled,status,trace_state,wait_reason,reason\n");
+  Row row;
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
     const JobSpec& j = w.jobs[i];
     const JobOutcome& o = r.jobs[i];
@@ -129,55 +155,63 @@ void write_jobs(const fs::path& p, const Workload& w, const RunRecord& r) {
         status = o.first_start == kNever ? "never_started" : "pending";
         break;
     }
-    out << j.name << ',' << w.tenants[j.tenant.index()].name << ','
-        << (j.user.valid() ? w.users[j.user.index()] : "") << ',' << j.gpus << ',' << j.gpu_milli
-        << ',' << format_seconds(j.submit) << ',' << format_seconds(o.first_start) << ','
-        << format_seconds(o.end) << ',' << (o.first_start == kNever ? "" : format_seconds(o.queue))
-        << ',' << (o.end == kNever ? "" : format_seconds(o.end - j.submit)) << ',' << o.preemptions
-        << ',' << format_seconds(o.lost_work) << ',' << num(o.max_slowdown) << ','
-        << (o.entitled ? 1 : 0) << ',' << status << ',' << to_string(w.truth[i].state) << ','
-        << (o.wait_reason == WaitReason::None ? "" : to_string(o.wait_reason)) << '\n';
+    row << j.name << w.tenants[j.tenant.index()].name
+        << (j.user.valid() ? w.users[j.user.index()] : std::string()) << j.gpus << j.gpu_milli
+        << format_seconds(j.submit) << format_seconds(o.first_start) << format_seconds(o.end)
+        << (o.first_start == kNever ? "" : format_seconds(o.queue))
+        << (o.end == kNever ? "" : format_seconds(o.end - j.submit)) << o.preemptions
+        << format_seconds(o.lost_work) << num(o.max_slowdown) << (o.entitled ? 1 : 0) << status
+        << to_string(w.truth[i].state)
+        << (o.wait_reason == WaitReason::None ? "" : to_string(o.wait_reason))
+        << (o.status == JobStatus::Rejected ? o.reject_reason : std::string());
+    row.end(out);
   }
 }
 
-void write_tenants(const fs::path& p, const Metrics& m) {
-  auto out = open_out(p);
-  out << "tenant,quota_gpus,jobs,completed,entitled_jobs,avg_queue_s,p99_queue_s,avg_jct_s,"
-         "qos_compliance,received_gpu_hours,entitled_gpu_hours,share_ratio,preemptions,avg_"
-         "assurance,"
-         "min_assurance\n";
-  for (const auto& t : m.tenants)
-    out << t.name << ',' << t.quota_gpus << ',' << t.jobs << ',' << t.completed << ',' << t.entitled
-        << ',' << num(t.avg_queue_s) << ',' << num(t.p99_queue_s) << ',' << num(t.avg_jct_s) << ','
-        << num(t.qos_compliance) << ',' << num(t.received_gpu_hours) << ','
-        << num(t.entitled_gpu_hours) << ',' << num(t.share_ratio) << ',' << t.preemptions << ','
-        << (t.avg_assurance >= 0 ? num(t.avg_assurance) : "") << ','
-        << (t.min_assurance >= 0 ? num(t.min_assurance) : "") << '\n';
+void write_tenants(AtomicFile& out, const Metrics& m) {
+  out.write(
+      "tenant,quota_gpus,jobs,completed,entitled_jobs,avg_queue_s,p99_queue_s,avg_jct_s,"
+      "qos_compliance,received_gpu_hours,entitled_gpu_hours,share_ratio,preemptions,"
+      "avg_assurance,min_assurance\n");
+  Row row;
+  for (const auto& t : m.tenants) {
+    row << t.name << t.quota_gpus << t.jobs << t.completed << t.entitled << num(t.avg_queue_s)
+        << num(t.p99_queue_s) << num(t.avg_jct_s) << num(t.qos_compliance)
+        << num(t.received_gpu_hours) << num(t.entitled_gpu_hours) << num(t.share_ratio)
+        << t.preemptions << (t.avg_assurance >= 0 ? num(t.avg_assurance) : "")
+        << (t.min_assurance >= 0 ? num(t.min_assurance) : "");
+    row.end(out);
+  }
 }
 
-void write_timeseries(const fs::path& p, const Workload& w, const RunRecord& r) {
-  auto out = open_out(p);
-  out << "time_s,scope,gpus,busy_gpus,allocated_gpus,occupancy,sm_util,running_jobs,"
-         "pending_jobs,pending_gpus,borrowed_gpus,lent_gpus,reserve_gpus,assurance,preemptions,"
-         "lost_gpu_hours\n";
+void write_timeseries(AtomicFile& out, const Workload& w, const RunRecord& r) {
+  out.write(
+      "time_s,scope,gpus,busy_gpus,allocated_gpus,occupancy,sm_util,running_jobs,"
+      "pending_jobs,pending_gpus,borrowed_gpus,lent_gpus,reserve_gpus,assurance,preemptions,"
+      "lost_gpu_hours\n");
   const int total = w.cluster.total_gpus();
   const std::size_t nt = w.tenants.size();
+  Row row;
   for (std::size_t i = 0; i < r.samples.size(); ++i) {
     const auto& s = r.samples[i];
     const std::string t = format_seconds(s.t);
-    out << t << ",cluster," << total << ',' << s.busy_gpus << ',' << s.allocated_gpus << ','
-        << num(total ? static_cast<double>(s.busy_gpus) / total : 0) << ','
-        << num(total ? s.sm_sum / (100.0 * total) : 0) << ',' << s.running_jobs << ','
-        << s.pending_jobs << ',' << s.pending_gpus << ",,,,," << s.preemptions << ','
-        << num(s.lost_gpu_hours) << '\n';
+    row << t << "cluster" << total << s.busy_gpus << s.allocated_gpus
+        << num(total ? static_cast<double>(s.busy_gpus) / total : 0)
+        << num(total ? s.sm_sum / (100.0 * total) : 0) << s.running_jobs << s.pending_jobs
+        << s.pending_gpus << ""
+        << ""
+        << ""
+        << "" << s.preemptions << num(s.lost_gpu_hours);
+    row.end(out);
     for (std::size_t k = 0; k < nt; ++k) {
       const auto& ts = r.tenant_samples[i * nt + k];
       const int quota = w.tenants[k].quota_gpus;
-      out << t << ',' << w.tenants[k].name << ',' << quota << ',' << ts.held_gpus << ','
-          << ts.held_gpus << ',' << num(quota ? static_cast<double>(ts.held_gpus) / quota : 0)
-          << ",," << ts.running_jobs << ',' << ts.pending_jobs << ',' << ts.pending_gpus << ','
-          << ts.borrowed_gpus << ',' << ts.lent_gpus << ',' << ts.reserve_gpus << ','
-          << (ts.assurance >= 0 ? num(ts.assurance) : "") << ",,\n";
+      row << t << w.tenants[k].name << quota << ts.held_gpus << ts.held_gpus
+          << num(quota ? static_cast<double>(ts.held_gpus) / quota : 0) << "" << ts.running_jobs
+          << ts.pending_jobs << ts.pending_gpus << ts.borrowed_gpus << ts.lent_gpus
+          << ts.reserve_gpus << (ts.assurance >= 0 ? num(ts.assurance) : "") << ""
+          << "";
+      row.end(out);
     }
   }
 }
@@ -186,14 +220,25 @@ void write_timeseries(const fs::path& p, const Workload& w, const RunRecord& r) 
 
 void write_outputs(const std::string& dir, const Workload& w, const RunRecord& r, const Metrics& m,
                    const RunInfo& info) {
+  if (dir.empty()) throw InputError("the output folder name is empty");
   std::error_code ec;
+  const bool existed = fs::exists(dir, ec);
   fs::create_directories(dir, ec);
   if (ec) throw InputError(SourceLocation{dir}, "cannot create output folder: " + ec.message());
   const fs::path d(dir);
-  write_summary(d / "summary.json", m, info, r.policy_summary);
-  write_jobs(d / "jobs.csv", w, r);
-  write_tenants(d / "tenants.csv", m);
-  write_timeseries(d / "timeseries.csv", w, r);
+  try {
+    // All four files are written in full before any replaces an older one; summary.json,
+    // which marks a folder as a run (report), comes last.
+    AtomicFileSet files;
+    write_jobs(files.add((d / "jobs.csv").string()), w, r);
+    write_tenants(files.add((d / "tenants.csv").string()), m);
+    write_timeseries(files.add((d / "timeseries.csv").string()), w, r);
+    write_summary(files.add((d / "summary.json").string()), m, info, r);
+    files.commit();
+  } catch (...) {
+    if (!existed) fs::remove(d, ec);  // a folder this call created, and left empty
+    throw;
+  }
 }
 
 }  // namespace ds

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/error.hpp"
 #include "report/report_runs.hpp"
 #include "report/report_series.hpp"
 
@@ -244,6 +245,47 @@ ojson policy_metrics_json(const std::vector<RunData>& runs) {
   return {{"keys", ojson(std::vector<std::string>(keys.begin(), keys.end()))}, {"runs", values}};
 }
 
+// Rejected jobs per run, by reason (most frequent first, at most kReasons of them), and the
+// same as one line for the configuration table.
+constexpr std::size_t kReasons = 20;
+
+std::vector<std::pair<std::string, std::size_t>> top_reasons(const RunData& r) {
+  std::vector<std::pair<std::string, std::size_t>> v(r.rejected.begin(), r.rejected.end());
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return v;
+}
+
+std::string rejected_text(const RunData& r) {
+  std::size_t total = 0;
+  for (const auto& [reason, n] : r.rejected) total += n;
+  if (total == 0) return "none";
+  std::string s = std::to_string(total) + (total == 1 ? " job: " : " jobs: ");
+  const auto reasons = top_reasons(r);
+  for (std::size_t i = 0; i < reasons.size() && i < 3; ++i)
+    s += (i ? "; " : "") + reasons[i].first + " (" + std::to_string(reasons[i].second) + ")";
+  if (reasons.size() > 3) s += "; and " + std::to_string(reasons.size() - 3) + " more reasons";
+  return s;
+}
+
+ojson rejections_json(const std::vector<RunData>& runs) {
+  ojson out = ojson::array();
+  for (const RunData& r : runs) {
+    ojson reasons = ojson::array();
+    std::size_t total = 0;
+    const auto top = top_reasons(r);
+    for (std::size_t i = 0; i < top.size(); ++i) {
+      total += top[i].second;
+      if (i < kReasons) reasons.push_back({top[i].first, top[i].second});
+    }
+    out.push_back({{"policy", r.folder.label},
+                   {"jobs", total},
+                   {"reasons", std::move(reasons)},
+                   {"more_reasons", top.size() > kReasons ? top.size() - kReasons : 0}});
+  }
+  return out;
+}
+
 ojson config_json(const std::vector<RunData>& runs) {
   static const char* const kFields[] = {"policy",       "trace",   "format",         "load_factor",
                                         "seed",         "options", "oracle",         "version",
@@ -254,6 +296,7 @@ ojson config_json(const std::vector<RunData>& runs) {
     c["label"] = r.folder.label;
     for (const char* f : kFields)
       if (const auto it = r.summary.find(f); it != r.summary.end()) c[f] = *it;
+    c["rejected"] = rejected_text(r);
     out.push_back(std::move(c));
   }
   return out;
@@ -271,9 +314,7 @@ std::string read_text(const fs::path& p) {
   return buf.str();
 }
 
-}  // namespace
-
-nlohmann::ordered_json build_report_data(const std::string& dir, const DataOptions& o) {
+nlohmann::ordered_json build(const std::string& dir, const DataOptions& o) {
   std::vector<RunData> runs;
   for (const RunFolder& f : find_runs(dir)) runs.push_back(load_run(f));
   double origin = INFINITY, end = -INFINITY;
@@ -295,7 +336,7 @@ nlohmann::ordered_json build_report_data(const std::string& dir, const DataOptio
                {"folder", folder_name(dir)},
                {"runs", runs.size()},
                {"gpus", gpus},
-               {"jobs", first.value("jobs", 0)},
+               {"jobs", r6(number_or_nan(first, "jobs"))},
                {"origin_s", r6(origin)},
                {"span_s", r6(end - origin)},
                {"log_floor_s", o.log_floor_s}};
@@ -312,9 +353,22 @@ nlohmann::ordered_json build_report_data(const std::string& dir, const DataOptio
   j["preemption"] = preemption_json(runs, origin, end, o);
   j["policy_metrics"] = policy_metrics_json(runs);
   j["config"] = config_json(runs);
+  j["rejections"] = rejections_json(runs);
   const fs::path workload = fs::path(dir) / "workload.md";
   j["workload_md"] = fs::is_regular_file(workload) ? read_text(workload) : "";
   return j;
+}
+
+}  // namespace
+
+nlohmann::ordered_json build_report_data(const std::string& dir, const DataOptions& o) {
+  try {
+    return build(dir, o);
+  } catch (const nlohmann::json::exception& e) {
+    // load_run checks the keys the report reads; anything it missed is still bad input.
+    throw InputError(SourceLocation{dir},
+                     "unexpected content in a run's summary.json: " + quote_input(e.what(), 200));
+  }
 }
 
 }  // namespace ds::report

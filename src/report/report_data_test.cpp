@@ -134,6 +134,52 @@ TEST(ReportData, SingleRunFolderAndErrors) {
   }
 }
 
+std::string error_of(const fs::path& dir) {
+  try {
+    build_report_data(dir.string());
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ReportData, WrongTypesInSummaryAreInputErrorsNamingTheKey) {
+  const fs::path d = make_folder();
+  write(d / "zeta" / "summary.json", R"({"policy": "fifo", "trace": 7})");
+  EXPECT_NE(error_of(d).find("zeta/summary.json: key 'trace': expected a string, got a number"),
+            std::string::npos)
+      << error_of(d);
+  write(d / "zeta" / "summary.json", R"({"tenants": [{"name": ["x"]}]})");
+  EXPECT_NE(error_of(d).find("tenants[0]: key 'name': expected a string, got an array"),
+            std::string::npos)
+      << error_of(d);
+  write(d / "zeta" / "summary.json", R"({"jobs": 1e300})");
+  EXPECT_NE(error_of(d).find("key 'jobs': expected a count >= 0"), std::string::npos);
+  write(d / "zeta" / "summary.json", "[1, 2]");
+  EXPECT_NE(error_of(d).find("expected a JSON object, got an array"), std::string::npos);
+  write(d / "zeta" / "summary.json", summary("fifo", 20, 0.5, ""));
+  write(d / "zeta" / "jobs.csv", std::string(kJobs) + "j4,b,u,1,0,200,,,,,0,0,1,0,never_started\n");
+  EXPECT_NE(error_of(d).find("row has 15 fields, the header has 16"), std::string::npos)
+      << error_of(d);
+}
+
+TEST(ReportData, RejectedJobsAreCountedByReason) {
+  const fs::path d = make_folder();
+  const std::string header =
+      "job_id,tenant,user,gpus,gpu_milli,submit_s,start_s,end_s,queue_s,jct_s,preemptions,"
+      "lost_work_s,max_slowdown,entitled,status,trace_state,reason\n";
+  write(d / "zeta" / "jobs.csv",
+        header +
+            "j1,a,u,2,0,100,100,400,0,300,0,0,1,1,completed,,\n"
+            "j2,b,u,64,0,100,,,,,0,0,1,0,rejected,,\"needs 64 GPUs; the cluster has 12\"\n"
+            "j3,b,u,64,0,100,,,,,0,0,1,0,rejected,,\"needs 64 GPUs; the cluster has 12\"\n");
+  const auto j = build_report_data(d.string());
+  EXPECT_EQ(j["rejections"][0]["jobs"], 2);
+  EXPECT_EQ(j["rejections"][0]["reasons"][0][0], "needs 64 GPUs; the cluster has 12");
+  EXPECT_EQ(j["config"][0]["rejected"], "2 jobs: needs 64 GPUs; the cluster has 12 (2)");
+  EXPECT_EQ(j["config"][1]["rejected"], "none");
+}
+
 TEST(ReportHtml, FillsPlaceholdersAndEscapesScripts) {
   const auto data = build_report_data(make_folder().string());
   WebAssets a;

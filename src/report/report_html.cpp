@@ -9,6 +9,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "report/report_data.hpp"
 
@@ -141,10 +142,7 @@ std::string write_report(const std::string& dir, const std::string& version) {
   const WebAssets assets = load_web_assets(web_dir());  // fail early, before reading runs
   const nlohmann::ordered_json data = build_report_data(dir);
   const fs::path out = fs::path(dir) / "report.html";
-  std::ofstream f(out, std::ios::binary);
-  if (!f) throw InputError(SourceLocation{out.string()}, "cannot open for writing");
-  f << render_report_html(data, assets, version);
-  if (!f) throw InputError(SourceLocation{out.string()}, "write failed");
+  write_file_atomic(out.string(), render_report_html(data, assets, version));
   return out.string();
 }
 

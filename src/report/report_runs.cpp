@@ -9,6 +9,7 @@
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
+#include "core/limits.hpp"
 
 namespace ds::report {
 namespace fs = std::filesystem;
@@ -40,14 +41,73 @@ std::vector<std::string> comparison_order(const fs::path& dir) {
 }
 
 nlohmann::json read_json(const fs::path& p) {
+  constexpr std::size_t kMaxBytes = 64 << 20;  // a summary is a few KiB
   std::ifstream in(p, std::ios::binary);
   if (!in) throw InputError(SourceLocation{p.string()}, "cannot open");
-  std::stringstream buf;
-  buf << in.rdbuf();
+  std::string text(kMaxBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxBytes)
+    throw InputError(SourceLocation{p.string()}, "larger than 64 MiB: not a run's summary");
   try {
-    return nlohmann::json::parse(buf.str());
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(SourceLocation{p.string()}, std::string("not valid JSON: ") + e.what());
+    throw InputError(SourceLocation{p.string()}, "not valid JSON: " + quote_input(e.what(), 200));
+  }
+}
+
+enum class Kind { String, Number, Bool, Object, Array };
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::String:
+      return "a string";
+    case Kind::Number:
+      return "a number";
+    case Kind::Bool:
+      return "true or false";
+    case Kind::Object:
+      return "an object";
+    case Kind::Array:
+      return "an array";
+  }
+  return "";
+}
+
+bool is(const nlohmann::json& v, Kind k) {
+  switch (k) {
+    case Kind::String:
+      return v.is_string();
+    case Kind::Number:
+      return v.is_number();
+    case Kind::Bool:
+      return v.is_boolean();
+    case Kind::Object:
+      return v.is_object();
+    case Kind::Array:
+      return v.is_array();
+  }
+  return false;
+}
+
+std::string type_of(const nlohmann::json& v) {
+  return v.is_null()      ? "null"
+         : v.is_object()  ? "an object"
+         : v.is_array()   ? "an array"
+         : v.is_string()  ? "a string"
+         : v.is_boolean() ? "a boolean"
+                          : "a number";
+}
+
+// Each key the report reads must have this type where present (absent keys are shown as
+// missing, so that older run folders still open).
+void check_keys(const std::string& file, const std::string& where, const nlohmann::json& obj,
+                const std::vector<std::pair<const char*, Kind>>& keys) {
+  for (const auto& [key, kind] : keys) {
+    const auto it = obj.find(key);
+    if (it == obj.end() || is(*it, kind)) continue;
+    throw InputError(SourceLocation{file}, where + "key '" + key + "': expected " +
+                                               kind_name(kind) + ", got " + type_of(*it));
   }
 }
 
@@ -71,14 +131,16 @@ void read_timeseries(const fs::path& p, RunData& run) {
   std::map<std::string, std::size_t, std::less<>> index;
   bool any_assurance = false;
   bool first = true;
+  // Times of a run: the simulator stops at 10,000 years (limits::kMaxSimulatedTime).
+  const double max_t = static_cast<double>(limits::kMaxSimulatedTime / kSecond);
   while (csv.next()) {
-    const double t = csv.get_double(time);
+    const double t = csv.get_double_in(time, -max_t, max_t, "a time in seconds");
     if (first) run.first_t = t;
     first = false;
     run.last_t = t;
     const std::string_view s = csv.field(scope);
     if (s == "cluster") {
-      run.gpus = static_cast<int>(csv.get_int(gpus));
+      run.gpus = static_cast<int>(csv.get_int_in(gpus, 0, limits::kMaxClusterGpus, "a GPU count"));
       run.occupancy.push_back({t, opt_double(csv, occ, 0)});
       run.sm_util.push_back({t, opt_double(csv, sm, 0)});
       if (run.timed_preemptions) {
@@ -125,7 +187,11 @@ void read_jobs(const fs::path& p, RunData& run) {
                     queue = csv.require_column("queue_s"), jct = csv.require_column("jct_s"),
                     preempt = csv.require_column("preemptions"),
                     lost = csv.require_column("lost_work_s");
+  const auto status = csv.find_column("status"), reason = csv.find_column("reason");
   while (csv.next()) {
+    if (status && csv.field(*status) == "rejected")
+      ++run.rejected[reason && !csv.empty_field(*reason) ? std::string(csv.field(*reason))
+                                                         : std::string("(no reason recorded)")];
     if (!csv.empty_field(queue)) run.queue_s.push_back(csv.get_double(queue));
     if (!csv.empty_field(jct)) run.jct_s.push_back(csv.get_double(jct));
     if (run.timed_preemptions) continue;  // timeseries.csv had them, exactly timed
@@ -135,7 +201,10 @@ void read_jobs(const fs::path& p, RunData& run) {
     const double t = opt_double(csv, end, run.last_t);
     if (n > 0) run.preemptions.push_back({t, n});
     if (lost_s > 0)
-      run.lost_gpu_hours.push_back({t, lost_s * static_cast<double>(csv.get_int(gpus)) / 3600.0});
+      run.lost_gpu_hours.push_back({t, lost_s *
+                                           static_cast<double>(csv.get_int_in(
+                                               gpus, 0, limits::kMaxClusterGpus, "a GPU count")) /
+                                           3600.0});
   }
 }
 
@@ -172,11 +241,47 @@ std::vector<RunFolder> find_runs(const fs::path& dir) {
   return runs;
 }
 
+void validate_summary(const std::string& file, const nlohmann::json& s) {
+  if (!s.is_object())
+    throw InputError(SourceLocation{file}, "expected a JSON object, got " + type_of(s));
+  using K = Kind;
+  check_keys(file, "", s,
+             {{"policy", K::String},
+              {"trace", K::String},
+              {"format", K::String},
+              {"version", K::String},
+              {"worst_tenant", K::String},
+              {"load_factor", K::Number},
+              {"seed", K::Number},
+              {"jobs", K::Number},
+              {"first_submit_s", K::Number},
+              {"last_end_s", K::Number},
+              {"wall_seconds", K::Number},
+              {"oracle", K::Bool},
+              {"options", K::Object},
+              {"policy_metrics", K::Object},
+              {"tenants", K::Array}});
+  if (const auto it = s.find("jobs");
+      it != s.end() && !(it->is_number_unsigned() || (it->is_number_integer() && *it >= 0)))
+    throw InputError(SourceLocation{file}, "key 'jobs': expected a count >= 0");
+  if (const auto it = s.find("tenants"); it != s.end()) {
+    std::size_t i = 0;
+    for (const auto& t : *it) {
+      const std::string where = "tenants[" + std::to_string(i++) + "]: ";
+      if (!t.is_object())
+        throw InputError(SourceLocation{file}, where + "expected an object, got " + type_of(t));
+      check_keys(file, where, t,
+                 {{"name", K::String}, {"quota_gpus", K::Number}, {"avg_queue_s", K::Number}});
+    }
+  }
+}
+
 RunData load_run(const RunFolder& folder) {
   RunData run;
   run.folder = folder;
   for (const char* f : {"summary.json", "jobs.csv", "timeseries.csv"}) require_file(folder.dir / f);
   run.summary = read_json(folder.dir / "summary.json");
+  validate_summary((folder.dir / "summary.json").string(), run.summary);
   read_timeseries(folder.dir / "timeseries.csv", run);
   read_jobs(folder.dir / "jobs.csv", run);
   return run;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -39,10 +40,15 @@ struct RunData {
   std::vector<TenantSeries> tenants;      // only when the run has an assurance signal
   std::vector<Point> borrowed_total, lent_total;  // sums over tenants, with `tenants`
   int gpus = 0;
-  double first_t = 0, last_t = 0;  // first and last sample time
+  double first_t = 0, last_t = 0;               // first and last sample time
+  std::map<std::string, std::size_t> rejected;  // jobs.csv's rejected jobs, by reason
 };
 
-// Throws InputError naming the file when one is missing or malformed.
+// Throws InputError naming the file when one is missing or malformed: summary.json must be
+// a JSON object whose known keys have their documented types (docs/outputs.md).
 RunData load_run(const RunFolder& folder);
+
+// The checks load_run makes on summary.json (InputError naming the file and the key).
+void validate_summary(const std::string& file, const nlohmann::json& summary);
 
 }  // namespace ds::report

@@ -33,7 +33,8 @@ namespace {
 std::size_t bucket_of(double x, double t0, double width, std::size_t buckets) {
   if (!(width > 0)) return 0;
   const double pos = std::floor((x - t0) / width);
-  return static_cast<std::size_t>(std::clamp(pos, 0.0, static_cast<double>(buckets - 1)));
+  if (!(pos >= 0)) return 0;  // also NaN (inf / inf): converting it would be undefined
+  return static_cast<std::size_t>(std::min(pos, static_cast<double>(buckets - 1)));
 }
 
 }  // namespace
@@ -66,7 +67,8 @@ std::vector<Point> cumulative_bins(const std::vector<Event>& events, double t0, 
   std::vector<double> sum(bins, 0.0);
   for (const Event& e : events) {
     const double pos = std::floor((e.t - t0) / width);
-    const auto b = static_cast<std::size_t>(std::clamp(pos, 0.0, static_cast<double>(bins - 1)));
+    const auto b =  // NaN (inf / inf) goes to bin 0: converting it would be undefined
+        pos >= 0 ? static_cast<std::size_t>(std::min(pos, static_cast<double>(bins - 1))) : 0;
     sum[b] += e.amount;
   }
   std::vector<Point> out;

@@ -4,8 +4,11 @@
 #include <cmath>
 #include <queue>
 
+#include "core/checked.hpp"
+#include "core/error.hpp"
 #include "core/rng.hpp"
 #include "model/cluster_state.hpp"
+#include "sim/sample_bound.hpp"
 
 namespace ds {
 namespace {
@@ -64,6 +67,10 @@ class Engine {
       Time t = next_arrival < n_ ? w_.jobs[next_arrival].submit : kNever;
       if (!events_.empty()) t = std::min(t, events_.top().t);
       if (t == kNever) break;
+      if (t > cfg_.max_time)  // a hard cap: a run that never ends is no result
+        throw InputError("stopped: the simulation passed " +
+                         std::to_string(cfg_.max_time / limits::kYear) +
+                         " years of simulated time with jobs unfinished");
       emit_samples_before(t);
       now_ = t;
       bool happened = false;  // stale completions (of preempted or re-timed runs) are no events
@@ -138,7 +145,7 @@ class Engine {
                       sm_total_,
                       static_cast<int>(state_.running().size()),
                       static_cast<int>(state_.pending().size()),
-                      static_cast<int>(state_.pending_gpus()),
+                      saturate_int(state_.pending_gpus()),
                       preemptions_,
                       lost_gpu_ms_ / 3.6e6};
       res_.samples.push_back(s);
@@ -149,9 +156,13 @@ class Engine {
         const auto& tel = telemetry_[k];
         res_.tenant_samples.push_back({tel.assurance, tel.lent_gpus, tel.reserve_gpus, gpus(u.held),
                                        gpus(u.borrowed), u.running_jobs, u.pending_jobs,
-                                       static_cast<int>(u.pending_gpus)});
+                                       saturate_int(u.pending_gpus)});
       }
       next_sample_ += cfg_.sample_interval;
+      if (cfg_.max_samples >= 2 && res_.samples.size() >= cfg_.max_samples) {
+        cfg_.sample_interval = thin_samples(res_, w_.tenants.size(), cfg_.sample_interval);
+        next_sample_ = res_.samples.back().t + cfg_.sample_interval;
+      }
     }
   }
 
@@ -186,6 +197,7 @@ class Engine {
   }
 
   void reject(const RejectJob& d) {
+    check(!d.reason.empty(), d.job, "rejects a job without a reason");
     state_.reject(d.job, now_);
     res_.jobs[d.job.index()].reject_reason = d.reason;
     ++settled_;
@@ -225,7 +237,7 @@ class Engine {
     const JobId id = d.job;
     const Time running_at = now_ + start_latency();
     const Time queued_since = state_.runtime(id).queued_since;
-    state_.start(d, now_, running_at);
+    state_.start_checked(d, now_, running_at);
     auto& out = res_.jobs[id.index()];
     out.queue += running_at - queued_since;
     if (out.first_start == kNever) out.first_start = running_at;
@@ -272,6 +284,15 @@ class Engine {
 
   void refresh_speeds(JobId started) {
     const Placement& p = state_.runtime(started).placement;
+    // Alone on its GPUs (the common case): it runs at full speed and nobody else changes.
+    bool shared = false;
+    state_.for_each_gpu(p,
+                        [&](std::size_t g, NodeId) { shared = shared || state_.gpu(g).jobs > 1; });
+    if (!shared) {
+      set_speed(started, 1.0);
+      state_.for_each_gpu(p, [&](std::size_t g, NodeId) { update_gpu_sm(g); });
+      return;
+    }
     std::vector<JobId> affected{started};
     state_.for_each_gpu(p, [&](std::size_t g, NodeId) {
       for (JobId o : state_.jobs_on_gpu(g)) affected.push_back(o);
@@ -315,8 +336,8 @@ class Engine {
     const double speed = state_.runtime(id).speed;
     if (speed <= 0) return;
     const double left = remaining_[id.index()] / speed;
-    const Time from = std::max(now_, progressed_at_[id.index()]);  // after the start latency
-    const Time end = from + static_cast<Time>(std::ceil(left - 1e-9));
+    const Time from = std::max(now_, progressed_at_[id.index()]);     // after the start latency
+    const Time end = from + saturating_time(std::ceil(left - 1e-9));  // max_time stops it
     events_.push({end, seq_++, EventKind::Complete, id, version_[id.index()]});
   }
 

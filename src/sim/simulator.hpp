@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "core/limits.hpp"
 #include "model/run_record.hpp"
 #include "model/snapshot.hpp"
 #include "model/workload.hpp"
@@ -46,8 +47,10 @@ using SpeedModel =
 struct SimConfig {
   Time restart_overhead_small = seconds(40);  // jobs of <= 8 GPUs (model/execution.hpp)
   Time restart_overhead_large = seconds(60);
-  Time sample_interval = seconds(600);  // timeseries.csv resolution
-  Time start_latency = 0;               // decision -> running (GPUs held, no progress)
+  Time sample_interval = seconds(600);  // timeseries.csv resolution (doubles: sample_bound.hpp)
+  std::size_t max_samples = 10'000;     // at most this many samples are kept (0: no bound)
+  Time max_time = limits::kMaxSimulatedTime;  // simulated time past this is an InputError
+  Time start_latency = 0;                     // decision -> running (GPUs held, no progress)
   // Each start's latency is start_latency + uniform(-jitter, +jitter), at least 0, drawn
   // from a generator seeded with latency_seed (a real cluster's starts vary: docs/slurm.md).
   Time start_latency_jitter = 0;

@@ -1,11 +1,17 @@
 // The actuator: applies the policy's decisions through Slurm, idempotently.
-//  - start:   write the pin (nodes, GPUs, flags, restart count) into the Comment, pin the
-//             node list (and the per-node GPU count for jobs submitted with --gres),
-//             BeginTime=now (skips the post-requeue wait), then release; re-issued until
-//             Slurm shows it running. DeepShare, not Slurm, keeps shared and whole-GPU jobs
-//             apart: the TaskProlog sets CUDA_VISIBLE_DEVICES from the pin.
-//  - preempt: requeue in held state (the job waits for DeepShare again).
-//  - reject:  cancel (the job can never run under this policy), with the reason logged.
+//  - preempt: only a job Slurm shows RUNNING (a job its user cancelled, or one ending, is
+//             never requeued: its cancel stands) and that may be requeued; the record gets
+//             p=<restart count> (the coming hold is DeepShare's), then requeue-hold. A
+//             preemption Slurm refuses is a failed decision: counted, logged, the job runs
+//             on in the model and its GPUs are blocked for this cycle's starts.
+//  - start:   the placement is written as Slurm can hold it (gres.hpp: a job's GRES request
+//             is fixed once written, so a restart reuses its GPU indices, moving to another
+//             node if needed); a decision Slurm cannot express is not applied and the job
+//             goes back to the policy (counted as a deferral). The release - pin in the
+//             AdminComment, node list, GRES (first start only), BeginTime=now, priority in
+//             decision order - waits until Slurm shows the GPUs free (a victim has left them,
+//             an ending job is gone), and is re-issued until Slurm runs the job.
+//  - reject:  the reason goes into the AdminComment (x=...), then the job is cancelled.
 // A job still completing after a requeue is released only once it is pending again, and
 // onto a node it was requeued from only 1.2 s after it was seen pending again (slurmd's
 // credential revocation: Controller::Rec).
@@ -16,44 +22,151 @@
 #include "slurm/controller.hpp"
 
 namespace ds::slurm {
+namespace {
 
-void Controller::apply(Decisions& d,
-                       const std::unordered_map<std::uint32_t, const JobInfo*>& by_id) {
-  auto info = [&](JobId id) -> const JobInfo* {
-    auto it = by_id.find(recs_[id.index()].slurm_id);
-    return it == by_id.end() ? nullptr : it->second;
-  };
-  for (const auto& r : d.reject) reject(r);
-  for (const auto& p : d.preempt) preempt(p.job);
-  for (auto& s : d.start) start(s, info(s.job));
+constexpr std::uint32_t kInfinite = 0xffffffff;  // Slurm's INFINITE: release a hold
+
+bool ended(const JobInfo& j) {
+  return j.terminal() || (j.completing && j.state != JobState::Pending);
 }
 
-void Controller::start(StartJob& s, const JobInfo* j) {
+}  // namespace
+
+void Controller::apply(Decisions& d) {
+  std::unordered_set<std::size_t> taken, blocked;
+  auto gpus_of = [&](const Placement& p, std::unordered_set<std::size_t>& out) {
+    for (const auto& a : p) {
+      const Node& n = cluster_.nodes[a.node.index()];
+      for (std::uint64_t m = a.gpu_mask; m; m &= m - 1)
+        out.insert(static_cast<std::size_t>(n.first_gpu + std::countr_zero(m)));
+    }
+  };
+  for (const auto& r : d.reject) reject(r);
+  for (const auto& p : d.preempt) {
+    const Placement before = rt_[p.job.index()].placement;
+    if (!preempt(p.job)) gpus_of(before, blocked);
+  }
+  for (auto& s : d.start) {
+    if (start(s, taken, blocked)) continue;
+    ++counters_.deferrals;
+    notify_requeued(s.job, false);  // the policy thinks it started: it is pending again
+  }
+}
+
+std::string Controller::record_text(const Rec& rec, const View* v, bool with_pin) const {
+  RecordFields f = parse_fields(v ? v->j->admin_comment : std::string());
+  if (with_pin)
+    write_pin(f, rec.pin);
+  else
+    clear_pin(f);
+  return format_fields(f);
+}
+
+bool Controller::start(StartJob& s, std::unordered_set<std::size_t>& taken,
+                       const std::unordered_set<std::size_t>& blocked) {
   const JobId id = s.job;
   JobRuntime& r = rt_[id.index()];
   Rec& rec = recs_[id.index()];
   if (r.status != JobStatus::Pending) {
     ++counters_.failed;
-    log_.error("start_not_pending", {{"job", std::to_string(rec.slurm_id)}});
-    return;
+    log_.error("start_not_pending", {{"job", rec.ref}});
+    return true;
   }
+  if (s.borrowed && !jobs_[id.index()].preemptible) {
+    ++counters_.failed;
+    log_.error("borrowed_not_preemptible",
+               {{"job", rec.ref}, {"detail", "a job that cannot be requeued never borrows"}});
+    return false;
+  }
+  std::map<std::string, std::uint64_t> placement;
+  bool shared_node = false;
+  for (const auto& a : s.placement) {
+    placement[cluster_.nodes[a.node.index()].name] = a.gpu_mask;
+    shared_node = shared_node || node_shared_[a.node.index()];
+  }
+  auto flat = [&](const std::string& node, int k) {
+    return static_cast<std::size_t>(cluster_.nodes[node_index_.at(node)].first_gpu + k);
+  };
+  Occupancy occ;
+  occ.idle = [&](const std::string& node, std::uint64_t mask) {
+    const Node& n = cluster_.nodes[node_index_.at(node)];
+    if (n.gpus < 64 && (mask >> n.gpus) != 0) return false;
+    for (std::uint64_t m = mask; m; m &= m - 1) {
+      const std::size_t g = flat(node, std::countr_zero(m));
+      if (gpus_[g].jobs != 0 || taken.count(g) || blocked.count(g)) return false;
+    }
+    return true;
+  };
+  occ.may_share = [&](const std::string& node) {
+    const std::size_t n = node_index_.at(node);
+    return node_usable_[n] && !node_shared_[n];
+  };
+  std::vector<std::string> candidates;
+  for (std::size_t n = 0; n < cluster_.nodes.size(); ++n)
+    if (node_usable_[n]) candidates.push_back(cluster_.nodes[n].name);
+  // The partner of a colocated start: the running job that holds those GPUs, and the kind
+  // of GRES it holds there (the colocated job takes the other kind).
+  GresKind partner = GresKind::Whole;
+  std::string partner_ref;
+  if (s.shared)
+    for (std::size_t i = 0; i < rt_.size(); ++i) {
+      if (rt_[i].status != JobStatus::Running || rt_[i].shared || i == id.index()) continue;
+      bool overlap = false;
+      for (const auto& a : rt_[i].placement)
+        for (const auto& b : s.placement)
+          overlap = overlap || (a.node == b.node && (a.gpu_mask & b.gpu_mask));
+      if (!overlap) continue;
+      const Rec& p = recs_[i];
+      const GresKind held = p.fixed.kind != GresKind::None ? p.fixed.kind : p.start_kind;
+      partner = held == GresKind::Slot ? GresKind::Slot : GresKind::Whole;
+      partner_ref = p.ref;
+      break;
+    }
+  std::optional<Expressed> e;
+  if (!(s.shared && shared_node))
+    e = express_start(placement, s.shared, rec.fixed, candidates, occ, partner);
+  bool conflict = false;
+  if (e)
+    for (const auto& [node, mask] : e->gpus)
+      for (std::uint64_t m = mask; m; m &= m - 1) {
+        const std::size_t g = flat(node, std::countr_zero(m));
+        conflict = conflict || blocked.count(g) || (!s.shared && taken.count(g));
+      }
+  if (!e || conflict) {
+    log_.warn("start_deferred",
+              {{"job", rec.ref},
+               {"reason", !e ? "Slurm cannot hold this placement (its GRES request "
+                               "is fixed, or its nodes differ)"
+                             : "its GPUs are not free this cycle"}});
+    journal("defer " + rec.ref);
+    return false;
+  }
+  Placement real;
+  for (const auto& [node, mask] : e->gpus) {
+    real.push_back({NodeId(static_cast<std::uint32_t>(node_index_.at(node))), mask});
+    for (std::uint64_t m = mask; m; m &= m - 1) taken.insert(flat(node, std::countr_zero(m)));
+  }
+  std::sort(real.begin(), real.end(),
+            [](const NodeAlloc& a, const NodeAlloc& b) { return a.node < b.node; });
   Pin pin;
-  pin.restart = j ? j->restarts : rec.restarts;
-  if (rec.intent == Intent::Preempt) pin.restart = rec.restarts + 1;  // requeue not seen yet
+  pin.restart = rec.intent == Intent::Preempt ? rec.restarts + 1 : rec.restarts;
   pin.borrowed = s.borrowed;
   pin.shared = s.shared;
-  pin.mps_percent = s.mps_thread_percent;
+  pin.mps_percent = std::clamp(s.mps_thread_percent, 1, 100);
+  pin.mem_limit_mib = s.shared ? std::max<std::int64_t>(0, s.mps_memory_limit_mib) : 0;
   pin.decided_ms = now();
-  for (const auto& a : s.placement) pin.gpus[cluster_.nodes[a.node.index()].name] = a.gpu_mask;
+  pin.gpus = e->gpus;
   rec.pin = pin;
   rec.intent = Intent::Start;
+  rec.start_kind = e->kind;
+  rec.write_request = e->write_request;
   rec.released = false;
   rec.intent_wall = wall_;
   rec.last_retry_wall = 0;
   r.status = JobStatus::Running;
   r.borrowed = s.borrowed;
   r.shared = s.shared;
-  r.placement = s.placement;
+  r.placement = real;
   r.last_start = now();
   r.speed = 1.0;
   ++counters_.starts;
@@ -61,59 +174,119 @@ void Controller::start(StartJob& s, const JobInfo* j) {
   std::string where;
   for (const auto& [n, m] : pin.gpus)
     where += (where.empty() ? "" : "/") + n + "@" + mask_to_list(m);
-  log_.info("start", {{"job", std::to_string(rec.slurm_id)},
+  log_.info("start", {{"job", rec.ref},
                       {"gpus", where},
                       {"borrowed", s.borrowed ? "1" : "0"},
-                      {"shared", s.shared ? "1" : "0"}});
-  journal("start " + std::to_string(rec.slurm_id) + " " + where + (s.borrowed ? " borrowed" : "") +
+                      {"shared", s.shared ? "1" : "0"},
+                      {"partner", partner_ref},
+                      {"kind", e->kind == GresKind::Slot ? "slots" : "gpus"},
+                      {"moved", real == s.placement ? "0" : "1"}});
+  journal("start " + rec.ref + " " + where + (s.borrowed ? " borrowed" : "") +
           (s.shared ? " shared" : ""));
-  try_start(id, j);
+  try_start(id);
+  return true;
 }
 
-bool Controller::try_start(JobId id, const JobInfo* j) {
+// Whether Slurm shows the start's GPUs ready: no other job holds them (a preempted job
+// holds its GPUs until its processes are gone); for a colocated start, the GRES it takes is
+// free and the partner runs on them (the partner's own start may still wait for a victim).
+bool Controller::gpus_free_in_slurm(const Rec& rec) const {
+  for (const auto& [node, mask] : rec.pin.gpus) {
+    auto it = slurm_use_.find(node);
+    const NodeUse use = it == slurm_use_.end() ? NodeUse{} : it->second;
+    if (rec.pin.shared) {
+      const bool slot = rec.start_kind == GresKind::Slot;
+      const std::uint64_t mine = slot ? use.slots : use.gpus, partner = slot ? use.gpus : use.slots;
+      if ((mine & mask) || (partner & mask) != mask) return false;
+    } else if ((use.gpus | use.slots) & mask) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Controller::try_start(JobId id) {
   Rec& rec = recs_[id.index()];
   rec.last_retry_wall = wall_;
+  auto v = views_.find(rec.key);
+  if (v == views_.end()) return false;
+  const JobInfo& j = *v->second.j;
   // Not yet pending again (still completing after our requeue): retried next cycle.
-  if (!j || j->state != JobState::Pending) return false;
+  if (j.state != JobState::Pending || j.completing) return false;
   if (must_wait_for_revocation(rec)) {
-    if (!rec.start_deferred) journal("defer_start " + std::to_string(rec.slurm_id));
+    if (!rec.start_deferred) journal("defer_start " + rec.ref);
     rec.start_deferred = true;
     return false;  // retried next cycle
   }
+  if (!gpus_free_in_slurm(rec)) return false;  // a victim or an ending job still holds them
   rec.requeued_from.clear();
   rec.start_deferred = false;
-  if (rec.pin.restart != j->restarts) rec.pin.restart = j->restarts;
-  CommentFields fields = parse_comment(j->comment);
-  write_pin(fields, rec.pin);
-  std::string nodes;
-  int per_node = 0;
-  for (const auto& [n, m] : rec.pin.gpus) {
-    nodes += (nodes.empty() ? "" : ",") + n;
-    per_node = std::max(per_node, std::popcount(m));
-  }
+  rec.pin.restart = j.restarts;
   Update u;
-  u.job = rec.slurm_id;
+  u.job = rec.ref;
+  u.admin_comment = record_text(rec, &v->second, true);
+  std::string nodes;
+  for (const auto& [n, m] : rec.pin.gpus) nodes += (nodes.empty() ? "" : ",") + n;
   u.req_nodes = nodes;
-  // Jobs that asked Slurm for GPUs keep that request (pinned per node); jobs that declared
-  // them in the comment get none from Slurm: the TaskProlog binds DeepShare's GPUs.
-  if (parse_tres_gpus(j->tres_per_node) > 0)
-    u.tres_per_node = "gres:gpu:" + std::to_string(per_node);
-  u.comment = format_comment(fields);
-  u.start_now = true;
-  if (!api_->update(u) || !api_->release(rec.slurm_id)) {
+  if (rec.write_request && parse_gres_request(j.tres_per_node).kind == GresKind::None)
+    u.tres_per_node = format_gres_request(rec.start_kind, rec.pin.gpus.begin()->second);
+  u.begin_s = wall_ / 1000;
+  // Slurm orders released jobs by priority: keep DeepShare's decision order. A job held
+  // by DeepShare's requeue is released first (Slurm ignores a priority on a held job).
+  const auto order =
+      static_cast<std::uint32_t>(std::max<std::int64_t>(1, 2000000000 - decision_seq_));
+  u.priority = j.held ? kInfinite : order;
+  if (!api_->update(u)) {
     ++counters_.failed;
-    log_.warn("start_failed",
-              {{"job", std::to_string(rec.slurm_id)}, {"error", api_->last_error()}});
+    log_.warn("start_failed", {{"job", rec.ref}, {"error", api_->last_error()}});
     return false;
   }
-  // Slurm orders released jobs by priority: keep DeepShare's decision order.
-  Update prio;
-  prio.job = rec.slurm_id;
-  prio.priority = static_cast<std::uint32_t>(std::max<std::int64_t>(1, 2000000000 - decision_seq_));
-  api_->update(prio);
+  if (j.held) {
+    Update prio;
+    prio.job = rec.ref;
+    prio.priority = order;
+    api_->update(prio);
+  }
   rec.released = true;
+  rec.release_wall = wall_;
+  if (u.tres_per_node) rec.fixed = {rec.start_kind, rec.pin.gpus.begin()->second, 0};
+  rec.write_request = false;
   ++counters_.applied;
+  journal("release " + rec.ref);
   return true;
+}
+
+void Controller::rollback_start(JobId id, const char* why) {
+  Rec& rec = recs_[id.index()];
+  JobRuntime& r = rt_[id.index()];
+  ++counters_.rollbacks;
+  std::string held;
+  for (const auto& [node, mask] : rec.pin.gpus) {
+    auto it = slurm_use_.find(node);
+    const NodeUse u = it == slurm_use_.end() ? NodeUse{} : it->second;
+    held += (held.empty() ? "" : " ") + node + ": gpus " + mask_to_list(u.gpus) + ", slots " +
+            mask_to_list(u.slots);
+  }
+  log_.warn(why, {{"job", rec.ref},
+                  {"kind", rec.start_kind == GresKind::Slot ? "slots" : "gpus"},
+                  {"slurm_holds", held},
+                  {"detail", "start rolled back: the job waits again"}});
+  journal(std::string("forget_start ") + rec.ref + " " + why);
+  if (rec.released) {
+    auto v = views_.find(rec.key);
+    Update u;
+    u.job = rec.ref;
+    u.admin_comment = record_text(rec, v == views_.end() ? nullptr : &v->second, false);
+    u.begin_s = kParkedBegin;
+    if (!api_->update(u))
+      log_.warn("park_failed", {{"job", rec.ref}, {"error", api_->last_error()}});
+  }
+  rec.intent = Intent::None;
+  rec.released = false;
+  r.status = JobStatus::Pending;
+  r.placement.clear();
+  r.queued_since = now();
+  notify_requeued(id, false);
 }
 
 void Controller::note_requeue(Rec& rec) {
@@ -136,48 +309,99 @@ bool Controller::must_wait_for_revocation(const Rec& rec) const {
          (rec.pending_again_wall == 0 || wall_ - rec.pending_again_wall < kRevocationWaitMs);
 }
 
-void Controller::preempt(JobId id) {
+// Returns false when the preemption failed (the victim runs on).
+bool Controller::preempt(JobId id) {
   JobRuntime& r = rt_[id.index()];
   Rec& rec = recs_[id.index()];
   if (r.status != JobStatus::Running) {
     ++counters_.failed;
-    log_.error("preempt_not_running", {{"job", std::to_string(rec.slurm_id)}});
-    return;
+    log_.error("preempt_not_running", {{"job", rec.ref}});
+    return true;
   }
-  const bool was_started = rec.intent != Intent::Start || rec.released;
-  if (was_started && !api_->requeue_hold(rec.slurm_id)) {
-    // e.g. a release that Slurm has not started yet: hold it instead
-    if (!api_->hold(rec.slurm_id)) {
-      ++counters_.failed;
-      log_.warn("preempt_failed",
-                {{"job", std::to_string(rec.slurm_id)}, {"error", api_->last_error()}});
+  auto v = views_.find(rec.key);
+  const JobInfo* j = v == views_.end() ? nullptr : v->second.j;
+  auto failed = [&](const char* event, const std::string& detail) {
+    ++counters_.failed;
+    ++counters_.preemptions_failed;
+    log_.error(event, {{"job", rec.ref}, {"detail", detail}});
+    journal(std::string(event) + " " + rec.ref);
+    adopted_.push_back(id);     // it runs on
+    notify_requeued(id, true);  // clears the policy's own preemption mark
+    return false;
+  };
+  if (rec.intent == Intent::Start && (!j || !j->running()) && !(j && ended(*j))) {
+    // Decided but not running yet: take the start back (park it again). Should Slurm start
+    // it meanwhile, the next observation adopts it as running.
+    if (rec.released) {
+      Update u;
+      u.job = rec.ref;
+      u.admin_comment = record_text(rec, v == views_.end() ? nullptr : &v->second, false);
+      u.begin_s = kParkedBegin;
+      if (!api_->update(u))
+        log_.warn("park_failed", {{"job", rec.ref}, {"error", api_->last_error()}});
     }
+    rec.intent = Intent::None;
+  } else if (!j || !j->running()) {
+    // Ending (cancelled by its user, completing) or gone: never requeued, its end stands.
+    // Its GPUs stay busy in Slurm until it is gone; starts wait for that.
+    log_.info("victim_ending", {{"job", rec.ref}});
+    journal("victim_ending " + rec.ref);
+    r.status = JobStatus::Done;
+    r.end = now();
+    r.placement.clear();
+    rec.intent = Intent::None;
+    notify_requeued(id, true);
+    notify_withdrawn(id);
+    return true;
+  } else if (!jobs_[id.index()].preemptible) {
+    return failed("preempt_not_allowed", "the job cannot be requeued (--no-requeue)");
+  } else {
+    RecordFields f = parse_fields(j->admin_comment);
+    f["p"] = std::to_string(j->restarts);
+    Update mark;
+    mark.job = rec.ref;
+    mark.admin_comment = format_fields(f);
+    if (!api_->update(mark)) return failed("preempt_failed", api_->last_error());
+    if (!api_->requeue_hold(rec.ref)) return failed("preempt_failed", api_->last_error());
+    note_requeue(rec);
+    rec.intent = Intent::Preempt;
   }
-  if (was_started) note_requeue(rec);
   r.attained += std::max<Time>(0, now() - r.last_start);
   r.status = JobStatus::Pending;
   r.placement.clear();
   r.borrowed = r.shared = false;
   r.queued_since = now();
   ++r.preemptions;
-  rec.intent = Intent::Preempt;
   rec.intent_wall = rec.last_retry_wall = wall_;
-  requeued_.push_back(id);
+  rec.released = false;
+  // Its GRES request is fixed now: it cannot be colocated (gres.hpp).
+  if (rec.fixed.kind != GresKind::None) jobs_[id.index()].colocatable = false;
+  notify_requeued(id, true);
   ++counters_.preemptions;
   ++counters_.applied;
-  log_.info("preempt", {{"job", std::to_string(rec.slurm_id)}});
-  journal("preempt " + std::to_string(rec.slurm_id));
+  log_.info("preempt", {{"job", rec.ref}});
+  journal("preempt " + rec.ref);
+  return true;
 }
 
 void Controller::reject(const RejectJob& rj) {
   Rec& rec = recs_[rj.job.index()];
-  log_.warn("reject", {{"job", std::to_string(rec.slurm_id)}, {"reason", rj.reason}});
-  journal("reject " + std::to_string(rec.slurm_id) + " " + rj.reason);
-  if (!api_->cancel(rec.slurm_id))
+  log_.warn("reject", {{"job", rec.ref}, {"reason", rj.reason}});
+  journal("reject " + rec.ref + " " + rj.reason);
+  auto v = views_.find(rec.key);
+  RecordFields f = parse_fields(v == views_.end() ? std::string() : v->second.j->admin_comment);
+  std::string text = rj.reason;
+  std::replace(text.begin(), text.end(), ';', ',');
+  f["x"] = text;
+  Update u;
+  u.job = rec.ref;
+  u.admin_comment = format_fields(f);
+  if (!api_->update(u) || !api_->cancel(rec.ref))
     ++counters_.failed;
   else
     ++counters_.applied;
   rt_[rj.job.index()].status = JobStatus::Rejected;
+  ++counters_.refused;
 }
 
 }  // namespace ds::slurm

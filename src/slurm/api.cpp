@@ -1,13 +1,16 @@
 #include "slurm/api.hpp"
 
+#include <pwd.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+#include <slurm/slurmdb.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <map>
 #include <mutex>
 
 extern "C" {
@@ -20,6 +23,11 @@ extern char** environ;
 
 namespace ds::slurm {
 namespace {
+
+// src/common/read_config.h of Slurm 22.05 (not in the public headers).
+constexpr std::uint16_t kEnforceAssocs = 1u << 0;
+constexpr std::uint16_t kEnforceLimits = 1u << 1;
+constexpr std::uint16_t kEnforceSafe = 1u << 4;
 
 std::string str(const char* s) {
   return s ? s : "";
@@ -39,7 +47,6 @@ std::vector<std::string> expand(const char* list) {
 }
 
 JobState map_state(uint32_t s) {
-  if (s & JOB_COMPLETING) return JobState::Completing;
   switch (s & JOB_STATE_BASE) {
     case JOB_PENDING:
       return JobState::Pending;
@@ -57,6 +64,7 @@ JobState map_state(uint32_t s) {
     case JOB_BOOT_FAIL:
     case JOB_DEADLINE:
     case JOB_OOM:
+    case JOB_PREEMPTED:
       return JobState::Failed;
     default:
       return JobState::Other;
@@ -68,6 +76,20 @@ std::string lower(std::string s) {
   return s;
 }
 
+std::string user_name(uint32_t uid) {
+  static std::mutex mu;
+  static std::map<uint32_t, std::string> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(uid);
+  if (it != cache.end()) return it->second;
+  char buf[4096];
+  struct passwd pw, *res = nullptr;
+  std::string name = getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res
+                         ? std::string(pw.pw_name)
+                         : std::to_string(uid);
+  return cache[uid] = name;
+}
+
 // slurm_init once per process (it loads the configuration); slurm_fini never, since
 // several SlurmApi objects may live in different threads.
 void init_once() {
@@ -77,51 +99,10 @@ void init_once() {
 
 }  // namespace
 
-std::uint64_t parse_gpu_idx(const std::string& d) {
-  // e.g. "gpu:2(IDX:0-1)", "gpu:3(IDX:0,2-3)", "mps:50(IDX:2)"
-  auto p = d.find("IDX:");
-  if (p == std::string::npos) return 0;
-  std::uint64_t mask = 0;
-  std::size_t i = p + 4;
-  while (i < d.size() && d[i] != ')') {
-    char* end = nullptr;
-    long a = std::strtol(d.c_str() + i, &end, 10);
-    long b = a;
-    i = static_cast<std::size_t>(end - d.c_str());
-    if (i < d.size() && d[i] == '-') {
-      b = std::strtol(d.c_str() + i + 1, &end, 10);
-      i = static_cast<std::size_t>(end - d.c_str());
-    }
-    for (long k = a; k <= b && k < 64 && k >= 0; ++k) mask |= std::uint64_t{1} << k;
-    if (i < d.size() && d[i] == ',')
-      ++i;
-    else
-      break;
-  }
-  return mask;
-}
-
-int parse_gpu_count(const std::string& gres) {
-  // comma separated entries "gpu[:type]:N[(S:..)]"
-  std::size_t pos = 0;
-  while (pos < gres.size()) {
-    std::size_t end = gres.find(',', pos);
-    std::string e = gres.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-    pos = end == std::string::npos ? gres.size() : end + 1;
-    if (e.rfind("gpu:", 0) != 0) continue;
-    e = e.substr(0, e.find('('));
-    return std::atoi(e.substr(e.rfind(':') + 1).c_str());
-  }
-  return 0;
-}
-
-int parse_tres_gpus(const std::string& t) {
-  auto p = t.find("gpu:");
-  if (p == std::string::npos) return 0;
-  std::string rest = t.substr(p + 4);
-  rest = rest.substr(0, rest.find_first_of(",;"));
-  return std::atoi(
-      rest.substr(rest.rfind(':') == std::string::npos ? 0 : rest.rfind(':') + 1).c_str());
+std::string JobInfo::ref() const {
+  if (array_job != 0 && array_task != kNoTask)
+    return std::to_string(array_job) + "_" + std::to_string(array_task);
+  return std::to_string(id);
 }
 
 SlurmApi::SlurmApi() {
@@ -147,23 +128,36 @@ std::optional<std::vector<JobInfo>> SlurmApi::jobs() {
     const slurm_job_info_t& j = msg->job_array[i];
     JobInfo o;
     o.id = j.job_id;
+    o.array_job = j.array_job_id;
+    o.array_task = j.array_task_id == NO_VAL ? kNoTask : j.array_task_id;
+    o.array_tasks = str(j.array_task_str);
+    o.array_max_running = j.array_max_tasks;
     o.name = str(j.name);
     o.account = lower(str(j.account));
     o.user = str(j.user_name);
+    o.uid = j.user_id;
+    if (o.user.empty()) o.user = user_name(j.user_id);
     o.partition = str(j.partition);
     o.state = map_state(j.job_state);
+    o.completing = (j.job_state & JOB_COMPLETING) != 0;
     o.reason = str(slurm_job_reason_string(static_cast<int>(j.state_reason)));
     o.priority = j.priority;
     o.held = j.priority == 0 && o.state == JobState::Pending;
     o.restarts = j.restart_cnt;
+    o.requeue = j.requeue != 0;
+    o.batch = j.batch_flag != 0;
     o.submit_s = j.submit_time;
     o.start_s = j.start_time;
     o.end_s = j.end_time;
+    o.eligible_s = j.eligible_time;
+    o.dependency = str(j.dependency);
+    if (o.dependency == "(null)") o.dependency.clear();
     o.nodes = expand(j.nodes);
     for (uint32_t k = 0; k < j.gres_detail_cnt && k < o.nodes.size(); ++k)
-      o.gpu_idx[o.nodes[k]] = parse_gpu_idx(str(j.gres_detail_str[k]));
+      o.alloc[o.nodes[k]] = parse_gres_alloc(str(j.gres_detail_str[k]));
     o.tres_per_node = str(j.tres_per_node);
     o.comment = str(j.comment);
+    o.admin_comment = str(j.admin_comment);
     o.num_nodes = j.num_nodes;
     out.push_back(std::move(o));
   }
@@ -191,7 +185,9 @@ std::optional<std::vector<NodeInfo>> SlurmApi::nodes() {
     o.name = n.name;
     o.gpus = parse_gpu_count(str(n.gres));
     const uint32_t base = n.node_state & NODE_STATE_BASE;
-    o.usable = base != NODE_STATE_DOWN && base != NODE_STATE_FUTURE && base != NODE_STATE_UNKNOWN &&
+    // UNKNOWN is a node slurmctld has not heard from since it started (seconds after a
+    // slurmctld restart): not a failure.
+    o.usable = base != NODE_STATE_DOWN && base != NODE_STATE_FUTURE &&
                !(n.node_state & (NODE_STATE_DRAIN | NODE_STATE_NO_RESPOND | NODE_STATE_FAIL));
     o.state = str(slurm_node_state_string(n.node_state));
     std::string parts = str(n.partitions);
@@ -203,6 +199,56 @@ std::optional<std::vector<NodeInfo>> SlurmApi::nodes() {
     out.push_back(std::move(o));
   }
   slurm_free_node_info_msg(msg);
+  return out;
+}
+
+std::optional<SlurmConfig> SlurmApi::config() {
+  slurm_conf_t* c = nullptr;
+  if (slurm_load_ctl_conf(0, &c) != SLURM_SUCCESS) {
+    fail("slurm_load_ctl_conf");
+    return std::nullopt;
+  }
+  SlurmConfig o;
+  o.kill_wait_s = c->kill_wait;
+  o.accounting = str(c->accounting_storage_type).find("slurmdbd") != std::string::npos;
+  o.enforce_associations = (c->accounting_storage_enforce & kEnforceAssocs) != 0;
+  o.enforce_limits = (c->accounting_storage_enforce & (kEnforceLimits | kEnforceSafe)) != 0;
+  o.job_submit_plugins = str(c->job_submit_plugins);
+  o.cluster = str(c->cluster_name);
+  slurm_free_ctl_conf(c);
+  return o;
+}
+
+std::optional<std::vector<Association>> SlurmApi::associations(const std::string& tres) {
+  assoc_mgr_info_request_msg_t req;
+  std::memset(&req, 0, sizeof req);
+  req.flags = ASSOC_MGR_INFO_FLAG_ASSOC;
+  assoc_mgr_info_msg_t* msg = nullptr;
+  if (slurm_load_assoc_mgr_info(&req, &msg) != SLURM_SUCCESS || !msg) {
+    fail("slurm_load_assoc_mgr_info");
+    return std::nullopt;
+  }
+  int tres_index = -1;
+  for (uint32_t i = 0; i < msg->tres_cnt; ++i)
+    if (msg->tres_names && str(msg->tres_names[i]) == tres) tres_index = static_cast<int>(i);
+  std::vector<Association> out;
+  if (msg->assoc_list) {
+    ListIterator it = slurm_list_iterator_create(msg->assoc_list);
+    while (auto* a = static_cast<slurmdb_assoc_rec_t*>(slurm_list_next(it))) {
+      Association o;
+      o.account = lower(str(a->acct));
+      o.user = str(a->user);
+      o.partition = str(a->partition);
+      o.shares = a->shares_raw == NO_VAL || a->shares_raw == 0 ? 1 : a->shares_raw;
+      if (tres_index >= 0 && a->grp_tres_ctld) {
+        const std::uint64_t v = a->grp_tres_ctld[tres_index];
+        if (v != INFINITE64 && v != NO_VAL64) o.grp_quota = static_cast<std::int64_t>(v);
+      }
+      out.push_back(std::move(o));
+    }
+    slurm_list_iterator_destroy(it);
+  }
+  slurm_free_assoc_mgr_info_msg(msg);
   return out;
 }
 
@@ -241,32 +287,56 @@ std::optional<std::uint32_t> SlurmApi::submit(const SubmitRequest& r) {
 bool SlurmApi::update(const Update& u) {
   job_desc_msg_t d;
   slurm_init_job_desc_msg(&d);
-  d.job_id = u.job;
-  std::string nodes = u.req_nodes.value_or(""), tres = u.tres_per_node.value_or(""),
-              comment = u.comment.value_or("");
+  std::string id = u.job, nodes = u.req_nodes.value_or(""), tres = u.tres_per_node.value_or(""),
+              admin = u.admin_comment.value_or("");
+  d.job_id_str = id.data();
   if (u.req_nodes) d.req_nodes = nodes.data();
   if (u.tres_per_node) d.tres_per_node = tres.data();
-  if (u.comment) d.comment = comment.data();
+  if (u.admin_comment) d.admin_comment = admin.data();
   if (u.priority) d.priority = *u.priority;
-  if (u.start_now) d.begin_time = std::time(nullptr);
-  if (slurm_update_job(&d) != SLURM_SUCCESS) return fail("slurm_update_job");
+  if (u.begin_s) d.begin_time = static_cast<time_t>(*u.begin_s);
+  job_array_resp_msg_t* resp = nullptr;
+  const int rc = slurm_update_job2(&d, &resp);
+  int err = rc == SLURM_SUCCESS ? 0 : slurm_get_errno();
+  if (resp) {
+    for (uint32_t i = 0; i < resp->job_array_count && !err; ++i)
+      err = static_cast<int>(resp->error_code[i]);
+    slurm_free_job_array_resp(resp);
+  }
+  if (err) {
+    slurm_seterrno(err);
+    return fail("slurm_update_job");
+  }
   return true;
 }
 
-bool SlurmApi::release(std::uint32_t job) {
-  return update({job, {}, {}, {}, INFINITE, false});
-}
-bool SlurmApi::hold(std::uint32_t job) {
-  return update({job, {}, {}, {}, 0u, false});
+bool SlurmApi::release(const std::string& job) {
+  Update u;
+  u.job = job;
+  u.priority = INFINITE;
+  return update(u);
 }
 
-bool SlurmApi::requeue_hold(std::uint32_t job) {
-  if (slurm_requeue(job, JOB_REQUEUE_HOLD) != SLURM_SUCCESS) return fail("slurm_requeue");
+bool SlurmApi::requeue_hold(const std::string& job) {
+  std::string id = job;
+  job_array_resp_msg_t* resp = nullptr;
+  const int rc = slurm_requeue2(id.data(), JOB_RUNNING | JOB_REQUEUE_HOLD, &resp);
+  int err = rc == SLURM_SUCCESS ? 0 : slurm_get_errno();
+  if (resp) {
+    for (uint32_t i = 0; i < resp->job_array_count && !err; ++i)
+      err = static_cast<int>(resp->error_code[i]);
+    slurm_free_job_array_resp(resp);
+  }
+  if (err) {
+    slurm_seterrno(err);
+    return fail("slurm_requeue");
+  }
   return true;
 }
 
-bool SlurmApi::cancel(std::uint32_t job) {
-  if (slurm_kill_job(job, SIGKILL, 0) != SLURM_SUCCESS) return fail("slurm_kill_job");
+bool SlurmApi::cancel(const std::string& job) {
+  if (slurm_kill_job2(job.c_str(), SIGKILL, 0, nullptr) != SLURM_SUCCESS)
+    return fail("slurm_kill_job");
   return true;
 }
 

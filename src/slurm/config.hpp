@@ -1,24 +1,30 @@
-// The controller's configuration file (YAML; sample in deploy/deepshare-slurm.yaml).
+// The controller's configuration file (YAML; sample in deploy/deepshare-slurm.yaml). It holds
+// DeepShare's own knobs only; tenants and their quotas come from Slurm accounting.
 //
-//   partition: batch            # the Slurm partition DeepShare schedules (jobs there wait held)
-//   policy: deepshare           # any registered policy; options as `--set` keys
+//   partition: batch            # the Slurm partition DeepShare schedules (its jobs wait parked)
+//   policy: deepshare           # the policy and its `--set` keys
 //   options: {sharing: "on"}
 //   time_scale: 1               # controller time = wall time x scale (replays compress time)
 //   poll_ms: 100                # observation period
 //   metrics: 127.0.0.1:9464     # Prometheus endpoint (empty: none)
 //   journal: /var/lib/deepshare/journal.log   # append-only decision log + clock
 //   gpu_memory_mib: 24576       # per GPU (Slurm does not report it)
-//   tenants:
-//     - name: research          # tenant name in outputs
-//       account: research       # Slurm account mapped to it (default: name; case-insensitive)
-//       quota_gpus: 8
-//       slo_queue_s: 300        # target queueing delay for entitled jobs
+//   start_margin_s: 30          # a start or preemption Slurm has not carried out after
+//                               # KillWait (read from Slurm) + this margin has failed
+//   tenant_source: slurm        # slurm: every account with an association is a tenant, its
+//                               #   quota is the association's GrpTRES=<quota_tres>=N, its
+//                               #   weight the association's Fairshare; config: `tenants`
+//                               #   below define everything (replays, clusters without slurmdbd)
+//   quota_tres: gres/gpu
+//   tenants_refresh_s: 5        # how often associations are re-read (sacctmgr modify applies)
+//   tenant_defaults: {slo_queue_s: 300, max_slowdown: 1.5, checkpoint_interval_s: 1800}
+//   tenants:                    # per-account DeepShare knobs (tenant_source: slurm), or
+//     - account: research       # the whole tenant (tenant_source: config):
+//       slo_queue_s: 300        #   name, account, quota_gpus, class, weight, trace (replay)
 //       max_slowdown: 1.5
-//       class: guaranteed       # or best-effort
-//       weight: 1
 //       checkpoint_interval_s: 1800
-//       trace: vc8Gr            # replay only: the trace tenant replayed under this account
-// Assumptions: tenants are listed once each; unknown keys are errors (typos must not pass).
+// Assumptions: accounts are listed once each; unknown keys are errors (typos must not pass);
+// with tenant_source: slurm the keys Slurm owns (quota_gpus, class, weight) are errors too.
 #pragma once
 
 #include <map>
@@ -35,6 +41,8 @@ struct TenantConfig {
   std::string trace_tenant;
 };
 
+enum class TenantSource : std::uint8_t { Slurm, Config };
+
 struct ControllerConfig {
   std::string partition = "batch";
   std::string policy = "deepshare";
@@ -44,11 +52,21 @@ struct ControllerConfig {
   std::string metrics;  // host:port
   std::string journal;
   std::int64_t gpu_memory_mib = 24 * 1024;
-  std::vector<TenantConfig> tenants;
-  std::string source;  // file it came from
+  double start_margin_s = 30;
+  TenantSource tenant_source = TenantSource::Slurm;
+  std::string quota_tres = "gres/gpu";
+  double tenants_refresh_s = 5;
+  Tenant tenant_defaults;             // DeepShare's knobs for accounts not listed
+  std::vector<TenantConfig> tenants;  // config: the tenants; slurm: per-account knobs
+  std::string source;                 // file it came from
+
+  // The knobs of `account` (tenant_source: slurm): its listed entry or the defaults.
+  [[nodiscard]] Tenant knobs_for(const std::string& account) const;
 };
 
 // Throws InputError naming the file and the field.
 ControllerConfig load_controller_config(const std::string& path);
+
+std::string lower(std::string s);
 
 }  // namespace ds::slurm

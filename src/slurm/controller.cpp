@@ -1,11 +1,12 @@
-// Controller lifecycle, snapshot and cycle; the reconciler is in reconcile.cpp and the
-// actions in actuator.cpp.
+// Controller lifecycle, tenants, snapshot and cycle; the reconciler is in reconcile.cpp and
+// the actions in actuator.cpp.
 #include "slurm/controller.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -54,10 +55,101 @@ void Controller::journal(const std::string& line) {
   std::fflush(journal_);
 }
 
-const TenantConfig* Controller::tenant_of(const std::string& account) const {
-  for (const auto& t : cfg_.tenants)
-    if (t.account == account) return &t;
-  return nullptr;
+std::int64_t Controller::timeout_ms() const {
+  return static_cast<std::int64_t>((slurm_.kill_wait_s + cfg_.start_margin_s) * 1000.0);
+}
+
+TenantId Controller::tenant_of(const std::string& account) {
+  auto it = account_tenant_.find(account);
+  return it == account_tenant_.end() ? TenantId()
+                                     : TenantId(static_cast<std::uint32_t>(it->second));
+}
+
+// Tenants: from the configuration (replays, clusters without slurmdbd) or from Slurm's
+// associations: every account except Slurm's own `root`, with its quota from GrpTRES of
+// quota_tres (none set: 0, best-effort) and its weight from Fairshare. Accounts are
+// appended (tenant ids stay stable); a removed account keeps its id with quota 0.
+void Controller::load_tenants(bool at_init) {
+  tenants_loaded_wall_ = wall_;
+  if (cfg_.tenant_source == TenantSource::Config) {
+    if (!at_init) return;
+    for (const auto& t : cfg_.tenants) {
+      account_tenant_[t.account] = tenants_.size();
+      tenants_.push_back(t.tenant);
+      tenants_.back().id = TenantId(static_cast<std::uint32_t>(tenants_.size() - 1));
+    }
+    return;
+  }
+  auto assocs = api_->associations(cfg_.quota_tres);
+  if (!assocs) {
+    if (at_init) throw InputError("cannot read Slurm's associations: " + api_->last_error());
+    log_.warn("tenants_read_failed", {{"error", api_->last_error()}});
+    return;
+  }
+  std::map<std::string, Association> accounts;
+  for (const auto& a : *assocs)
+    if (a.user.empty() && a.partition.empty() && a.account != "root") accounts[a.account] = a;
+  bool changed = false;
+  for (const auto& [account, a] : accounts) {
+    Tenant t = cfg_.knobs_for(account);
+    t.name = account;
+    t.quota_gpus = static_cast<int>(std::clamp<std::int64_t>(a.grp_quota, 0, 1 << 20));
+    t.cls = t.quota_gpus > 0 ? TenantClass::Guaranteed : TenantClass::BestEffort;
+    t.weight = static_cast<double>(a.shares);
+    auto it = account_tenant_.find(account);
+    if (it == account_tenant_.end()) {
+      t.id = TenantId(static_cast<std::uint32_t>(tenants_.size()));
+      account_tenant_[account] = tenants_.size();
+      tenants_.push_back(t);
+      changed = true;
+      if (!at_init)
+        log_.info("tenant_added",
+                  {{"account", account}, {"quota_gpus", std::to_string(t.quota_gpus)}});
+      continue;
+    }
+    Tenant& cur = tenants_[it->second];
+    if (cur.quota_gpus != t.quota_gpus || cur.weight != t.weight || cur.cls != t.cls) {
+      log_.info("tenant_changed", {{"account", account},
+                                   {"quota_gpus", std::to_string(t.quota_gpus)},
+                                   {"was", std::to_string(cur.quota_gpus)},
+                                   {"weight", std::to_string(t.weight)}});
+      t.id = cur.id;
+      cur = t;
+      changed = true;
+    }
+  }
+  for (auto& t : tenants_) {
+    if (accounts.count(t.name) || (t.quota_gpus == 0 && t.cls == TenantClass::BestEffort)) continue;
+    log_.info("tenant_removed", {{"account", t.name}});
+    t.quota_gpus = 0;
+    t.cls = TenantClass::BestEffort;
+    changed = true;
+  }
+  if (changed && !at_init) {
+    tenants_added_ = true;  // the policy is rebuilt after this cycle's observation
+    ++counters_.tenant_reloads;
+  }
+}
+
+// A policy for the current tenants, fed the current state as a restarted controller
+// would: running jobs adopted, candidates arriving. (DeepShare sizes per-tenant state at
+// construction; a rebuild loses its learned run times, like a restart.)
+void Controller::rebuild_policy() {
+  PolicyContext ctx{cluster_, tenants_, options_};
+  policy_ = make_policy(cfg_.policy, ctx);
+  adopted_.clear();
+  arrived_.clear();
+  requeued_.clear();
+  withdrawn_.clear();
+  finished_.clear();
+  for (std::size_t i = 0; i < rt_.size(); ++i) {
+    const JobId id(static_cast<std::uint32_t>(i));
+    if (rt_[i].status == JobStatus::Running) adopted_.push_back(id);
+    if (rt_[i].status == JobStatus::Pending) arrived_.push_back(id);
+    if (rt_[i].status == JobStatus::Pending) recs_[i].arrived_once = true;
+  }
+  log_.info("policy_rebuilt", {{"tenants", std::to_string(tenants_.size())}});
+  journal("policy_rebuilt tenants=" + std::to_string(tenants_.size()));
 }
 
 void Controller::init() {
@@ -66,7 +158,33 @@ void Controller::init() {
         "the Slurm controller runs policy 'deepshare' (other policies size their state "
         "by a job count known in advance)");
   load_clock_from_journal();
+  wall_ = wall_now_ms();
   api_ = std::make_unique<SlurmApi>();
+  auto conf = api_->config();
+  if (!conf) throw InputError("cannot read Slurm's configuration: " + api_->last_error());
+  slurm_ = *conf;
+  if (slurm_.job_submit_plugins.find("lua") == std::string::npos)
+    log_.warn("gate_missing",
+              {{"detail",
+                "JobSubmitPlugins has no lua: jobs are not gated (deploy/slurm/job_submit.lua); "
+                "DeepShare schedules only gated jobs"}});
+  if (cfg_.tenant_source == TenantSource::Slurm) {
+    if (!slurm_.accounting)
+      throw InputError(
+          "tenant_source: slurm needs Slurm accounting (AccountingStorageType="
+          "accounting_storage/slurmdbd); set tenant_source: config and list the tenants to run "
+          "without it");
+    if (slurm_.enforce_limits && cfg_.quota_tres == "gres/gpu")
+      throw InputError(
+          "AccountingStorageEnforce includes 'limits' (or 'safe'): Slurm would cap every account "
+          "at its GrpTRES=gres/gpu and DeepShare could never lend idle GPUs; drop 'limits' or keep "
+          "quotas in another TRES (quota_tres)");
+    if (!slurm_.enforce_associations)
+      log_.warn("associations_not_enforced",
+                {{"detail",
+                  "AccountingStorageEnforce lacks 'associations': users may submit under any "
+                  "account"}});
+  }
   auto nodes = api_->nodes();
   if (!nodes) throw InputError("cannot read Slurm nodes: " + api_->last_error());
   for (const auto& n : *nodes) {
@@ -83,21 +201,33 @@ void Controller::init() {
     node_index_[n.name] = cluster_.nodes.size();
     cluster_.nodes.push_back(node);
     node_usable_.push_back(n.usable);
+    node_shared_.push_back(n.partitions.size() > 1);
   }
   if (cluster_.nodes.empty())
     throw InputError("partition '" + cfg_.partition + "' has no nodes with GPUs (gres gpu)");
-  for (const auto& t : cfg_.tenants) tenants_.push_back(t.tenant);
+  load_tenants(true);
+  if (tenants_.empty())
+    throw InputError(
+        "no tenant: no Slurm account has an association on this cluster (sacctmgr add account "
+        "NAME GrpTRES=" +
+        cfg_.quota_tres + "=N)");
   for (const auto& [k, v] : cfg_.options) options_.set(k + "=" + v);
   PolicyContext ctx{cluster_, tenants_, options_};
   policy_ = make_policy(cfg_.policy, ctx);
   gpus_.resize(static_cast<std::size_t>(cluster_.total_gpus()));
   gpu_free_.resize(gpus_.size());
   node_free_.resize(cluster_.nodes.size());
-  log_.info("controller_ready", {{"partition", cfg_.partition},
-                                 {"nodes", std::to_string(cluster_.nodes.size())},
-                                 {"gpus", std::to_string(cluster_.total_gpus())},
-                                 {"tenants", std::to_string(tenants_.size())},
-                                 {"policy", cfg_.policy}});
+  std::string quotas;
+  for (const auto& t : tenants_)
+    quotas += (quotas.empty() ? "" : ",") + t.name + "=" + std::to_string(t.quota_gpus);
+  log_.info("controller_ready",
+            {{"partition", cfg_.partition},
+             {"nodes", std::to_string(cluster_.nodes.size())},
+             {"gpus", std::to_string(cluster_.total_gpus())},
+             {"tenants", quotas},
+             {"tenant_source", cfg_.tenant_source == TenantSource::Slurm ? "slurm" : "config"},
+             {"kill_wait_s", std::to_string(slurm_.kill_wait_s)},
+             {"policy", cfg_.policy}});
 }
 
 void Controller::build_gpu_state(const std::vector<JobInfo>& jobs) {
@@ -107,6 +237,12 @@ void Controller::build_gpu_state(const std::vector<JobInfo>& jobs) {
     ++s.jobs;
     s.milli_used = static_cast<std::int16_t>(std::min(32000, s.milli_used + milli));
     s.memory_used_mib += static_cast<std::int32_t>(mem);
+  };
+  auto each_gpu = [&](std::size_t node, std::uint64_t mask, auto fn) {
+    const Node& n = cluster_.nodes[node];
+    for (std::uint64_t m = mask; m; m &= m - 1)
+      if (std::countr_zero(m) < n.gpus)
+        fn(static_cast<std::size_t>(n.first_gpu + std::countr_zero(m)));
   };
   for (std::size_t n = 0; n < cluster_.nodes.size(); ++n) {
     if (node_usable_[n]) continue;
@@ -123,24 +259,34 @@ void Controller::build_gpu_state(const std::vector<JobInfo>& jobs) {
     if (r.status == JobStatus::Pending) pending_.push_back(id);
     if (r.status != JobStatus::Running) continue;
     running_.push_back(id);
-    for (const auto& a : r.placement) {
-      const Node& node = cluster_.nodes[a.node.index()];
-      for (std::uint64_t m = a.gpu_mask; m; m &= m - 1)
-        occupy(static_cast<std::size_t>(node.first_gpu + std::countr_zero(m)), jobs_[i].gpu_milli,
-               jobs_[i].gpu_memory_mib);
+    for (const auto& a : r.placement)
+      each_gpu(a.node.index(), a.gpu_mask,
+               [&](std::size_t g) { occupy(g, jobs_[i].gpu_milli, jobs_[i].gpu_memory_mib); });
+  }
+  // GPUs Slurm has allocated to jobs the model does not run: other partitions, ungated
+  // jobs, and DeepShare's own jobs that are ending or being requeued (they hold their GPUs
+  // until their processes are gone).
+  for (const auto& j : jobs) {
+    if (j.alloc.empty() || (!j.running() && !j.completing)) continue;
+    auto it = by_key_.find(key_of(j));
+    if (it != by_key_.end() && rt_[it->second.index()].status == JobStatus::Running) continue;
+    for (const auto& [name, a] : j.alloc) {
+      auto n = node_index_.find(name);
+      if (n == node_index_.end()) continue;
+      each_gpu(n->second, a.gpus | a.slots, [&](std::size_t g) {
+        occupy(g, kMilliPerGpu, static_cast<double>(cluster_.nodes[n->second].gpu_memory_mib));
+      });
     }
   }
-  // GPUs held by jobs DeepShare does not manage (other partitions, unmapped accounts).
-  for (const auto& j : jobs) {
-    if (by_slurm_.count(j.id) || (j.state != JobState::Running && j.state != JobState::Completing))
-      continue;
-    for (const auto& [name, mask] : j.gpu_idx) {
-      auto it = node_index_.find(name);
-      if (it == node_index_.end()) continue;
-      const Node& node = cluster_.nodes[it->second];
-      for (std::uint64_t m = mask; m; m &= m - 1)
-        if (std::countr_zero(m) < node.gpus)
-          occupy(static_cast<std::size_t>(node.first_gpu + std::countr_zero(m)), kMilliPerGpu, 0);
+  // No colocation on GPUs of nodes other partitions use too (Slurm would not know that a
+  // GPU whose partner ended still serves a colocated job): they show their memory full.
+  for (std::size_t n = 0; n < cluster_.nodes.size(); ++n) {
+    const Node& node = cluster_.nodes[n];
+    for (int k = 0; k < node.gpus; ++k) {
+      const auto g = static_cast<std::size_t>(node.first_gpu + k);
+      if (gpus_[g].jobs > 0 && node_shared_[n])
+        gpus_[g].memory_used_mib = std::max<std::int32_t>(
+            gpus_[g].memory_used_mib, static_cast<std::int32_t>(node.gpu_memory_mib));
     }
   }
   for (std::size_t g = 0; g < gpus_.size(); ++g)
@@ -176,6 +322,7 @@ Decisions Controller::decide() {
   s.adopted = adopted_;
   s.withdrawn = withdrawn_;
   Decisions d = policy_->decide(s);
+  for (JobId id : requeued_) recs_[id.index()].preempt_notice = false;
   arrived_.clear();
   requeued_.clear();
   finished_.clear();
@@ -187,6 +334,11 @@ Decisions Controller::decide() {
 bool Controller::step() {
   const auto t0 = std::chrono::steady_clock::now();
   wall_ = wall_now_ms();
+  if (cfg_.tenant_source == TenantSource::Slurm &&
+      wall_ - tenants_loaded_wall_ >= static_cast<std::int64_t>(cfg_.tenants_refresh_s * 1000)) {
+    std::lock_guard<std::mutex> lock(mu_);
+    load_tenants(false);
+  }
   auto jobs = api_->jobs();
   if (!jobs) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -194,26 +346,38 @@ bool Controller::step() {
     log_.warn("observe_failed", {{"error", api_->last_error()}});
     return false;
   }
-  // Nodes every 5th cycle, and at once when Slurm requeued a job DeepShare runs (a node
-  // failure): the policy must not place the job back on the node that just went down.
+  // Nodes every 5th cycle, and at once when a job DeepShare runs is pending again without
+  // DeepShare's doing (a node failure): the policy must not place it back on a failed node.
   std::optional<std::vector<NodeInfo>> nodes;
   bool requeued = false;
   for (const auto& j : *jobs) {
-    auto it = by_slurm_.find(j.id);
-    requeued = requeued || (it != by_slurm_.end() && j.state == JobState::Pending &&
+    auto it = by_key_.find(key_of(j));
+    requeued = requeued || (it != by_key_.end() && j.state == JobState::Pending &&
                             rt_[it->second.index()].status == JobStatus::Running &&
                             recs_[it->second.index()].intent == Intent::None);
   }
   if (counters_.cycles % 5 == 0 || requeued) nodes = api_->nodes();
   std::lock_guard<std::mutex> lock(mu_);
+  // What Slurm has allocated now, per node (every partition): a start is released only
+  // onto GPUs Slurm shows free.
+  slurm_use_.clear();
+  for (const auto& j : *jobs) {
+    if (!j.running() && !j.completing) continue;
+    for (const auto& [name, a] : j.alloc) {
+      NodeUse& u = slurm_use_[name];
+      u.gpus |= a.gpus;
+      u.slots |= a.slots;
+    }
+  }
   observe(*jobs, nodes ? *nodes : std::vector<NodeInfo>{});
+  if (tenants_added_) {
+    tenants_added_ = false;
+    rebuild_policy();
+  }
   build_gpu_state(*jobs);
   Decisions d = decide();
-  std::unordered_map<std::uint32_t, const JobInfo*> by_id;
-  for (const auto& j : *jobs) by_id[j.id] = &j;
-  apply(d, by_id);
+  apply(d);
   ++counters_.cycles;
-  first_cycle_ = false;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   counters_.cycle_seconds_last = secs;
   counters_.cycle_seconds_sum += secs;

@@ -78,8 +78,28 @@ std::string Controller::metrics_text() const {
   counter("deepshare_starts_total", "Job starts decided", static_cast<double>(counters_.starts));
   counter("deepshare_preemptions_total", "Preemptions applied",
           static_cast<double>(counters_.preemptions));
+  counter("deepshare_preemptions_failed_total",
+          "Preemptions Slurm refused or did not carry out in time (the job ran on)",
+          static_cast<double>(counters_.preemptions_failed));
   counter("deepshare_start_rollbacks_total", "Starts Slurm did not honour in time (forgotten)",
           static_cast<double>(counters_.rollbacks));
+  counter("deepshare_start_deferrals_total",
+          "Start decisions not applied: Slurm could not hold the placement this cycle",
+          static_cast<double>(counters_.deferrals));
+  counter("deepshare_untrusted_pins_total",
+          "Jobs whose user-writable Comment carried pin keys (ignored)",
+          static_cast<double>(counters_.untrusted_pins));
+  counter("deepshare_bad_records_total",
+          "Jobs with a malformed DeepShare record or a GRES request DeepShare did not write",
+          static_cast<double>(counters_.bad_records));
+  counter("deepshare_ungated_jobs_total",
+          "Jobs of the partition without the submission gate's record (left to Slurm)",
+          static_cast<double>(counters_.ungated));
+  counter("deepshare_refused_jobs_total",
+          "Jobs DeepShare cancelled with a reason (unknown account, can never fit)",
+          static_cast<double>(counters_.refused));
+  counter("deepshare_tenant_reloads_total", "Changes of Slurm accounts or quotas applied",
+          static_cast<double>(counters_.tenant_reloads));
   counter("deepshare_observe_errors_total", "Failed reads of Slurm state",
           static_cast<double>(counters_.observe_errors));
   o << "# HELP deepshare_cycle_seconds Scheduling cycle latency (observe+decide+apply)\n"

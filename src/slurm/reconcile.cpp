@@ -1,36 +1,41 @@
 // The reconciler: folds one observation of Slurm into the controller's model.
 //
-// Rules per managed job (assumed state on the left, Slurm's on the right):
-//   unknown          + pending              -> arrived (held if it was not)
-//   unknown          + running/pinned       -> adopted (restart: rebuilt from the pin)
-//   Running/Start    + RUNNING              -> confirm (intent cleared)
-//   Running/Start    + PENDING              -> (re)issue pin + release; forget after
-//                                              start_timeout, or at once when a pinned node
-//                                              is down: hold again, hand back as requeued
+// Statuses of a job in the model: Future (known, not a candidate), Pending (a candidate
+// the policy may place), Running, Done. Rules (model status + intent, Slurm's state):
+//   unknown          + pending              -> Future, then a candidate when eligible
+//   unknown          + running              -> adopted (restart: flags from the pin)
+//   unknown          + pending, pin of this run, released -> a start in flight (adopted)
+//   Future/Pending   + pending              -> candidate or not (controller.hpp); a job
+//                                              that lost its parking is parked again
+//   Running/Start    + RUNNING              -> confirm (placement from Slurm's allocation)
+//   Running/Start    + PENDING              -> release once Slurm shows its GPUs free;
+//                                              forget after KillWait + start_margin_s, or
+//                                              at once when a node it needs is down
 //   Running          + PENDING              -> requeued by someone else (node failure,
-//                                              admin): requeued, held again
-//   Running          + ended / gone         -> finished
+//                                              the user's `scontrol requeue`)
+//   Running          + ending / gone        -> finished (an ending job is never a victim;
+//                                              its GPUs count as busy until Slurm frees them)
 //   Pending/Preempt  + PENDING              -> confirm
-//   Pending/Preempt  + RUNNING              -> re-issue the requeue after a while
-//   Pending          + RUNNING              -> started by someone else: adopted
-//   Pending          + ended / gone         -> withdrawn (cancelled while waiting)
+//   Pending/Preempt  + RUNNING              -> re-issue the requeue; after KillWait +
+//                                              start_margin_s: a failed preemption
+//   Pending/Future   + RUNNING              -> started by someone else (an operator): adopted
+//   Pending/Future   + ended / gone         -> withdrawn
+// Jobs of the partition that carry no gate record, a malformed record, or a pin in their
+// user-writable Comment are reported once and counted; their GPUs count as busy.
 #include <algorithm>
+#include <bit>
 
+#include "core/error.hpp"
 #include "slurm/controller.hpp"
 
 namespace ds::slurm {
 namespace {
 
-constexpr std::int64_t kStartTimeoutMs = 30000;  // wall ms a release may take to start
-constexpr std::int64_t kRetryMs = 3000;          // wall ms between re-issued actions
-
-bool runs(const JobInfo& j) {
-  return j.state == JobState::Running || j.state == JobState::Suspended;
-}
+constexpr std::int64_t kRetryMs = 3000;  // wall ms between re-issued actions
+constexpr std::int64_t kParkedSince = kParkedBegin - 86400;
 
 bool in_partition(const JobInfo& j, const std::string& part) {
   const std::string& p = j.partition;
-  if (p == part) return true;
   std::size_t pos = 0;
   while (pos <= p.size()) {
     std::size_t e = p.find(',', pos);
@@ -41,24 +46,98 @@ bool in_partition(const JobInfo& j, const std::string& part) {
   return false;
 }
 
+bool parked(const JobInfo& j) {
+  return j.eligible_s >= kParkedSince;
+}
+
+// Held by DeepShare's own preemption (requeue-hold at restart count p), not by its user.
+bool our_hold(const JobInfo& j, const Record& r) {
+  return j.held && r.preempted_at && *r.preempted_at + 1 == j.restarts;
+}
+
+bool ended(const JobInfo& j) {
+  return j.terminal() || (j.completing && j.state != JobState::Pending);
+}
+
 }  // namespace
 
-Placement Controller::placement_of(const JobInfo& j, const std::optional<Pin>& pin) const {
+Placement Controller::placement_of(const JobInfo& j) const {
   Placement p;
-  if (pin && pin->restart == j.restarts) {
-    for (const auto& [name, mask] : pin->gpus) {
-      auto it = node_index_.find(name);
-      if (it != node_index_.end())
-        p.push_back({NodeId(static_cast<std::uint32_t>(it->second)), mask});
-    }
-    return p;
-  }
-  for (const auto& [name, mask] : j.gpu_idx) {
+  for (const auto& [name, a] : j.alloc) {
     auto it = node_index_.find(name);
-    if (it != node_index_.end() && mask)
-      p.push_back({NodeId(static_cast<std::uint32_t>(it->second)), mask});
+    if (it != node_index_.end() && (a.gpus | a.slots))
+      p.push_back({NodeId(static_cast<std::uint32_t>(it->second)), a.gpus | a.slots});
   }
+  std::sort(p.begin(), p.end(),
+            [](const NodeAlloc& a, const NodeAlloc& b) { return a.node < b.node; });
   return p;
+}
+
+std::vector<Controller::View> Controller::views_of(const std::vector<JobInfo>& jobs) {
+  RecordLimits limits;
+  limits.max_gpus = cluster_.total_gpus();
+  limits.max_mem_mib = static_cast<double>(cfg_.gpu_memory_mib);
+  std::vector<View> out;
+  for (const auto& j : jobs) {
+    if (!in_partition(j, cfg_.partition)) continue;
+    const Key key = key_of(j);
+    if (has_pin_keys(j.comment) && untrusted_.insert(key).second) {
+      ++counters_.untrusted_pins;
+      log_.warn("untrusted_pin", {{"job", j.ref()},
+                                  {"user", j.user},
+                                  {"detail", "pin keys in the job's Comment are ignored"}});
+      journal("untrusted_pin " + j.ref());
+    }
+    std::optional<Record> record;
+    try {
+      record = parse_record(j.admin_comment, limits);
+    } catch (const InputError& e) {
+      if (reported_.count(key)) continue;
+      ++counters_.bad_records;
+      log_.warn("bad_record", {{"job", j.ref()}, {"error", e.what()}});
+      if (j.state == JobState::Pending && !j.completing) {
+        View v;  // a waiting job DeepShare cannot read would wait forever: refuse it
+        v.j = &j;
+        v.key = key;
+        v.ref = j.ref();
+        refuse(v, std::string("DeepShare cannot read the job's record: ") + e.what());
+      }
+      reported_.insert(key);
+      continue;
+    }
+    if (!record) {
+      if (!j.terminal() && reported_.insert(key).second) {
+        ++counters_.ungated;
+        log_.warn("ungated_job", {{"job", j.ref()},
+                                  {"detail",
+                                   "no DeepShare record in its AdminComment (submitted without "
+                                   "the gate?): left to Slurm, its GPUs count as busy"}});
+      }
+      continue;
+    }
+    if (!record->refused.empty()) continue;
+    if (j.array_job != 0 && j.array_task == kNoTask && !j.array_tasks.empty()) {
+      for (std::uint32_t t : expand_tasks(j.array_tasks)) {
+        View v;
+        v.j = &j;
+        v.key = Key{j.array_job} << 32 | t;
+        v.ref = std::to_string(j.array_job) + "_" + std::to_string(t);
+        v.array_job = j.array_job;
+        v.record = *record;
+        out.push_back(std::move(v));
+      }
+      continue;
+    }
+    View v;
+    v.j = &j;
+    v.key = key;
+    v.ref = j.ref();
+    v.array_job = j.array_task != kNoTask ? j.array_job : 0;
+    v.record = *record;
+    out.push_back(std::move(v));
+  }
+  std::sort(out.begin(), out.end(), [](const View& a, const View& b) { return a.key < b.key; });
+  return out;
 }
 
 void Controller::observe(const std::vector<JobInfo>& jobs, const std::vector<NodeInfo>& nodes) {
@@ -68,212 +147,440 @@ void Controller::observe(const std::vector<JobInfo>& jobs, const std::vector<Nod
     if (node_usable_[it->second] != n.usable)
       log_.warn(n.usable ? "node_up" : "node_down", {{"node", n.name}, {"state", n.state}});
     node_usable_[it->second] = n.usable;
+    node_shared_[it->second] = n.partitions.size() > 1;
   }
   for (auto& r : recs_) r.seen = false;
-  std::vector<const JobInfo*> mine;
-  for (const auto& j : jobs) {
-    if (!in_partition(j, cfg_.partition) || !tenant_of(j.account)) continue;
-    if (!by_slurm_.count(j.id) && parse_tres_gpus(j.tres_per_node) <= 0 &&
-        !parse_comment(j.comment).count("gpus"))
-      continue;  // not a GPU job: left to Slurm
-    mine.push_back(&j);
+  views_.clear();
+  const std::vector<View> list = views_of(jobs);
+  array_room_.clear();
+  for (const auto& v : list)
+    if (v.array_job && v.j->array_max_running > 0)
+      array_room_[v.array_job] = static_cast<int>(v.j->array_max_running);
+  for (std::size_t i = 0; i < recs_.size(); ++i) {
+    auto it = array_room_.find(recs_[i].array_job);
+    if (recs_[i].array_job && it != array_room_.end() &&
+        (rt_[i].status == JobStatus::Running || rt_[i].status == JobStatus::Pending))
+      --it->second;
   }
-  std::sort(mine.begin(), mine.end(),
-            [](const JobInfo* a, const JobInfo* b) { return a->id < b->id; });
-  for (const JobInfo* j : mine) {
-    auto it = by_slurm_.find(j->id);
-    if (it == by_slurm_.end()) {
-      if (!j->terminal()) observe_new(*j);
+  bool refreshed = false;
+  for (const View& v : list) {
+    views_[v.key] = v;
+    auto it = by_key_.find(v.key);
+    if (it != by_key_.end()) {
+      recs_[it->second.index()].seen = true;
+      observe_known(it->second, v);
       continue;
     }
-    recs_[it->second.index()].seen = true;
-    observe_known(it->second, *j);
+    if (ended(*v.j)) continue;
+    if (!tenant_of(v.j->account).valid() && cfg_.tenant_source == TenantSource::Slurm &&
+        !refreshed) {
+      load_tenants(false);  // an account created since the last read
+      refreshed = true;
+    }
+    const TenantId t = tenant_of(v.j->account);
+    if (!t.valid()) {
+      if (v.j->state == JobState::Pending)
+        refuse(v, "account '" + v.j->account +
+                      "' is not a DeepShare tenant (tenants are Slurm accounts with a GPU quota); "
+                      "submit with -A YOUR_TEAM");
+      continue;
+    }
+    const Request& req = v.record.request;
+    const bool preemptible = !req.no_requeue && v.j->requeue && v.j->batch;
+    if (!preemptible && v.j->state == JobState::Pending && v.j->restarts == 0 &&
+        req.gpus > tenants_[t.index()].quota_gpus) {
+      refuse(v,
+             "a job that cannot be requeued (--no-requeue or interactive) runs only within its "
+             "account's guaranteed GPUs: account '" +
+                 v.j->account + "' has " + std::to_string(tenants_[t.index()].quota_gpus) +
+                 ", the job asks for " + std::to_string(req.gpus) +
+                 "; submit it requeueable (it may then run on borrowed GPUs)");
+      continue;
+    }
+    observe_new(v);
   }
   for (std::size_t i = 0; i < recs_.size(); ++i) {
     const JobStatus s = rt_[i].status;
-    if (!recs_[i].seen && (s == JobStatus::Pending || s == JobStatus::Running))
+    if (!recs_[i].seen &&
+        (s == JobStatus::Pending || s == JobStatus::Running || s == JobStatus::Future))
       vanish(JobId(static_cast<std::uint32_t>(i)));
   }
 }
 
-void Controller::observe_new(const JobInfo& j) {
-  const TenantConfig* t = tenant_of(j.account);
+void Controller::refuse(const View& v, const std::string& why) {
+  if (!reported_.insert(v.key).second) return;
+  ++counters_.refused;
+  log_.warn("refuse", {{"job", v.ref}, {"user", v.j->user}, {"reason", why}});
+  journal("refuse " + v.ref + " " + why);
+  RecordFields f = parse_fields(v.j->admin_comment);
+  std::string text = why;
+  std::replace(text.begin(), text.end(), ';', ',');
+  f["x"] = text;
+  Update u;
+  u.job = v.ref;
+  u.admin_comment = format_fields(f);
+  if (!api_->update(u) || !api_->cancel(v.ref)) {
+    ++counters_.failed;
+    log_.warn("refuse_failed", {{"job", v.ref}, {"error", api_->last_error()}});
+  }
+}
+
+void Controller::park(const View& v) {
+  Update u;
+  u.job = v.ref;
+  u.begin_s = kParkedBegin;
+  if (api_->update(u))
+    journal("park " + v.ref);
+  else
+    log_.warn("park_failed", {{"job", v.ref}, {"error", api_->last_error()}});
+}
+
+void Controller::observe_new(const View& v) {
+  const JobInfo& j = *v.j;
+  const GresRequest fixed = parse_gres_request(j.tres_per_node);
+  if (fixed.kind == GresKind::Other) {
+    if (reported_.insert(v.key).second) {
+      ++counters_.bad_records;
+      log_.warn("foreign_gres",
+                {{"job", v.ref},
+                 {"tres_per_node", j.tres_per_node},
+                 {"detail", "a GRES request DeepShare did not write: left to Slurm"}});
+    }
+    return;
+  }
   const JobId id(static_cast<std::uint32_t>(jobs_.size()));
-  const CommentFields fields = parse_comment(j.comment);
+  const Request& req = v.record.request;
   JobSpec spec;
   spec.id = id;
-  auto trace = fields.find("trace");
-  spec.name = trace != fields.end() ? trace->second : std::to_string(j.id);
-  spec.tenant = t->tenant.id;
+  spec.name = !req.trace.empty() ? req.trace : v.ref;
+  spec.tenant = tenant_of(j.account);
   auto [u, added] = user_ids_.try_emplace(j.user, static_cast<std::uint32_t>(users_.size()));
   if (added) users_.push_back(j.user);
   spec.user = UserId(u->second);
-  // GPUs: `--comment=ds:gpus=N` (no Slurm GRES: DeepShare binds the GPUs, and may share
-  // them), or `--gres=gpu:N` per node (Slurm 22.05 cannot drop a GRES request once set, so
-  // such a job runs exclusive only: it declares the GPU's whole memory and never fits a share).
-  const int slurm_gpus = parse_tres_gpus(j.tres_per_node);
-  if (auto f = fields.find("gpus"); f != fields.end())
-    spec.gpus = std::max(1, std::atoi(f->second.c_str()));
-  else
-    spec.gpus = std::max(1, slurm_gpus) * static_cast<int>(std::max<std::uint32_t>(1, j.num_nodes));
-  if (auto f = fields.find("u"); f != fields.end()) spec.gpu_util = std::atof(f->second.c_str());
-  if (auto f = fields.find("mem"); f != fields.end())
-    spec.gpu_memory_mib = std::atof(f->second.c_str());
-  if (slurm_gpus > 0) spec.gpu_memory_mib = static_cast<double>(cfg_.gpu_memory_mib);
+  spec.gpus = req.gpus;
+  spec.gpu_util = req.util;
+  spec.gpu_memory_mib = req.mem_mib;
+  spec.preemptible = !req.no_requeue && j.requeue && j.batch;
+  // A job whose GRES request is already written keeps its GPU indices and kind for good
+  // (gres.hpp): it cannot be colocated.
+  spec.colocatable = fixed.kind == GresKind::None;
   // Slurm keeps whole seconds; the first sighting refines it within that second.
   const std::int64_t sub_ms = j.submit_s * 1000;
   spec.submit = clock_.at(std::clamp(wall_, sub_ms, sub_ms + 999));
   jobs_.push_back(spec);
   JobRuntime r;
+  r.status = JobStatus::Future;
   r.queued_since = spec.submit;
   rt_.push_back(r);
   Rec rec;
-  rec.slurm_id = j.id;
+  rec.key = v.key;
+  rec.ref = v.ref;
+  rec.array_job = v.array_job;
   rec.restarts = j.restarts;
+  rec.request = req;
+  rec.fixed = fixed;
   rec.seen = true;
   recs_.push_back(rec);
-  by_slurm_[j.id] = id;
-
-  const auto pin = read_pin(fields);
-  const bool pin_valid = pin && pin->restart == j.restarts;
-  if (runs(j) || j.state == JobState::Completing) {
-    adopt_running(id, j, pin);
+  by_key_[v.key] = id;
+  journal("arrive " + v.ref + " tenant=" + tenants_[spec.tenant.index()].name +
+          " gpus=" + std::to_string(spec.gpus) + (spec.preemptible ? "" : " not-preemptible"));
+  if (j.running()) {
+    adopt_running(id, v);
     return;
   }
-  if (j.state == JobState::Pending && pin_valid) {
-    // Placed by an earlier controller run: keep its decision (never place it twice).
+  const auto& pin = v.record.pin;
+  if (pin && pin->restart == j.restarts && !j.held && !parked(j)) {
+    // Released by an earlier controller run and not started yet: keep its decision.
     Rec& rc = recs_.back();
     rc.intent = Intent::Start;
     rc.pin = *pin;
-    rc.released = !j.held;
-    rc.intent_wall = wall_;
-    adopt_running(id, j, pin);
-    rt_[id.index()].last_start = pin->decided_ms ? pin->decided_ms : now();
-    if (j.held) try_start(id, &j);
+    rc.released = true;
+    rc.arrived_once = true;
+    rc.intent_wall = rc.release_wall = wall_;
+    JobRuntime& rr = rt_[id.index()];
+    rr.status = JobStatus::Running;
+    rr.borrowed = pin->borrowed;
+    rr.shared = pin->shared;
+    for (const auto& [name, mask] : pin->gpus)
+      if (auto n = node_index_.find(name); n != node_index_.end())
+        rr.placement.push_back({NodeId(static_cast<std::uint32_t>(n->second)), mask});
+    rr.last_start = rr.first_start = pin->decided_ms ? pin->decided_ms : now();
+    adopted_.push_back(id);
+    log_.info("adopt", {{"job", v.ref}, {"state", "released"}});
     return;
   }
-  rt_[id.index()].status = JobStatus::Pending;
-  arrived_.push_back(id);
-  ensure_held(j);
-  journal("arrive " + std::to_string(j.id) + " tenant=" + t->tenant.name +
-          " gpus=" + std::to_string(spec.gpus));
+  update_waiting(id, v);
 }
 
-void Controller::adopt_running(JobId id, const JobInfo& j, const std::optional<Pin>& pin) {
-  JobRuntime& r = rt_[id.index()];
-  r.status = JobStatus::Running;
-  const bool valid = pin && pin->restart == j.restarts;
-  r.borrowed = valid && pin->borrowed;
-  r.shared = valid && pin->shared;
-  r.placement = placement_of(j, pin);
-  r.last_start = j.start_s > 0 ? clock_.at(j.start_s * 1000) : now();
-  r.first_start = r.last_start;
-  r.preemptions = static_cast<std::uint16_t>(j.restarts);
-  adopted_.push_back(id);
-  log_.info("adopt", {{"job", std::to_string(j.id)},
-                      {"borrowed", r.borrowed ? "1" : "0"},
-                      {"shared", r.shared ? "1" : "0"}});
-  journal("adopt " + std::to_string(j.id));
+// A job whose GRES request is fixed (it ran before) waits out of the policy's sight only
+// while the policy could place it but Slurm could not hold that placement: some node has
+// enough idle GPUs, none has the job's own indices idle. Otherwise it stays a candidate
+// like any other (its demand counts, as in the simulator).
+bool Controller::fixed_gpus_free(const Rec& rec) const {
+  int exact = 0, fits = 0;
+  const int want = std::popcount(rec.fixed.mask);
+  for (std::size_t n = 0; n < cluster_.nodes.size(); ++n) {
+    if (!node_usable_[n]) continue;
+    const Node& node = cluster_.nodes[n];
+    int idle_gpus = 0;
+    for (int k = 0; k < node.gpus; ++k)
+      idle_gpus += gpus_[static_cast<std::size_t>(node.first_gpu + k)].jobs == 0;
+    fits += idle_gpus >= want;
+    if (rec.fixed.kind == GresKind::Slot && node_shared_[n]) continue;
+    bool idle = node.gpus >= 64 || (rec.fixed.mask >> node.gpus) == 0;
+    for (std::uint64_t m = rec.fixed.mask; m && idle; m &= m - 1)
+      idle = gpus_[static_cast<std::size_t>(node.first_gpu + std::countr_zero(m))].jobs == 0;
+    exact += idle;
+  }
+  return exact >= rec.request.nodes || fits < rec.request.nodes;
 }
 
-void Controller::observe_known(JobId id, const JobInfo& j) {
+bool Controller::candidate(const Rec& rec, const View& v) const {
+  const JobInfo& j = *v.j;
+  if (j.state != JobState::Pending || j.completing) return false;
+  const bool ours = our_hold(j, v.record);
+  if (j.held && !ours) return false;  // its user holds it
+  if (!j.held && !parked(j)) return false;
+  if (!ours && (!j.dependency.empty() || j.reason == "DependencyNeverSatisfied")) return false;
+  if (rec.request.begin_s * 1000 > wall_) return false;
+  if (rec.fixed.kind != GresKind::None && !fixed_gpus_free(rec)) return false;
+  const JobId id = by_key_.at(v.key);
+  if (v.array_job && rt_[id.index()].status != JobStatus::Pending) {
+    auto it = array_room_.find(v.array_job);
+    if (it != array_room_.end() && it->second <= 0) return false;
+  }
+  return true;
+}
+
+void Controller::notify_withdrawn(JobId id) {
+  Rec& rec = recs_[id.index()];
+  if (auto it = std::find(arrived_.begin(), arrived_.end(), id); it != arrived_.end()) {
+    arrived_.erase(it);
+    rec.arrived_once = false;
+    return;  // the policy never saw it
+  }
+  if (auto it = std::find(requeued_.begin(), requeued_.end(), id);
+      it != requeued_.end() && !rec.preempt_notice)
+    requeued_.erase(it);
+  if (std::find(withdrawn_.begin(), withdrawn_.end(), id) == withdrawn_.end())
+    withdrawn_.push_back(id);
+}
+
+void Controller::notify_requeued(JobId id, bool preempt_notice) {
+  if (std::find(requeued_.begin(), requeued_.end(), id) == requeued_.end()) requeued_.push_back(id);
+  recs_[id.index()].preempt_notice = recs_[id.index()].preempt_notice || preempt_notice;
+}
+
+void Controller::become_candidate(JobId id) {
   Rec& rec = recs_[id.index()];
   JobRuntime& r = rt_[id.index()];
-  const bool running = runs(j);
-  if (!rec.requeued_from.empty() && rec.pending_again_wall == 0 && j.state == JobState::Pending)
+  r.status = JobStatus::Pending;
+  r.queued_since = now();
+  if (rec.array_job)
+    if (auto it = array_room_.find(rec.array_job); it != array_room_.end()) --it->second;
+  if (!rec.arrived_once) {
+    rec.arrived_once = true;
+    arrived_.push_back(id);
+  } else {
+    notify_requeued(id, false);
+  }
+}
+
+void Controller::become_waiting(JobId id) {
+  if (rt_[id.index()].status == JobStatus::Pending) {
+    notify_withdrawn(id);
+    journal("wait " + recs_[id.index()].ref);
+  }
+  rt_[id.index()].status = JobStatus::Future;
+}
+
+// A pending job without an intent: park it if it lost its parking, and make it a
+// candidate or not.
+void Controller::update_waiting(JobId id, const View& v) {
+  const JobInfo& j = *v.j;
+  Rec& rec = recs_[id.index()];
+  if (j.state != JobState::Pending || j.completing) return;
+  if (!j.held && !parked(j) && rec.intent == Intent::None) park(v);
+  const bool cand = candidate(rec, v);
+  const JobStatus s = rt_[id.index()].status;
+  if (s == JobStatus::Future && cand) become_candidate(id);
+  if (s == JobStatus::Pending && !cand) become_waiting(id);
+}
+
+void Controller::observe_known(JobId id, const View& v) {
+  const JobInfo& j = *v.j;
+  Rec& rec = recs_[id.index()];
+  JobRuntime& r = rt_[id.index()];
+  const GresRequest fixed = parse_gres_request(j.tres_per_node);
+  if (fixed.kind == GresKind::Whole || fixed.kind == GresKind::Slot) rec.fixed = fixed;
+  rec.ref = v.ref;
+  if (!rec.requeued_from.empty() && rec.pending_again_wall == 0 && j.state == JobState::Pending &&
+      !j.completing)
     rec.pending_again_wall = wall_;
-  if (r.status == JobStatus::Running) {
-    if (rec.intent == Intent::Start) {
-      if (running) {
-        rec.intent = Intent::None;
-        r.last_start = now();  // observed start (the model assumed it at the decision)
-        if (r.first_start == kNever || r.first_start > r.last_start) r.first_start = r.last_start;
-        journal("confirm_start " + std::to_string(j.id));
-      } else if (j.terminal()) {
-        finish(id);
-      } else if (j.state == JobState::Pending) {
-        bool node_down = false;
-        for (const auto& [name, mask] : rec.pin.gpus) {
-          auto n = node_index_.find(name);
-          node_down = node_down || (n != node_index_.end() && !node_usable_[n->second]);
-        }
-        if (wall_ - rec.intent_wall > kStartTimeoutMs || node_down) {
-          // forget: Slurm did not start it (or cannot: its node is down); hand it back
-          ++counters_.rollbacks;
-          log_.warn(node_down ? "start_on_down_node" : "start_timeout",
-                    {{"job", std::to_string(j.id)}, {"reason", j.reason}});
-          journal("forget_start " + std::to_string(j.id));
-          api_->hold(j.id);
-          rec.intent = Intent::None;
-          r.status = JobStatus::Pending;
-          r.placement.clear();
-          r.queued_since = now();
-          requeued_.push_back(id);
-        } else if (!rec.released || (j.held && wall_ - rec.last_retry_wall > kRetryMs)) {
-          try_start(id, &j);
-        }
+  switch (r.status) {
+    case JobStatus::Future:
+      if (j.running()) {
+        adopt_running(id, v);
+      } else if (ended(j)) {
+        r.status = JobStatus::Done;
+        r.end = now();
+      } else {
+        update_waiting(id, v);
       }
       return;
-    }
-    if (running || j.state == JobState::Completing) return;
-    if (j.terminal()) {
-      finish(id);
+    case JobStatus::Pending:
+      if (rec.intent == Intent::Preempt) {
+        if (j.state == JobState::Pending && !j.completing) {
+          rec.intent = Intent::None;
+          rec.restarts = j.restarts;
+          journal("confirm_preempt " + v.ref);
+          update_waiting(id, v);
+        } else if (j.running()) {
+          if (wall_ - rec.intent_wall > timeout_ms()) {
+            preempt_failed(id, "the job was still running after KillWait + start_margin_s");
+          } else if (wall_ - rec.last_retry_wall > kRetryMs) {
+            rec.last_retry_wall = wall_;
+            if (!api_->requeue_hold(v.ref))
+              log_.warn("requeue_retry_failed", {{"job", v.ref}, {"error", api_->last_error()}});
+          }
+        } else if (j.terminal() && !j.completing) {
+          withdraw(id);  // cancelled while being preempted
+        }
+        return;
+      }
+      if (j.running()) {
+        log_.warn("started_outside", {{"job", v.ref}});
+        adopt_running(id, v);
+      } else if (ended(j)) {
+        withdraw(id);
+      } else {
+        update_waiting(id, v);
+      }
       return;
+    case JobStatus::Running:
+      break;
+    default:
+      return;
+  }
+  if (rec.intent == Intent::Start) {
+    if (j.running()) {
+      rec.intent = Intent::None;
+      r.last_start = now();  // observed start (the model assumed it at the decision)
+      if (r.first_start == kNever || r.first_start > r.last_start) r.first_start = r.last_start;
+      const Placement real = placement_of(j);
+      if (!real.empty() && real != r.placement) {
+        log_.warn("allocation_differs", {{"job", v.ref}});
+        r.placement = real;
+      }
+      journal("confirm_start " + v.ref);
+    } else if (ended(j)) {
+      finish(id);
+    } else if (j.state == JobState::Pending && !j.completing) {
+      bool node_down = false;
+      for (const auto& [name, mask] : rec.pin.gpus) {
+        auto n = node_index_.find(name);
+        node_down = node_down || (n != node_index_.end() && !node_usable_[n->second]);
+      }
+      if (node_down) {
+        rollback_start(id, "start_on_down_node");
+      } else if (!rec.released) {
+        if (wall_ - rec.intent_wall > timeout_ms())
+          rollback_start(id, "gpus_not_freed");
+        else
+          try_start(id);
+      } else if (wall_ - rec.release_wall > timeout_ms()) {
+        rollback_start(id, "start_timeout");
+      } else if ((j.held || parked(j)) && wall_ - rec.last_retry_wall > kRetryMs) {
+        try_start(id);  // the release did not take: issue it again
+      }
     }
-    if (j.state == JobState::Pending) requeued_by_others(id, j);
     return;
   }
-  if (r.status == JobStatus::Pending) {
-    if (rec.intent == Intent::Preempt) {
-      if (j.state == JobState::Pending) {
-        rec.intent = Intent::None;
-        rec.restarts = j.restarts;
-        journal("confirm_preempt " + std::to_string(j.id));
-      } else if (running && wall_ - rec.last_retry_wall > kRetryMs) {
-        rec.last_retry_wall = wall_;
-        if (!api_->requeue_hold(j.id))
-          log_.warn("requeue_retry_failed",
-                    {{"job", std::to_string(j.id)}, {"error", api_->last_error()}});
-      } else if (j.terminal()) {
-        withdraw(id);
-      }
-      return;
-    }
-    if (j.state == JobState::Pending) {
-      ensure_held(j);
-    } else if (running) {
-      // started by someone else (a user's `scontrol release`): account it as running
-      log_.warn("started_outside", {{"job", std::to_string(j.id)}});
-      adopt_running(id, j, read_pin(parse_comment(j.comment)));
-    } else if (j.terminal()) {
-      withdraw(id);
-    }
+  if (j.running()) {
+    const Placement real = placement_of(j);
+    if (!real.empty()) r.placement = real;
+    return;
   }
+  if (ended(j)) {
+    finish(id);
+    return;
+  }
+  if (j.state == JobState::Pending) requeued_by_others(id, v);
 }
 
-void Controller::requeued_by_others(JobId id, const JobInfo& j) {
+void Controller::requeued_by_others(JobId id, const View& v) {
   JobRuntime& r = rt_[id.index()];
+  Rec& rec = recs_[id.index()];
   r.attained += std::max<Time>(0, now() - r.last_start);
-  r.status = JobStatus::Pending;
   r.placement.clear();
   r.borrowed = r.shared = false;
-  r.queued_since = now();
   ++r.preemptions;
-  recs_[id.index()].restarts = j.restarts;
-  note_requeue(recs_[id.index()]);
-  recs_[id.index()].pending_again_wall = wall_;  // pending now
-  requeued_.push_back(id);
-  log_.warn("requeued_by_slurm", {{"job", std::to_string(j.id)}, {"reason", j.reason}});
-  journal("requeued " + std::to_string(j.id));
-  ensure_held(j);
+  rec.restarts = v.j->restarts;
+  note_requeue(rec);
+  rec.pending_again_wall = wall_;
+  jobs_[id.index()].colocatable = false;  // its GRES request is fixed
+  log_.warn("requeued_by_slurm", {{"job", v.ref}, {"reason", v.j->reason}});
+  journal("requeued " + v.ref);
+  r.status = JobStatus::Future;
+  if (v.j->completing) {
+    notify_withdrawn(id);  // still ending: a candidate once it is pending for good
+    return;
+  }
+  if (!v.j->held && !parked(*v.j)) park(v);
+  if (candidate(rec, v))
+    become_candidate(id);
+  else
+    notify_withdrawn(id);
 }
 
-void Controller::ensure_held(const JobInfo& j) {
-  if (!j.held && j.state == JobState::Pending) {
-    if (api_->hold(j.id))
-      journal("hold " + std::to_string(j.id));
-    else
-      log_.warn("hold_failed", {{"job", std::to_string(j.id)}, {"error", api_->last_error()}});
+void Controller::adopt_running(JobId id, const View& v) {
+  const JobInfo& j = *v.j;
+  JobRuntime& r = rt_[id.index()];
+  Rec& rec = recs_[id.index()];
+  const auto& pin = v.record.pin;
+  const bool valid = pin && pin->restart == j.restarts;
+  r.status = JobStatus::Running;
+  r.placement = placement_of(j);
+  bool slots = false;
+  for (const auto& [name, a] : j.alloc) slots = slots || a.slots;
+  r.shared = valid ? pin->shared : slots;
+  // No pin of this run (it was not started by DeepShare): preemptible unless it cannot be.
+  r.borrowed = valid ? pin->borrowed : jobs_[id.index()].preemptible;
+  r.last_start = j.start_s > 0 ? clock_.at(j.start_s * 1000) : now();
+  if (r.first_start == kNever) r.first_start = r.last_start;
+  r.preemptions = static_cast<std::uint16_t>(j.restarts);
+  rec.intent = Intent::None;
+  rec.arrived_once = true;
+  if (valid) rec.pin = *pin;
+  adopted_.push_back(id);
+  log_.info("adopt", {{"job", v.ref},
+                      {"borrowed", r.borrowed ? "1" : "0"},
+                      {"shared", r.shared ? "1" : "0"},
+                      {"pin", valid ? "valid" : "none"}});
+  journal("adopt " + v.ref);
+}
+
+// A preemption Slurm did not carry out: the job runs on in the model (its GPUs are never
+// handed out), and the starts waiting for its GPUs go back to the policy.
+void Controller::preempt_failed(JobId id, const std::string& why) {
+  Rec& rec = recs_[id.index()];
+  JobRuntime& r = rt_[id.index()];
+  ++counters_.preemptions_failed;
+  ++counters_.failed;
+  log_.error("preempt_failed", {{"job", rec.ref}, {"reason", why}});
+  journal("preempt_failed " + rec.ref);
+  rec.intent = Intent::None;
+  r.status = JobStatus::Running;
+  auto v = views_.find(rec.key);
+  if (v != views_.end()) r.placement = placement_of(*v->second.j);
+  adopted_.push_back(id);
+  for (std::size_t i = 0; i < recs_.size(); ++i) {
+    if (recs_[i].intent != Intent::Start || recs_[i].released) continue;
+    bool overlap = false;
+    for (const auto& a : rt_[i].placement)
+      for (const auto& b : r.placement)
+        overlap = overlap || (a.node == b.node && (a.gpu_mask & b.gpu_mask));
+    if (overlap) rollback_start(JobId(static_cast<std::uint32_t>(i)), "victim_still_running");
   }
 }
 
@@ -285,22 +592,28 @@ void Controller::finish(JobId id) {
   r.placement.clear();
   recs_[id.index()].intent = Intent::None;
   finished_.push_back({id, r.attained});
-  journal("finish " + std::to_string(recs_[id.index()].slurm_id));
+  journal("finish " + recs_[id.index()].ref);
 }
 
 void Controller::withdraw(JobId id) {
+  notify_withdrawn(id);
   rt_[id.index()].status = JobStatus::Done;
   rt_[id.index()].end = now();
   recs_[id.index()].intent = Intent::None;
-  withdrawn_.push_back(id);
-  journal("withdraw " + std::to_string(recs_[id.index()].slurm_id));
+  journal("withdraw " + recs_[id.index()].ref);
 }
 
 void Controller::vanish(JobId id) {
-  if (rt_[id.index()].status == JobStatus::Running)
-    finish(id);
-  else
-    withdraw(id);
+  switch (rt_[id.index()].status) {
+    case JobStatus::Running:
+      finish(id);
+      break;
+    case JobStatus::Pending:
+      withdraw(id);
+      break;
+    default:
+      rt_[id.index()].status = JobStatus::Done;
+  }
 }
 
 }  // namespace ds::slurm

@@ -16,6 +16,7 @@
 #include "slurm/controller.hpp"
 #include "slurm/http.hpp"
 #include "slurm/observed.hpp"
+#include "slurm/record.hpp"
 
 namespace ds::slurm {
 namespace {
@@ -59,6 +60,10 @@ struct Track {
 
 ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
   namespace fs = std::filesystem;
+  if (req.config.tenant_source != TenantSource::Config)
+    throw InputError(req.config.source +
+                     ": a replay defines its tenants (tenant_source: config, with quota_gpus and "
+                     "trace per tenant)");
   const auto t_begin = std::chrono::steady_clock::now();
   SlurmApi api;
   auto nodes = api.nodes();
@@ -125,7 +130,7 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
           (j.gpu_util >= 0 ? ";u=" + std::to_string(static_cast<int>(j.gpu_util)) : "") +
           (j.gpu_memory_mib > 0 ? ";mem=" + std::to_string(static_cast<long>(j.gpu_memory_mib))
                                 : "");
-      s.hold = true;
+      s.hold = false;  // the submission gate parks it for DeepShare
       auto id = api.submit(s);
       if (!id) throw InputError("submitting trace job " + j.name + ": " + api.last_error());
       obs[next].submit = clock.at(wall_now_ms());
@@ -147,7 +152,11 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
         if (running && !tr.in_run) {
           ObservedRun run;
           run.start = t_obs;
-          const auto pin = read_pin(parse_comment(j.comment));
+          std::optional<Pin> pin;
+          try {
+            if (auto rec = parse_record(j.admin_comment)) pin = rec->pin;
+          } catch (const InputError&) {
+          }
           const bool valid = pin && pin->restart == j.restarts;
           run.borrowed = valid && pin->borrowed;
           run.shared = valid && pin->shared;

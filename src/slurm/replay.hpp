@@ -3,17 +3,20 @@
 // Algorithm:
 //  1. Build the excerpt workload (excerpt.hpp) on the partition's real nodes.
 //  2. Start the controller in this process (its clock: trace time = (wall - wall0) x scale).
-//  3. Submit each job at its scaled time as a real held batch job under its tenant's
-//     account: a stand-in that sleeps its scaled run time, checkpointing at the tenant's
-//     scaled checkpoint interval and paying the scaled restart overhead after a requeue
-//     (the simulator's preemption model), with `--gres=gpu:N` and its profile in the Comment.
+//  3. Submit each job at its scaled time as a real batch job under its tenant's account
+//     (the submission gate parks it for DeepShare): a stand-in that sleeps its scaled run
+//     time, checkpointing at the tenant's scaled checkpoint interval and paying the scaled
+//     restart overhead after a requeue (the simulator's preemption model), with its GPUs
+//     and profile as `--comment=ds:gpus=N;u=..;mem=..;trace=..`.
 //  4. Poll Slurm every 100 ms and record each job's runs (start, end, pin, requeued or not).
 //  5. When every job has ended (or the timeout passes), stop the controller and write
 //     summary.json, jobs.csv, tenants.csv, timeseries.csv (as the simulator), observed.csv
 //     (per job, incl. Slurm's own second-resolution times) and replay.json (what
 //     `deepshare fidelity` needs to simulate the same excerpt).
-// Assumption: the replay owns the partition while it runs (other jobs there would be
-// scheduled by the same controller and skew the comparison).
+// Assumptions: the cluster runs the submission gate (deploy/slurm/job_submit.lua); the
+// config lists the tenants (tenant_source: config: the simulation needs their quotas).
+// The replay owns the partition while it runs (other jobs there would be scheduled by the
+// same controller and skew the comparison).
 #pragma once
 
 #include <string>

@@ -1,47 +1,165 @@
-// Unit tests of the Slurm driver's pure parts: the pin codec (job Comment), the excerpt
+// Unit tests of the Slurm driver's pure parts: the record codec (AdminComment), the GRES
+// layout and how a start is expressed in it, the excerpt
 // spec and its (jittered) simulation, and the observed-runs -> RunRecord conversion. The parts that
 // talk to Slurm are tested against a real cluster in tests/slurm/.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "core/error.hpp"
 #include "model/testing.hpp"
 #include "report/metrics.hpp"
+#include "slurm/api.hpp"
 #include "slurm/excerpt.hpp"
 #include "slurm/excerpt_sim.hpp"
+#include "slurm/gres.hpp"
 #include "slurm/observed.hpp"
-#include "slurm/pin.hpp"
+#include "slurm/record.hpp"
 
 namespace ds::slurm {
 
-TEST(Pin, RoundTripKeepsOtherKeys) {
-  CommentFields f = parse_comment("ds:trace=765472;u=62;mem=3642");
-  EXPECT_FALSE(read_pin(f));
+TEST(Record, GateRequestAndPinRoundTrip) {
+  const std::string gate = "ds:v=1;gpus=4;n=1;nr=0;mem=3642;u=62;trace=765472";
+  auto r = parse_record(gate);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->request.gpus, 4);
+  EXPECT_EQ(r->request.nodes, 1);
+  EXPECT_FALSE(r->request.no_requeue);
+  EXPECT_DOUBLE_EQ(r->request.mem_mib, 3642);
+  EXPECT_DOUBLE_EQ(r->request.util, 62);
+  EXPECT_EQ(r->request.trace, "765472");
+  EXPECT_FALSE(r->pin);
+  RecordFields f = parse_fields(gate);
   Pin p;
   p.restart = 2;
   p.borrowed = true;
-  p.shared = false;
   p.mps_percent = 50;
+  p.mem_limit_mib = 4096;
   p.decided_ms = 1234;
   p.gpus = {{"node1", 0b1011}, {"node3", 0b1}};
   write_pin(f, p);
-  const std::string text = format_comment(f);
-  EXPECT_EQ(text.rfind("ds:r=2;", 0), 0u) << text;  // r first: the TaskProlog matches it
+  const std::string text = format_fields(f);
+  EXPECT_EQ(text.rfind("ds:v=1;gpus=4;n=1;nr=0;mem=3642;u=62;trace=765472;", 0), 0u) << text;
   EXPECT_NE(text.find("g=node1@0,1,3/node3@0"), std::string::npos) << text;
-  const auto back = read_pin(parse_comment(text));
-  ASSERT_TRUE(back);
-  EXPECT_EQ(back->restart, 2u);
-  EXPECT_TRUE(back->borrowed);
-  EXPECT_EQ(back->mps_percent, 50);
-  EXPECT_EQ(back->gpus, p.gpus);
-  EXPECT_EQ(parse_comment(text).at("trace"), "765472");
-  CommentFields g = parse_comment(text);
-  clear_pin(g);
-  EXPECT_FALSE(read_pin(g));
-  EXPECT_EQ(g.at("mem"), "3642");
+  const auto back = parse_record(text);
+  ASSERT_TRUE(back && back->pin);
+  EXPECT_EQ(back->pin->restart, 2u);
+  EXPECT_TRUE(back->pin->borrowed);
+  EXPECT_FALSE(back->pin->shared);
+  EXPECT_EQ(back->pin->mps_percent, 50);
+  EXPECT_EQ(back->pin->mem_limit_mib, 4096);
+  EXPECT_EQ(back->pin->gpus, p.gpus);
+  clear_pin(f);
+  EXPECT_FALSE(parse_record(format_fields(f))->pin);
+  EXPECT_EQ(parse_record(format_fields(f))->request.gpus, 4);
 }
 
-TEST(Pin, IgnoresForeignComments) {
-  EXPECT_TRUE(parse_comment("my own comment").empty());
+TEST(Record, ValuesAreCheckedWithRanges) {
+  EXPECT_FALSE(parse_record("my own comment"));
+  EXPECT_FALSE(parse_record("ds:u=40"));  // no request: not a gate record
+  RecordLimits lim;
+  lim.max_gpus = 16;
+  lim.max_mem_mib = 24576;
+  EXPECT_THROW(parse_record("ds:v=1;gpus=17", lim), InputError);
+  EXPECT_THROW(parse_record("ds:v=1;gpus=0"), InputError);
+  EXPECT_THROW(parse_record("ds:v=1;gpus=2x"), InputError);
+  EXPECT_THROW(parse_record("ds:v=2;gpus=2"), InputError);
+  EXPECT_THROW(parse_record("ds:v=1;gpus=2;mem=99999", lim), InputError);
+  EXPECT_THROW(parse_record("ds:v=1;gpus=2;u=101"), InputError);
+  EXPECT_THROW(parse_record("ds:v=1;gpus=2;nr=2"), InputError);
+  EXPECT_THROW(parse_record("ds:v=1;gpus=2;r=0;b=1;g=node1@64"), InputError);
+  EXPECT_THROW(parse_record("ds:v=1;gpus=2;r=0;b=1"), InputError);  // a pin names its GPUs
+  EXPECT_THROW(parse_record("ds:v=1;gpus=2;r=0;m=0;g=node1@0"), InputError);
+  auto p = parse_record("ds:v=1;gpus=1;n=1;nr=1;begin=1700000000;p=3;x=no room");
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->request.no_requeue);
+  EXPECT_EQ(p->request.begin_s, 1700000000);
+  EXPECT_EQ(p->preempted_at, 3u);
+  EXPECT_EQ(p->refused, "no room");
+}
+
+TEST(Record, ForgedPinsInTheCommentAreRecognised) {
+  EXPECT_TRUE(has_pin_keys("ds:r=0;b=0;s=0;g=node4@0,1,2,3;m=100;gpus=4"));
+  EXPECT_TRUE(has_pin_keys("ds:gpus=2;b=0"));
+  EXPECT_FALSE(has_pin_keys("ds:gpus=2;u=40;mem=4000"));
+  EXPECT_FALSE(has_pin_keys("b=0 in prose"));
+}
+
+TEST(Gres, RequestsAllocationsAndCounts) {
+  auto r = parse_gres_request("gres:gpu:g0:1,gres:gpu:g2:1");
+  EXPECT_EQ(r.kind, GresKind::Whole);
+  EXPECT_EQ(r.mask, 0b101u);
+  r = parse_gres_request("gres:gpushare:g3:1");
+  EXPECT_EQ(r.kind, GresKind::Slot);
+  EXPECT_EQ(r.mask, 0b1000u);
+  EXPECT_EQ(parse_gres_request("").kind, GresKind::None);
+  EXPECT_EQ(parse_gres_request("gres:gpu:2").kind, GresKind::Other);
+  EXPECT_EQ(parse_gres_request("gres:gpu:g0:1,gres:gpushare:g1:1").kind, GresKind::Other);
+  EXPECT_EQ(parse_gres_request("gres:nic:1").kind, GresKind::Other);
+  EXPECT_EQ(format_gres_request(GresKind::Whole, 0b101), "gres:gpu:g0:1,gres:gpu:g2:1");
+  EXPECT_EQ(format_gres_request(GresKind::Slot, 0b10), "gres:gpushare:g1:1");
+  auto a = parse_gres_alloc("gpu:g0:1(IDX:0),gpu:g2:1(IDX:2),gpushare:g3:1(IDX:3)");
+  EXPECT_EQ(a.gpus, 0b101u);
+  EXPECT_EQ(a.slots, 0b1000u);
+  a = parse_gres_alloc("gpu:2(IDX:0-1)");
+  EXPECT_EQ(a.gpus, 0b11u);
+  a = parse_gres_alloc("gpu:a100:3(IDX:0,2-3)");
+  EXPECT_EQ(a.gpus, 0b1101u);
+  EXPECT_EQ(parse_gres_alloc("gpu:g1:0(IDX:),gpushare:g1:1(IDX:1)").gpus, 0u);
+  EXPECT_EQ(parse_gpu_count("gpu:g0:1,gpu:g1:1,gpushare:g0:1,gpushare:g1:1"), 2);
+  EXPECT_EQ(parse_gpu_count("gpu:4,mps:400"), 4);
+  EXPECT_EQ(parse_gpu_count("gpu:tesla:4(S:0)"), 4);
+  EXPECT_EQ(expand_tasks("0-5%2"), (std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(expand_tasks("1,3-4,7-11:2"), (std::vector<std::uint32_t>{1, 3, 4, 7, 9, 11}));
+}
+
+TEST(Gres, AJobsRequestIsFixedOnceWritten) {
+  std::set<std::pair<std::string, int>> busy = {{"node1", 0}, {"node2", 1}};
+  Occupancy occ;
+  occ.idle = [&](const std::string& n, std::uint64_t m) {
+    for (int k = 0; k < 64; ++k)
+      if ((m >> k & 1) && busy.count({n, k})) return false;
+    return true;
+  };
+  occ.may_share = [](const std::string& n) { return n != "node3"; };
+  const std::vector<std::string> nodes = {"node1", "node2", "node3"};
+  // first start: as decided, and the request is written
+  auto e = express_start({{"node1", 0b110}}, false, {}, nodes, occ);
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(e->write_request);
+  EXPECT_EQ(e->kind, GresKind::Whole);
+  EXPECT_EQ(e->gpus.at("node1"), 0b110u);
+  e = express_start({{"node1", 0b1}}, true, {}, nodes, occ);  // colocated: slots
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, GresKind::Slot);
+  // colocated on a partner that holds only the slots (it ran colocated before): the GPUs
+  e = express_start({{"node1", 0b1}}, true, {}, nodes, occ, GresKind::Slot);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, GresKind::Whole);
+  EXPECT_FALSE(express_start({{"node1", 0b11}, {"node2", 0b1100}}, false, {}, nodes, occ));
+  // a restart of a job that holds gpu g1: same indices, where they are idle
+  const GresRequest g1{GresKind::Whole, 0b10, 0};
+  e = express_start({{"node1", 0b100}}, false, g1, nodes, occ);
+  ASSERT_TRUE(e);
+  EXPECT_FALSE(e->write_request);
+  EXPECT_EQ(e->gpus, (std::map<std::string, std::uint64_t>{{"node1", 0b10}}));
+  busy.insert({"node1", 1});
+  e = express_start({{"node1", 0b100}}, false, g1, nodes, occ);  // moves to node3
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->gpus, (std::map<std::string, std::uint64_t>{{"node3", 0b10}}));
+  busy.insert({"node3", 1});
+  EXPECT_FALSE(express_start({{"node1", 0b100}}, false, g1, nodes, occ));
+  EXPECT_FALSE(express_start({{"node1", 0b10}}, true, g1, nodes, occ));  // ran whole: no slots
+  // a job that ran colocated holds slot g0: colocated again on g0, or alone on g0 of a
+  // DeepShare-only node
+  const GresRequest s0{GresKind::Slot, 0b1, 0};
+  EXPECT_TRUE(express_start({{"node2", 0b1}}, true, s0, nodes, occ));
+  EXPECT_FALSE(express_start({{"node2", 0b10}}, true, s0, nodes, occ));
+  e = express_start({{"node1", 0b100}}, false, s0, nodes, occ);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->gpus, (std::map<std::string, std::uint64_t>{{"node2", 0b1}}));
+  EXPECT_EQ(e->kind, GresKind::Slot);
+  EXPECT_FALSE(express_start({{"node1", 0b1}}, false, {GresKind::Other, 0, 2}, nodes, occ));
 }
 
 TEST(Excerpt, ParsesKeys) {

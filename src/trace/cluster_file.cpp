@@ -6,11 +6,14 @@
 #include <cmath>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "core/checked.hpp"
 #include "core/csv.hpp"
 #include "core/error.hpp"
+#include "core/limits.hpp"
+#include "trace/trace_util.hpp"
 
 namespace ds {
 namespace {
@@ -45,10 +48,10 @@ class Reader {
       if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
         std::string list;
         for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-        fail(key, what + ": unknown key '" + k + "' (valid keys: " + list + ")");
+        fail(key, what + ": unknown key " + quote_input(k) + " (valid keys: " + list + ")");
       }
       if (!out.emplace(k, Entry{key, it->second}).second)
-        fail(key, what + ": key '" + k + "' appears twice");
+        fail(key, what + ": key " + quote_input(k) + " appears twice");
     }
     return out;
   }
@@ -64,26 +67,34 @@ class Reader {
     if (!e.value.IsScalar()) bad(e, expected);
     return e.value.Scalar();
   }
+  // A number within [lo, hi]; the message names `what` and the range.
   [[nodiscard]] std::int64_t integer(const Entry& e, std::int64_t lo, std::int64_t hi,
-                                     const std::string& expected) const {
+                                     const std::string& what) const {
+    const std::string expected =
+        what + " in " + range_text(static_cast<double>(lo), static_cast<double>(hi));
     const auto v = parse_int(scalar(e, expected));
     if (!v || *v < lo || *v > hi) bad(e, expected);
     return *v;
   }
-  [[nodiscard]] double number(const Entry& e, double lo, double hi,
-                              const std::string& expected) const {
+  [[nodiscard]] double number(const Entry& e, double lo, double hi, const std::string& what) const {
+    const std::string expected = what + " in " + range_text(lo, hi);
     const auto v = parse_double(scalar(e, expected));
-    if (!v || *v < lo || *v > hi) bad(e, expected);
+    if (!v || !(*v >= lo && *v <= hi)) bad(e, expected);
     return *v;
+  }
+  // Seconds -> milliseconds, within 0..limits::kMaxInterval.
+  [[nodiscard]] Time interval(const Entry& e, const std::string& what) const {
+    const double s = number(e, 0, static_cast<double>(limits::kMaxInterval / kSecond), what);
+    return *seconds_to_ms(s, 0, limits::kMaxInterval);
   }
 
  private:
   [[noreturn]] void bad(const Entry& e, const std::string& expected) const {
     const YAML::Node& where = e.value.Mark().is_null() ? e.key : e.value;
-    const std::string got = e.value.IsScalar() ? "'" + e.value.Scalar() + "'"
+    const std::string got = e.value.IsScalar() ? quote_input(e.value.Scalar())
                             : e.value.IsNull() ? std::string("nothing")
                                                : std::string("a list or mapping");
-    fail(where, "key '" + e.key.Scalar() + "': expected " + expected + ", got " + got);
+    fail(where, "key " + quote_input(e.key.Scalar()) + ": expected " + expected + ", got " + got);
   }
 
   std::string file_;
@@ -94,8 +105,12 @@ std::vector<Tenant> read_tenants(const Reader& r, const Entry& list) {
     r.fail(list.value.Mark().is_null() ? list.key : list.value,
            "key 'tenants': expected a non-empty list of tenants");
   std::vector<Tenant> out;
+  std::unordered_set<std::string> names;  // a hash set: a file may list many tenants
+  std::int64_t quotas = 0;
   for (const YAML::Node& item : list.value) {
     const std::string what = "tenant #" + std::to_string(out.size() + 1);
+    if (out.size() >= limits::kMaxTenants)
+      r.fail(item, what + ": more than " + std::to_string(limits::kMaxTenants) + " tenants");
     const auto e = r.entries(item, what,
                              {"name", "quota_gpus", "slo_queue_s", "class", "weight",
                               "checkpoint_interval_s", "max_slowdown"});
@@ -104,19 +119,23 @@ std::vector<Tenant> read_tenants(const Reader& r, const Entry& list) {
     const Entry& name = r.require(e, item, what, "name");
     t.name = r.scalar(name, "a tenant name");
     if (t.name.empty()) r.fail(name.value, "key 'name': expected a non-empty tenant name");
-    for (const auto& o : out)
-      if (o.name == t.name)
-        r.fail(name.value, "key 'name': tenant '" + t.name + "' is defined twice");
-    t.quota_gpus = static_cast<int>(
-        r.integer(r.require(e, item, what, "quota_gpus"), 0, 1'000'000, "a GPU count >= 0"));
+    names.reserve(out.size() + 1);
+    if (!names.insert(t.name).second)
+      r.fail(name.value, "key 'name': tenant " + quote_input(t.name) + " is defined twice");
+    const Entry& quota = r.require(e, item, what, "quota_gpus");
+    t.quota_gpus = static_cast<int>(r.integer(quota, 0, limits::kMaxClusterGpus, "a GPU count"));
+    quotas += t.quota_gpus;
+    if (quotas > limits::kMaxQuotaTotal)
+      r.fail(quota.value, "key 'quota_gpus': the tenants' quotas add up to more than " +
+                              std::to_string(limits::kMaxQuotaTotal) + " GPUs");
     if (auto it = e.find("slo_queue_s"); it != e.end())
-      t.slo_queue = std::llround(r.number(it->second, 0, 1e9, "seconds >= 0") * kSecond);
+      t.slo_queue = r.interval(it->second, "seconds");
     if (auto it = e.find("checkpoint_interval_s"); it != e.end())
-      t.checkpoint_interval = std::llround(r.number(it->second, 0, 1e9, "seconds >= 0") * kSecond);
+      t.checkpoint_interval = r.interval(it->second, "seconds");
     if (auto it = e.find("weight"); it != e.end())
-      t.weight = r.number(it->second, 1e-9, 1e9, "a weight > 0");
+      t.weight = r.number(it->second, 1e-9, 1e9, "a weight");
     if (auto it = e.find("max_slowdown"); it != e.end())
-      t.max_slowdown = r.number(it->second, 1, 1e9, "a slowdown factor >= 1");
+      t.max_slowdown = r.number(it->second, 1, 1e9, "a slowdown factor");
     if (auto it = e.find("class"); it != e.end()) {
       const std::string c = r.scalar(it->second, "guaranteed or best-effort");
       if (c == "guaranteed") {
@@ -125,7 +144,7 @@ std::vector<Tenant> read_tenants(const Reader& r, const Entry& list) {
         t.cls = TenantClass::BestEffort;
       } else {
         r.fail(it->second.value,
-               "key 'class': expected guaranteed or best-effort, got '" + c + "'");
+               "key 'class': expected guaranteed or best-effort, got " + quote_input(c));
       }
     }
     out.push_back(std::move(t));
@@ -138,18 +157,28 @@ Cluster read_nodes(const Reader& r, const Entry& list, const std::vector<Tenant>
     r.fail(list.value.Mark().is_null() ? list.key : list.value,
            "key 'nodes': expected a non-empty list of node groups");
   Cluster c;
+  NodeTally tally;
   std::unordered_map<std::string, int> next_number;  // name prefix -> next k
   int group = 0;
   for (const YAML::Node& item : list.value) {
     const std::string what = "node group #" + std::to_string(++group);
     const auto e =
         r.entries(item, what, {"count", "gpus", "gpu_memory_gib", "gpu_type", "tenant", "name"});
-    const auto count = r.integer(r.require(e, item, what, "count"), 1, 1'000'000, "a count >= 1");
-    const auto gpus = r.integer(r.require(e, item, what, "gpus"), 1, kMaxGpusPerNode,
-                                "a GPU count in 1.." + std::to_string(kMaxGpusPerNode));
+    const Entry& count_entry = r.require(e, item, what, "count");
+    const auto count = r.integer(count_entry, 1, limits::kMaxNodes, "a node count");
+    const auto gpus =
+        r.integer(r.require(e, item, what, "gpus"), 1, kMaxGpusPerNode, "a GPU count");
+    try {
+      tally.add(r.at(count_entry.value), count, gpus);
+    } catch (const InputError& err) {
+      throw InputError(std::string(err.what()) + " (" + what + ")");
+    }
     std::int64_t mem_mib = 24 * 1024;
-    if (auto it = e.find("gpu_memory_gib"); it != e.end())
-      mem_mib = std::llround(r.number(it->second, 1e-3, 1e6, "GiB > 0") * 1024);
+    if (auto it = e.find("gpu_memory_gib"); it != e.end()) {
+      const double gib = r.number(it->second, 1.0 / 1024,
+                                  static_cast<double>(limits::kMaxGpuMemoryMib) / 1024, "GiB");
+      mem_mib = std::max<std::int64_t>(1, std::llround(gib * 1024));
+    }
     std::string type;
     if (auto it = e.find("gpu_type"); it != e.end())
       type = r.scalar(it->second, "a GPU model name");
@@ -160,7 +189,7 @@ Cluster read_nodes(const Reader& r, const Entry& list, const std::vector<Tenant>
       for (const auto& ten : tenants)
         if (ten.name == t) owner = ten.id;
       if (!owner.valid())
-        r.fail(it->second.value, "key 'tenant': '" + t + "' is not in the tenants list");
+        r.fail(it->second.value, "key 'tenant': " + quote_input(t) + " is not in the tenants list");
       prefix = t + "-n";
     }
     if (auto it = e.find("name"); it != e.end())
@@ -174,14 +203,18 @@ Cluster read_nodes(const Reader& r, const Entry& list, const std::vector<Tenant>
   std::unordered_map<std::string, std::size_t> names;
   for (const auto& n : c.nodes)
     if (!names.emplace(n.name, n.id.index()).second)
-      r.fail(list.key, "key 'nodes': two nodes are named '" + n.name +
-                           "'; give the node groups distinct 'name' prefixes");
+      r.fail(list.key, "key 'nodes': two nodes are named " + quote_input(n.name) +
+                           "; give the node groups distinct 'name' prefixes");
   return c;
 }
 
 }  // namespace
 
 ClusterSpec parse_cluster_yaml(const std::string& name, const std::string& text) {
+  if (text.size() > limits::kMaxYamlBytes)
+    throw InputError(SourceLocation{name}, "larger than " +
+                                               std::to_string(limits::kMaxYamlBytes >> 20) +
+                                               " MiB, the most a cluster file may hold");
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -204,30 +237,42 @@ ClusterSpec parse_cluster_yaml(const std::string& name, const std::string& text)
 ClusterSpec read_cluster_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(SourceLocation{path}, "cannot open cluster file for reading");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return parse_cluster_yaml(path, buf.str());
+  std::string text(limits::kMaxYamlBytes + 1, '\0');  // one byte more: too large is an error
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) throw InputError(SourceLocation{path}, "read error");
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return parse_cluster_yaml(path, text);
 }
 
 void apply_cluster(Workload& w, const ClusterSpec& spec, const std::string& name) {
+  std::unordered_map<std::string, TenantId> by_name;
+  for (const auto& t : spec.tenants) by_name.emplace(t.name, t.id);
   std::vector<TenantId> remap(w.tenants.size());
   for (std::size_t i = 0; i < w.tenants.size(); ++i)
-    for (const auto& t : spec.tenants)
-      if (t.name == w.tenants[i].name) remap[i] = t.id;
+    if (const auto it = by_name.find(w.tenants[i].name); it != by_name.end()) remap[i] = it->second;
   std::vector<std::size_t> missing_jobs(w.tenants.size(), 0);
   std::vector<const JobSpec*> example(w.tenants.size(), nullptr);
   for (const auto& j : w.jobs) {
     if (!j.tenant.valid() || j.tenant.index() >= w.tenants.size())
-      throw InputError("job '" + j.name + "': unknown tenant");
+      throw InputError("job " + quote_input(j.name) + ": unknown tenant");
     const auto t = j.tenant.index();
     if (remap[t].valid()) continue;
     if (missing_jobs[t]++ == 0) example[t] = &j;
   }
   std::string missing;
-  for (std::size_t t = 0; t < w.tenants.size(); ++t)
-    if (missing_jobs[t] > 0)
-      missing += std::string(missing.empty() ? "" : "; ") + "tenant '" + w.tenants[t].name + "' (" +
-                 std::to_string(missing_jobs[t]) + " jobs, e.g. job '" + example[t]->name + "')";
+  std::size_t named = 0, more = 0;
+  for (std::size_t t = 0; t < w.tenants.size(); ++t) {
+    if (missing_jobs[t] == 0) continue;
+    if (named++ == 5) {  // a few examples, then a count: the message stays short
+      --named;
+      ++more;
+      continue;
+    }
+    missing += std::string(missing.empty() ? "" : "; ") + "tenant " +
+               quote_input(w.tenants[t].name) + " (" + std::to_string(missing_jobs[t]) +
+               " jobs, e.g. job " + quote_input(example[t]->name) + ")";
+  }
+  if (more > 0) missing += "; and " + std::to_string(more) + " more tenants";
   if (!missing.empty())
     throw InputError(SourceLocation{name},
                      "the cluster file does not define " + missing + ": add them under 'tenants'");

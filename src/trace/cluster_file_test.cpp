@@ -61,7 +61,7 @@ TEST(ClusterFile, ErrorsNameFileLineColumnAndKey) {
   EXPECT_THAT(err(tenants + "nodes:\n  - {count: 2}\n"),
               HasSubstr("c.yaml:3:5: node group #1: missing required key 'gpus'"));
   EXPECT_THAT(err(tenants + "nodes:\n  - {count: two, gpus: 8}\n"),
-              HasSubstr("c.yaml:3:13: key 'count': expected a count >= 1, got 'two'"));
+              HasSubstr("c.yaml:3:13: key 'count': expected a node count in 1..100000, got 'two'"));
   EXPECT_THAT(err(tenants + "nodes:\n  - {count: 1, gpus: 100}\n"),
               HasSubstr("c.yaml:3:22: key 'gpus': expected a GPU count in 1..64, got '100'"));
   EXPECT_THAT(err(tenants + "nodes:\n  - {count: 1, gpus: 8, tenant: b}\n"),

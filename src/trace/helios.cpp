@@ -5,6 +5,7 @@
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
+#include "core/limits.hpp"
 #include "trace/trace_util.hpp"
 
 namespace ds {
@@ -39,16 +40,18 @@ Jobs read_jobs(const std::string& path, Workload& w) {
     job.name = std::string(csv.field(c_id));
     if (job.name.empty()) csv.fail(c_id, "a job id");
     if (auto [it, fresh] = seen_ids.emplace(job.name, csv.line()); !fresh)
-      throw InputError(csv.where(c_id), "field 'job_id': duplicate job id '" + job.name +
-                                            "' (first on line " + std::to_string(it->second) + ")");
+      throw InputError(csv.where(c_id), "field 'job_id': duplicate job id " +
+                                            quote_input(job.name) + " (first on line " +
+                                            std::to_string(it->second) + ")");
     const std::string vc(csv.field(c_vc));
     if (vc.empty()) csv.fail(c_vc, "a VC name");
-    const auto gpus = csv.get_int_lenient(c_gpu);
-    if (gpus < 0 || gpus > 1'000'000) csv.fail(c_gpu, "a GPU count >= 0");
+    const auto gpus = read_gpu_count(csv, c_gpu, 0);
     const auto submit = parse_datetime(csv.field(c_submit));
-    if (!submit) csv.fail(c_submit, "a date and time 'YYYY-MM-DD HH:MM:SS'");
-    const auto dur = csv.get_int_lenient(c_dur);
-    if (dur < 0) csv.fail(c_dur, "a duration >= 0 (seconds)");
+    const std::int64_t max_s = limits::kMaxAbsTime / kSecond;
+    if (!submit || *submit < -max_s || *submit > max_s)
+      csv.fail(c_submit, "a date and time 'YYYY-MM-DD HH:MM:SS' from " +
+                             format_date(-max_s / 86400) + " to " + format_date(max_s / 86400));
+    const auto dur = read_whole_seconds(csv, c_dur, true);
     if (gpus == 0) {  // checked after the row is validated: a skipped row is still a good row
       ++out.cpu_only;
       continue;
@@ -59,6 +62,9 @@ Jobs read_jobs(const std::string& path, Workload& w) {
     truth.work = seconds(dur);
     truth.state = parse_final_state(csv.field(c_state));
     auto [it, fresh] = vc_index.emplace(vc, out.vcs.size());
+    if (fresh && out.vcs.size() >= limits::kMaxTenants)
+      throw InputError(csv.where(c_vc),
+                       "more than " + std::to_string(limits::kMaxTenants) + " VCs");
     if (fresh) out.vcs.push_back(Vc{vc, 0, csv.line()});
     ++out.vcs[it->second].jobs;
     out.vc.push_back(it->second);
@@ -98,10 +104,13 @@ Sizes read_sizes(const std::string& path, std::int64_t last_day, bool have_jobs)
                                               " is listed twice (first on line " +
                                               std::to_string(it->second) + ")");
     std::vector<std::int64_t> gpus;
+    std::int64_t total = 0;
     for (std::size_t c : cols) {
-      const auto g = csv.get_int_lenient(c);
-      if (g < 0) csv.fail(c, "a GPU count >= 0");
-      gpus.push_back(g);
+      gpus.push_back(read_gpu_count(csv, c, 0));
+      total += gpus.back();  // <= columns x 100,000: no overflow
+      if (total > limits::kMaxClusterGpus)
+        csv.fail(c, "GPU counts that add up to at most " + std::to_string(limits::kMaxClusterGpus) +
+                        " on a day");
     }
     first_day = seen_days.size() == 1 ? *day : std::min(first_day, *day);
     if ((*day <= last_day || !have_jobs) && (!found || *day > best.day)) {
@@ -155,10 +164,6 @@ Workload load_helios(const std::string& path, const HeliosOptions& options) {
       const auto in_trace = job_vc.find(sizes.vcs[k]);
       const std::int64_t gpus = sizes.gpus[k];
       if (gpus == 0 && in_trace == job_vc.end()) continue;
-      if (gpus > 1'000'000)
-        throw InputError(
-            SourceLocation{sizes_file},
-            "VC '" + sizes.vcs[k] + "': " + std::to_string(gpus) + " GPUs is too many");
       const TenantId t = add_tenant(w, sizes.vcs[k], static_cast<int>(gpus));
       const std::string prefix = sizes.vcs[k] + "-n";
       w.cluster.add_nodes(static_cast<int>(gpus / per_node), per_node, options.gpu_memory_mib, "",

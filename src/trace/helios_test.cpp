@@ -85,15 +85,23 @@ TEST(Helios, BadRowsNameFileLineColumnAndField) {
       "t1.csv", std::string(kHeader) + "j1,u,a,1,1,1,COMPLETED,2020-04-31 00:00:00,,,1,0\n");
   EXPECT_THAT(input_error([&] { load_helios(bad_time); }),
               HasSubstr("t1.csv:2:24: field 'submit_time': expected a date and time "
-                        "'YYYY-MM-DD HH:MM:SS', got '2020-04-31 00:00:00'"));
+                        "'YYYY-MM-DD HH:MM:SS' from 1869-12-31 to 2070-01-01, got "
+                        "'2020-04-31 00:00:00'"));
+  const std::string far = dir.write(
+      "t0.csv", std::string(kHeader) + "j1,u,a,1,1,1,COMPLETED,2999-01-01 00:00:00,,,1,0\n");
+  EXPECT_THAT(input_error([&] { load_helios(far); }),
+              HasSubstr("t0.csv:2:24: field 'submit_time': expected a date and time"));
   const std::string bad_gpus = dir.write(
       "t2.csv", std::string(kHeader) + "j1,u,a,two,1,1,COMPLETED,2020-04-01 00:00:00,,,1,0\n");
-  EXPECT_THAT(input_error([&] { load_helios(bad_gpus); }),
-              HasSubstr("t2.csv:2:8: field 'gpu_num': expected an integer, got 'two'"));
+  EXPECT_THAT(
+      input_error([&] { load_helios(bad_gpus); }),
+      HasSubstr("t2.csv:2:8: field 'gpu_num': expected a GPU count in 0..100000, got 'two'"));
   const std::string neg = dir.write(
       "t3.csv", std::string(kHeader) + "j1,u,a,0,1,1,COMPLETED,2020-04-01 00:00:00,,,-5,0\n");
-  EXPECT_THAT(input_error([&] { load_helios(neg); }),
-              HasSubstr("t3.csv:2:46: field 'duration': expected a duration >= 0"));
+  EXPECT_THAT(
+      input_error([&] { load_helios(neg); }),
+      HasSubstr(
+          "t3.csv:2:46: field 'duration': expected a duration (whole seconds) in 0..10000000000"));
   const std::string dup = dir.write(
       "t4.csv", std::string(kHeader) + "j1,u,a,1,1,1,COMPLETED,2020-04-01 00:00:00,,,1,0\n" +
                     "j1,u,a,1,1,1,COMPLETED,2020-04-01 00:00:00,,,1,0\n");

@@ -1,8 +1,13 @@
 #include "trace/load.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 
+#include "core/csv.hpp"
 #include "core/error.hpp"
+#include "core/limits.hpp"
 #include "trace/cluster_file.hpp"
 #include "trace/helios.hpp"
 #include "trace/native.hpp"
@@ -40,6 +45,34 @@ Workload load_native_format(const std::string& path, const LoadOptions& o) {
   NativeOptions n;
   n.columns = o.columns;
   return load_native(path, n);
+}
+
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+// --fit-load grows or shrinks every node group by one factor: refuse, before building it,
+// a cluster beyond the limits (a tiny target on a big trace would create millions of nodes).
+void check_fit(const Workload& w, double target) {
+  if (!(target >= limits::kMinFactor && target <= limits::kMaxFactor))
+    throw InputError("--fit-load: expected a load in " +
+                     range_text(limits::kMinFactor, limits::kMaxFactor));
+  const double offered = w.offered_load();
+  if (!(offered > 0)) return;  // fit_cluster_to_load explains this case
+  const double factor = offered / target;
+  double quotas = 0;
+  for (const auto& t : w.tenants) quotas += t.quota_gpus;
+  const double gpus = w.cluster.total_gpus() * factor;
+  const double nodes = static_cast<double>(w.cluster.nodes.size()) * (std::floor(factor) + 1);
+  if (gpus > limits::kMaxClusterGpus || nodes > limits::kMaxNodes ||
+      quotas * factor > static_cast<double>(limits::kMaxQuotaTotal))
+    throw InputError("--fit-load " + short_number(target) + ": the offered load is " +
+                     short_number(offered) + ", so the cluster would grow to about " +
+                     std::to_string(static_cast<long long>(std::min(gpus, 1e15))) +
+                     " GPUs; at most " + std::to_string(limits::kMaxClusterGpus) + " GPUs and " +
+                     std::to_string(limits::kMaxNodes) + " nodes are allowed");
 }
 
 }  // namespace
@@ -81,7 +114,11 @@ Workload load_trace(const std::string& path, const LoadOptions& options) {
       apply_cluster(w, read_cluster_file(options.cluster_file), options.cluster_file);
       w.finalize();
     }
-    if (options.fit_load > 0) w.fit_cluster_to_load(options.fit_load);
+    if (options.fit_load > 0) {
+      check_fit(w, options.fit_load);
+      w.fit_cluster_to_load(options.fit_load);
+      w.finalize();  // the resized cluster is checked like any other
+    }
     if (!options.profiles) drop_profiles(w);
     return w;
   }

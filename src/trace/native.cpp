@@ -6,6 +6,7 @@
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
+#include "core/limits.hpp"
 #include "trace/trace_util.hpp"
 
 namespace ds {
@@ -60,25 +61,18 @@ std::unordered_map<std::string, std::string> column_names(const NativeOptions& o
       const std::string field(trim(m.substr(0, eq == std::string_view::npos ? 0 : eq)));
       const std::string column(eq == std::string_view::npos ? "" : trim(m.substr(eq + 1)));
       if (eq == std::string_view::npos || field.empty() || column.empty())
-        throw InputError("--columns '" + std::string(m) + "': expected FIELD=COLUMN, e.g. " +
+        throw InputError("--columns " + quote_input(m) + ": expected FIELD=COLUMN, e.g. " +
                          "submit_s=SubmitTime");
       if (!names.contains(field))
-        throw InputError("--columns '" + std::string(m) + "': unknown field '" + field +
-                         "' (valid fields: " + valid_fields() + ")");
+        throw InputError("--columns " + quote_input(m) + ": unknown field " + quote_input(field) +
+                         " (valid fields: " + valid_fields() + ")");
       if (auto [it, fresh] = given.emplace(field, std::string(m)); !fresh)
-        throw InputError("--columns '" + std::string(m) + "': field '" + field +
-                         "' is already mapped by '" + it->second + "'");
+        throw InputError("--columns " + quote_input(m) + ": field " + quote_input(field) +
+                         " is already mapped by " + quote_input(it->second));
       names[field] = column;
     }
   }
   return names;
-}
-
-// Seconds (decimals allowed) -> milliseconds, rounded; fails unless 0 <= s < ~285 years.
-Time read_seconds(const CsvReader& csv, std::size_t c, const char* what) {
-  const double s = csv.get_double(c);
-  if (!(s >= 0) || s > 9e9) csv.fail(c, std::string(what) + " in seconds >= 0");
-  return static_cast<Time>(std::llround(s * 1000.0));
 }
 
 }  // namespace
@@ -92,11 +86,10 @@ Workload load_native(const std::string& path, const NativeOptions& options) {
     const std::string& name = names.at(f.name);
     col[f.name] = csv.find_column(name);
     if (f.required && !col[f.name]) {
-      std::string have;
-      for (const auto& h : csv.header()) have += (have.empty() ? "" : ",") + h;
       throw InputError(SourceLocation{path, 1},
-                       "missing column '" + name + "' for field '" + f.name + "' (header has: " +
-                           have + "; map another column with --columns " + f.name + "=COLUMN)");
+                       "missing column " + quote_input(name) + " for field '" + f.name +
+                           "' (header has: " + csv.header_list() +
+                           "; map another column with --columns " + f.name + "=COLUMN)");
     }
   }
   const std::size_t c_id = *col["job_id"], c_tenant = *col["tenant"], c_submit = *col["submit_s"],
@@ -119,18 +112,17 @@ Workload load_native(const std::string& path, const NativeOptions& options) {
     job.name = std::string(csv.field(c_id));
     if (job.name.empty()) csv.fail(c_id, "a job id");
     if (auto [it, fresh] = seen.emplace(job.name, csv.line()); !fresh)
-      throw InputError(csv.where(c_id), "field '" + csv.header()[c_id] + "': duplicate job id '" +
-                                            job.name + "' (first on line " +
-                                            std::to_string(it->second) + ")");
+      throw InputError(csv.where(c_id), "field " + quote_input(csv.header()[c_id]) +
+                                            ": duplicate job id " + quote_input(job.name) +
+                                            " (first on line " + std::to_string(it->second) + ")");
     const std::string tenant(csv.field(c_tenant));
     if (tenant.empty()) csv.fail(c_tenant, "a tenant name");
-    job.submit = read_seconds(csv, c_submit, "a submit time");
-    truth.work = read_seconds(csv, c_dur, "a duration");
-    const auto gpus = csv.get_int_lenient(c_gpus);
-    if (gpus < 0 || gpus > 1'000'000) csv.fail(c_gpus, "a GPU count >= 0");
+    job.submit =
+        csv.get_seconds(c_submit, -limits::kMaxAbsTime, limits::kMaxAbsTime, "a submit time");
+    truth.work = csv.get_seconds(c_dur, 0, limits::kMaxDuration, "a duration");
+    const auto gpus = read_gpu_count(csv, c_gpus, 0);
     if (has(c_milli)) {
-      const auto milli = csv.get_int_lenient(*c_milli);
-      if (milli <= 0 || milli > kMilliPerGpu) csv.fail(*c_milli, "a GPU share in 1..1000");
+      const auto milli = csv.get_int_in(*c_milli, 1, kMilliPerGpu, "a GPU share");
       if (milli < kMilliPerGpu && gpus > 1)
         csv.fail(*c_milli, "1000 for a multi-GPU job (a fractional share needs gpus = 1)");
       job.gpu_milli = static_cast<int>(milli);
@@ -140,14 +132,8 @@ Workload load_native(const std::string& path, const NativeOptions& options) {
       if (!q) csv.fail(*c_qos, "a QoS class (LS, BE, Burstable or Guaranteed)");
       job.qos = *q;
     }
-    if (has(c_util)) {
-      job.gpu_util = csv.get_double(*c_util);
-      if (job.gpu_util < 0 || job.gpu_util > 100) csv.fail(*c_util, "a percentage in 0..100");
-    }
-    if (has(c_gmem)) {
-      job.gpu_memory_mib = csv.get_double(*c_gmem);
-      if (job.gpu_memory_mib < 0) csv.fail(*c_gmem, "GPU memory in MiB >= 0");
-    }
+    if (has(c_util)) job.gpu_util = csv.get_double_in(*c_util, 0, 100, "a percentage");
+    if (has(c_gmem)) job.gpu_memory_mib = read_gpu_memory_mib(csv, *c_gmem);
     if (gpus == 0) {  // after the checks: a skipped row is still a valid row
       ++cpu_only;
       continue;

@@ -6,6 +6,7 @@
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
+#include "core/limits.hpp"
 #include "trace/trace_util.hpp"
 
 namespace ds {
@@ -44,9 +45,7 @@ struct Pods {
 // A time column in seconds; empty is allowed only where `optional`.
 std::optional<std::int64_t> time_field(const CsvReader& csv, std::size_t c, bool optional) {
   if (optional && csv.empty_field(c)) return std::nullopt;
-  const auto t = csv.get_int_lenient(c);
-  if (t < 0) csv.fail(c, "a time >= 0 (seconds)");
-  return t;
+  return read_whole_seconds(csv, c, false);
 }
 
 Pods read_pods(const std::string& path) {
@@ -68,11 +67,10 @@ Pods read_pods(const std::string& path) {
     job.name = std::string(csv.field(c_name));
     if (job.name.empty()) csv.fail(c_name, "a pod name");
     if (auto [it, fresh] = seen.emplace(job.name, csv.line()); !fresh)
-      throw InputError(csv.where(c_name), "field 'name': duplicate pod '" + job.name +
-                                              "' (first on line " + std::to_string(it->second) +
+      throw InputError(csv.where(c_name), "field 'name': duplicate pod " + quote_input(job.name) +
+                                              " (first on line " + std::to_string(it->second) +
                                               ")");
-    const auto num = csv.get_int_lenient(c_num);
-    if (num < 0 || num > 1'000'000) csv.fail(c_num, "a GPU count >= 0");
+    const auto num = read_gpu_count(csv, c_num, 0);
     const auto qos = parse_qos(csv.field(c_qos));
     if (!qos) csv.fail(c_qos, "a QoS class (LS, BE, Burstable or Guaranteed)");
     const auto created = *time_field(csv, c_create, false);
@@ -82,12 +80,11 @@ Pods read_pods(const std::string& path) {
       ++out.cpu_only;
       continue;
     }
-    const auto milli = csv.get_int_lenient(c_milli);
-    if (milli <= 0 || milli > kMilliPerGpu) csv.fail(c_milli, "a GPU share in 1..1000");
-    const std::int64_t work = deleted - scheduled.value_or(created);
+    const auto milli = csv.get_int_in(c_milli, 1, kMilliPerGpu, "a GPU share");
+    const std::int64_t work = deleted - scheduled.value_or(created);  // both within +-100 years
     if (work < 0)
       throw InputError(csv.where(c_delete),
-                       "field 'deletion_time': pod '" + job.name + "' ends at " +
+                       "field 'deletion_time': pod " + quote_input(job.name) + " ends at " +
                            std::to_string(deleted) + " s, before it " +
                            (scheduled ? "was scheduled (" : "was created (") +
                            std::to_string(scheduled.value_or(created)) + " s)");
@@ -120,19 +117,19 @@ void read_nodes(const std::string& path, Workload& w) {
   std::size_t gpu_less = 0;
   std::unordered_map<std::string, int> assumed;  // model -> nodes given the default memory
   std::vector<std::string> assumed_order;
+  NodeTally tally;
   while (csv.next()) {
     const std::string sn(csv.field(c_sn));
     if (sn.empty()) csv.fail(c_sn, "a node name");
     if (auto [it, fresh] = seen.emplace(sn, csv.line()); !fresh)
-      throw InputError(csv.where(c_sn), "field 'sn': duplicate node '" + sn + "' (first on line " +
-                                            std::to_string(it->second) + ")");
-    const auto gpus = csv.get_int_lenient(c_gpu);
-    if (gpus < 0 || gpus > kMaxGpusPerNode)
-      csv.fail(c_gpu, "a GPU count in 0.." + std::to_string(kMaxGpusPerNode));
+      throw InputError(csv.where(c_sn), "field 'sn': duplicate node " + quote_input(sn) +
+                                            " (first on line " + std::to_string(it->second) + ")");
+    const auto gpus = csv.get_int_in(c_gpu, 0, kMaxGpusPerNode, "a GPU count");
     if (gpus == 0) {
       ++gpu_less;
       continue;
     }
+    tally.add(csv.where(c_gpu), 1, gpus);
     const std::string model(csv.field(c_model));
     std::int64_t mem = openb_gpu_memory_mib(model);
     if (mem == 0) {
@@ -144,10 +141,16 @@ void read_nodes(const std::string& path, Workload& w) {
   }
   if (gpu_less > 0)
     w.notes.push_back("openb: skipped " + std::to_string(gpu_less) + " GPU-less nodes in " + path);
-  for (const auto& m : assumed_order)
-    w.notes.push_back("openb: GPU memory of model '" + (m.empty() ? "(none)" : m) +
-                      "' is not published: assumed 24 GiB on its " + std::to_string(assumed[m]) +
+  constexpr std::size_t kNamed = 10;  // one note per model, then a count: notes stay short
+  for (std::size_t i = 0; i < assumed_order.size() && i < kNamed; ++i) {
+    const std::string& m = assumed_order[i];
+    w.notes.push_back("openb: GPU memory of model " + (m.empty() ? "(none)" : quote_input(m)) +
+                      " is not published: assumed 24 GiB on its " + std::to_string(assumed[m]) +
                       " nodes");
+  }
+  if (assumed_order.size() > kNamed)
+    w.notes.push_back("openb: and " + std::to_string(assumed_order.size() - kNamed) +
+                      " more GPU models with no published memory: assumed 24 GiB");
 }
 
 // Largest-remainder split of `total` GPUs in proportion to `demand` (ties: lower index).

@@ -96,7 +96,8 @@ TEST(Openb, BadRowsNameFileLineColumnAndField) {
   const std::string sched =
       dir.write("sched.csv", std::string(kPodHeader) + "p0,1,1,1,1000,,LS,Running,0,1000,soon\n");
   EXPECT_THAT(input_error([&] { load_openb(sched); }),
-              HasSubstr("sched.csv:2:34: field 'scheduled_time': expected an integer, got 'soon'"));
+              HasSubstr("sched.csv:2:34: field 'scheduled_time': expected a time (whole seconds) "
+                        "in -3155760000..3155760000, got 'soon'"));
 }
 
 TEST(Openb, NodeListIsRequiredUnlessTheCallerGivesTheCluster) {

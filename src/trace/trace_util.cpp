@@ -1,5 +1,8 @@
 #include "trace/trace_util.hpp"
 
+#include "core/checked.hpp"
+#include "core/limits.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -142,20 +145,45 @@ void ProfileColumns::read(const CsvReader& csv, Workload& w, JobSpec& job) const
     Profile p;
     p.model = std::string(csv.field(*model_));
     if (dataset_) p.dataset = std::string(csv.field(*dataset_));
-    if (batch_ && !csv.empty_field(*batch_)) p.batch_size = static_cast<int>(csv.get_int(*batch_));
-    if (amp_ && !csv.empty_field(*amp_)) p.amp = csv.get_int(*amp_) != 0;
+    if (batch_ && !csv.empty_field(*batch_))
+      p.batch_size =
+          static_cast<int>(csv.get_int_in(*batch_, 0, limits::kMaxBatchSize, "a batch size"));
+    if (amp_ && !csv.empty_field(*amp_)) p.amp = csv.get_int_in(*amp_, 0, 1, "an AMP flag") != 0;
     job.profile = w.intern_profile(p);
   }
-  if (util_ && !csv.empty_field(*util_)) {
-    const double u = csv.get_double(*util_);
-    if (u < 0 || u > 100) csv.fail(*util_, "a GPU utilization in percent (0..100)");
-    job.gpu_util = u;
-  }
-  if (gmem_ && !csv.empty_field(*gmem_)) {
-    const double m = csv.get_double(*gmem_);
-    if (m < 0) csv.fail(*gmem_, "GPU memory in MiB >= 0");
-    job.gpu_memory_mib = m;
-  }
+  if (util_ && !csv.empty_field(*util_))
+    job.gpu_util = csv.get_double_in(*util_, 0, 100, "a GPU utilization in percent");
+  if (gmem_ && !csv.empty_field(*gmem_)) job.gpu_memory_mib = read_gpu_memory_mib(csv, *gmem_);
+}
+
+double read_gpu_memory_mib(const CsvReader& csv, std::size_t column) {
+  return csv.get_double_in(column, 0, static_cast<double>(limits::kMaxGpuMemoryMib),
+                           "GPU memory per GPU in MiB");
+}
+
+std::int64_t read_gpu_count(const CsvReader& csv, std::size_t column, std::int64_t min) {
+  return csv.get_int_in(column, min, limits::kMaxClusterGpus, "a GPU count");
+}
+
+std::int64_t read_whole_seconds(const CsvReader& csv, std::size_t column, bool duration) {
+  const Time hi = duration ? limits::kMaxDuration : limits::kMaxAbsTime;
+  const Time lo = duration ? 0 : -limits::kMaxAbsTime;
+  return csv.get_int_in(column, lo / kSecond, hi / kSecond,
+                        duration ? "a duration (whole seconds)" : "a time (whole seconds)");
+}
+
+void NodeTally::add(const SourceLocation& where, std::int64_t nodes, std::int64_t gpus_each) {
+  const auto gpus = checked_mul(nodes, gpus_each);
+  const auto n = checked_add(nodes_, nodes);
+  const auto g = gpus ? checked_add(gpus_, *gpus) : std::nullopt;
+  nodes_ = n.value_or(limits::kMaxNodes + 1);  // an overflow is over the limit too
+  gpus_ = g.value_or(limits::kMaxClusterGpus + 1);
+  if (nodes_ > limits::kMaxNodes)
+    throw InputError(
+        where, "the cluster would have more than " + std::to_string(limits::kMaxNodes) + " nodes");
+  if (gpus_ > limits::kMaxClusterGpus)
+    throw InputError(where, "the cluster would have more than " +
+                                std::to_string(limits::kMaxClusterGpus) + " GPUs");
 }
 
 }  // namespace ds

@@ -43,6 +43,24 @@ HeliosJobColumns require_helios_job_columns(const CsvReader& csv);
 
 // The optional workload-profile columns of a trace (model, dataset, batchsize, amp,
 // gpu_util, gmem), found by name; absent columns are left unknown.
+// The checked readers every importer uses for these quantities (ranges in core/limits.hpp):
+// GPU memory per GPU, 0..1 TiB in MiB; a GPU count, min..100,000 (a whole decimal such as
+// "8.0" is accepted); whole seconds of a time (+-100 years) or a duration (0..1e10 s).
+double read_gpu_memory_mib(const CsvReader& csv, std::size_t column);
+std::int64_t read_gpu_count(const CsvReader& csv, std::size_t column, std::int64_t min);
+std::int64_t read_whole_seconds(const CsvReader& csv, std::size_t column, bool duration);
+
+// Counts the nodes and GPUs an importer adds and fails, at `where`, as soon as either
+// passes the limits (limits::kMaxNodes, kMaxClusterGpus): before any node is created.
+class NodeTally {
+ public:
+  void add(const SourceLocation& where, std::int64_t nodes, std::int64_t gpus_each);
+
+ private:
+  std::int64_t nodes_ = 0;
+  std::int64_t gpus_ = 0;
+};
+
 class ProfileColumns {
  public:
   explicit ProfileColumns(const CsvReader& csv);

@@ -6,6 +6,7 @@
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
+#include "core/limits.hpp"
 #include "trace/trace_util.hpp"
 
 namespace ds {
@@ -34,13 +35,16 @@ void read_vc_config(const std::string& path, Workload& w, const VenusOptions& o)
   csv.read_header();
   if (csv.header().size() < 2)
     throw InputError(SourceLocation{path, 1}, "expected two columns: VC name, node count");
+  NodeTally tally;
   while (csv.next()) {
     std::string name(csv.field(0));
     if (name.empty()) csv.fail(0, "a VC name");
-    const auto nodes = csv.get_int(1);
-    if (nodes < 0) csv.fail(1, "a node count >= 0");
+    const auto nodes = csv.get_int_in(1, 0, limits::kMaxNodes, "a node count", false);
     if (w.tenant_by_name(name).valid())
-      throw InputError(csv.where(0), "VC '" + name + "' is listed twice");
+      throw InputError(csv.where(0), "VC " + quote_input(name) + " is listed twice");
+    if (w.tenants.size() >= limits::kMaxTenants)
+      throw InputError(csv.where(0), "more than " + std::to_string(limits::kMaxTenants) + " VCs");
+    tally.add(csv.where(1), nodes, o.gpus_per_node);
     Tenant t;
     t.id = TenantId(static_cast<std::uint32_t>(w.tenants.size()));
     t.name = name;
@@ -64,27 +68,31 @@ void read_jobs(const std::string& path, Workload& w, std::vector<Row>& rows,
   const auto c_order = csv.find_column("lucid_vc_order");
   ProfileColumns prof(csv);
   std::unordered_map<std::uint32_t, std::int64_t> next_order;  // per VC, when no order column
+  std::unordered_map<std::string, TenantId> vc_ids;            // a hash map: traces have many rows
+  for (const auto& t : w.tenants) vc_ids.emplace(t.name, t.id);
   while (csv.next()) {
     Row r;
     r.job.name = std::string(csv.field(c_id));
     if (r.job.name.empty()) csv.fail(c_id, "a job id");
     if (!seen_ids.emplace(r.job.name, rows.size()).second)
-      throw InputError(csv.where(c_id), "duplicate job_id '" + r.job.name + "'");
+      throw InputError(csv.where(c_id), "duplicate job_id " + quote_input(r.job.name));
     const std::string vc(csv.field(c_vc));
-    r.job.tenant = w.tenant_by_name(vc);
-    if (!r.job.tenant.valid() && add_vcs && !vc.empty()) r.job.tenant = add_tenant(w, vc);
+    const auto known = vc_ids.find(vc);
+    r.job.tenant = known == vc_ids.end() ? TenantId() : known->second;
+    if (!r.job.tenant.valid() && add_vcs && !vc.empty()) {
+      if (w.tenants.size() >= limits::kMaxTenants)
+        throw InputError(csv.where(c_vc),
+                         "more than " + std::to_string(limits::kMaxTenants) + " VCs");
+      r.job.tenant = add_tenant(w, vc);
+      vc_ids.emplace(vc, r.job.tenant);
+    }
     if (!r.job.tenant.valid())
-      throw InputError(csv.where(c_vc), "field 'vc': '" + vc + "' is not in vc_config.csv");
+      throw InputError(csv.where(c_vc),
+                       "field 'vc': " + quote_input(vc) + " is not in vc_config.csv");
     r.job.user = w.intern_user(std::string(csv.field(c_user)));
-    const auto gpus = csv.get_int(c_gpu);
-    if (gpus <= 0 || gpus > 1'000'000) csv.fail(c_gpu, "a GPU count >= 1");
-    r.job.gpus = static_cast<int>(gpus);
-    const auto submit = csv.get_int_lenient(c_submit);
-    if (submit < 0) csv.fail(c_submit, "a submit time >= 0 (seconds)");
-    r.job.submit = seconds(submit);
-    const auto dur = csv.get_int_lenient(c_dur);
-    if (dur < 0) csv.fail(c_dur, "a duration >= 0 (seconds)");
-    r.truth.work = seconds(dur);
+    r.job.gpus = static_cast<int>(read_gpu_count(csv, c_gpu, 1));
+    r.job.submit = seconds(read_whole_seconds(csv, c_submit, false));
+    r.truth.work = seconds(read_whole_seconds(csv, c_dur, true));
     r.truth.state = parse_final_state(csv.field(c_state));
     prof.read(csv, w, r.job);
     if (c_order) {

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Integration test of `deepshare slurm run` against a REAL Slurm cluster started by
-# scripts/slurm/start-cluster.sh (4 nodes x 4 fake GPUs, no mocks): placement with GPU pins,
-# borrowing, reclaim by preemption (requeue + restart), MPS sharing on one GPU, kill -9 and
-# restart of the controller (no job lost or started twice), slurmctld restart, node failure
-# (jobs requeued and rescheduled), user cancellation.
+# scripts/slurm/start-cluster.sh (4 nodes x 4 fake GPUs, the submission gate, slurmdbd with
+# accounts alpha/beta (GrpTRES=gres/gpu=8) and scav (0); no mocks): placement on the GPUs
+# DeepShare chose (Slurm's GRES), borrowing, reclaim by preemption (requeue + restart), MPS
+# sharing on one GPU (gpushare slots), kill -9 and restart of the controller (no job lost or
+# started twice), slurmctld restart, node failure (jobs requeued and rescheduled), user
+# cancellation. Jobs are submitted the way users do: `sbatch -A team --gres=gpu:N`.
 # Exit 77 (CTest: skipped) only when not root or the Slurm packages are missing.
 # Usage: tests/slurm/controller_test.sh BUILD_BIN_DIR
 set -uo pipefail
@@ -22,7 +24,8 @@ cleanup() {
   "$SRC/scripts/slurm/stop-cluster.sh" --purge >/dev/null 2>&1
 }
 trap cleanup EXIT
-NODES=4 GPUS=4 "$SRC/scripts/slurm/start-cluster.sh" || { echo "FAIL: cluster did not start"; exit 1; }
+NODES=4 GPUS=4 ACCOUNTING=1 ACCOUNTS=alpha:8,beta:8,scav:0 "$SRC/scripts/slurm/start-cluster.sh" ||
+  { echo "FAIL: cluster did not start"; exit 1; }
 source "$BASE/env.sh"
 O=$BASE/jobout
 pass=0; fail=0
@@ -40,9 +43,14 @@ sleep "$1"
 JOB
 chmod +x "$O/job.sh"
 sub() { # account gpus seconds [mem]
-  sbatch --parsable --hold -A "$1" -o "$O/%j.out" --open-mode=append --comment="ds:gpus=$2;u=40;mem=${4:-4000}" "$O/job.sh" "$3"
+  sbatch --parsable -A "$1" -o "$O/%j.out" --open-mode=append --gres=gpu:"$2" --comment="ds:u=40;mem=${4:-4000}" "$O/job.sh" "$3"
 }
-pin() { scontrol show job "$1" | sed -n 's/^ *Comment=\(ds:[^ ]*\).*/\1/p'; }
+pin() { scontrol show job "$1" | sed -n 's/^ *AdminComment=\(ds:[^ ]*\).*/\1/p'; }
+idx() { scontrol show job -d "$1" | sed -n 's/.* GRES=\([^ ]*\).*/\1/p'; }
+alloc() { # node@i,j/... from Slurm's own allocation record (GRES IDX per node)
+  scontrol show job -d "$1" | sed -n 's/^ *Nodes=\([^ ]*\) .*GRES=\([^ ]*\).*/\1 \2/p' |
+    while read -r n g; do echo "$n@$(echo "$g" | grep -o 'IDX:[0-9,-]*' | cut -d: -f2 | paste -sd,)"; done | paste -sd/
+}
 start_ctl() {
   "$BIN/deepshare" slurm run --config "$SRC/tests/slurm/ctl.yaml" --metrics 127.0.0.1:0 >>"$BASE/ctl.log" 2>&1 &
   CTL_PID=$!
@@ -53,9 +61,12 @@ start_ctl
 a1=$(sub alpha 2 60); a2=$(sub alpha 2 60)
 wait_for 50 is_state "$a1" RUNNING; wait_for 50 is_state "$a2" RUNNING
 wait_for 25 grep -q start "$O/$a1.out"; wait_for 25 grep -q start "$O/$a2.out"
-check "placement: held jobs started by DeepShare" is_state "$a2" RUNNING
+check "placement: jobs (submitted without --hold, parked by the gate) started by DeepShare" is_state "$a2" RUNNING
 g1=$(grep -o 'node=[^ ]* gpus=[^ ]*' "$O/$a1.out"); g2=$(grep -o 'node=[^ ]* gpus=[^ ]*' "$O/$a2.out")
-check "placement: CUDA_VISIBLE_DEVICES from the pin, disjoint ($g1 | $g2)" test -n "$g1" -a "$g1" != "$g2"
+check "placement: CUDA_VISIBLE_DEVICES from Slurm's GRES, disjoint ($g1 | $g2)" test -n "$g1" -a "$g1" != "$g2"
+pg=$(pin "$a1" | tr ';' '\n' | sed -n 's/^g=//p')
+check "placement: Slurm holds exactly the GPUs DeepShare chose (pin $pg, Slurm $(alloc "$a1"))" \
+  test -n "$pg" -a "$pg" = "$(alloc "$a1")" -a "${g1#*gpus=}" = "${pg#*@}"
 
 # 2. borrowing: best-effort tenant (quota 0) runs on lent GPUs; fill the cluster. The
 # borrowers declare 22000 of 24576 MiB per GPU: no job can share their GPUs, so an entitled
@@ -63,13 +74,13 @@ check "placement: CUDA_VISIBLE_DEVICES from the pin, disjoint ($g1 | $g2)" test 
 s1=$(sub scav 4 120 22000); s2=$(sub scav 4 120 22000); s3=$(sub scav 4 120 22000)
 wait_for 50 is_state "$s1" RUNNING; wait_for 50 is_state "$s2" RUNNING
 # (s3 may wait: DeepShare keeps a reserve of the idle quota; steps 3-5 hold either way)
-check "borrowing: best-effort jobs run borrowed (b=1)" sh -c "scontrol show job $s1 | grep -q 'Comment=ds:r=0;b=1'"
+check "borrowing: best-effort jobs run borrowed (b=1)" sh -c "scontrol show job $s1 | grep -q 'AdminComment=ds:.*;b=1;'"
 
 # 3. controller kill -9 mid-run, restart: rebuilt from Slurm, no job started twice
 kill -9 "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=""
 b1=$(sub beta 4 30)   # arrives while no controller runs: must stay held
 sleep 1
-check "no controller: new job stays held" sh -c "squeue -h -j $b1 -o %r | grep -q Held"
+check "no controller: new job stays parked (not run by Slurm)" sh -c "[ \"\$(squeue -h -j $b1 -o %T:%r)\" = PENDING:BeginTime ]"
 start_ctl
 wait_for 50 is_state "$b1" RUNNING
 check "restart: job submitted meanwhile is placed" is_state "$b1" RUNNING
@@ -82,7 +93,7 @@ wait_for 100 is_state "$b2" RUNNING
 check "reclaim: entitled job runs" is_state "$b2" RUNNING
 check "reclaim: a borrowed job was preempted" grep -q '"event":"preempt"' "$BASE/ctl.log"
 victim=$(grep '"event":"preempt"' "$BASE/ctl.log" | head -1 | sed 's/.*"job":"\([0-9]*\)".*/\1/')
-check "reclaim: victim requeued and held for DeepShare" sh -c "scontrol show job $victim | grep -q 'Restarts=[1-9]'"
+check "reclaim: victim requeued and waits for DeepShare" sh -c "scontrol show job $victim | grep -q 'Restarts=[1-9]'"
 
 # 5. MPS sharing: with the cluster full (alpha 4 + beta 8 + a borrower 4) and nothing left
 # to lend, DeepShare colocates a best-effort job with the running job of the same GPU count
@@ -91,6 +102,7 @@ m=$(sub scav 4 20 2000)
 wait_for 100 grep -q '"shared":"1"' "$BASE/ctl.log"
 sj=$(grep '"event":"start"' "$BASE/ctl.log" | grep '"shared":"1"' | head -1 | sed 's/.*"job":"\([0-9]*\)".*/\1/')
 check "sharing: a job was started shared (pin s=1)" test -n "$sj"
+[ -n "$sj" ] && check "sharing: the shared job holds gpushare slots in Slurm ($(idx "$sj"))" sh -c "scontrol show job -d $sj | grep -q 'GRES=gpushare:g'"
 if [ -n "$sj" ]; then
   wait_for 50 grep -q start "$O/$sj.out"
   sg=$(grep -o 'node=[^ ]* gpus=[0-9]*' "$O/$sj.out" | head -1)   # node and first GPU

@@ -6,7 +6,7 @@
 namespace ds::deepshare {
 
 double raw_assurance(const AssuranceInputs& in, const Config& c) {
-  const int entitled = std::min(in.quota, in.demand);
+  const std::int64_t entitled = std::min<std::int64_t>(in.quota, in.demand);
   const double share = entitled <= 0 ? 1.0 : std::min(1.0, static_cast<double>(in.held) / entitled);
   const double delay =
       in.slo <= 0 ? 1.0 : std::clamp(1.0 - static_cast<double>(in.oldest_wait) / in.slo, 0.0, 1.0);

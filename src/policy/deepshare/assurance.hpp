@@ -21,9 +21,9 @@ namespace ds::deepshare {
 
 struct AssuranceInputs {
   int quota = 0;
-  int held = 0;          // GPUs of the tenant's running jobs
-  int demand = 0;        // GPUs of its running + pending jobs
-  Time oldest_wait = 0;  // longest current wait among its entitled pending jobs
+  int held = 0;             // GPUs of the tenant's running jobs
+  std::int64_t demand = 0;  // GPUs of its running + pending jobs (a sum over every job)
+  Time oldest_wait = 0;     // longest current wait among its entitled pending jobs
   Time slo = seconds(300);
   double lent = 0;       // GPUs of its idle quota used by borrowers
   double lent_back = 1;  // share of those predicted back within the SLO

@@ -1,8 +1,13 @@
 #include "policy/deepshare/config.hpp"
 
+#include "core/limits.hpp"
+
 namespace ds::deepshare {
 
+// Every number is read with its range (docs/deepshare.md lists them): shares in 0..1, times
+// in whole seconds up to 100 years, scan limits up to a million.
 Config Config::from(const PolicyOptions& o) {
+  constexpr long kMaxS = limits::kMaxInterval / kSecond;
   Config c;
   c.borrowing = o.get_bool("borrowing", c.borrowing);
   c.reclaim = o.get_bool("reclaim", c.reclaim);
@@ -12,30 +17,27 @@ Config Config::from(const PolicyOptions& o) {
   c.present_risk = o.get_bool("present_risk", c.present_risk);
   c.reclaim_quota = o.get_bool("reclaim_quota", c.reclaim_quota);
   c.time_slicing = o.get_bool("time_slicing", c.time_slicing);
-  c.slice_min = seconds(o.get_int("slice_min_s", static_cast<long>(c.slice_min / kSecond)));
-  c.slice_ratio = o.get_double("slice_ratio", c.slice_ratio);
-  c.fresh_gpu_s = o.get_double("fresh_gpu_s", c.fresh_gpu_s);
-  c.slice_past = o.get_double("slice_past", c.slice_past);
-  c.slice_lost = seconds(o.get_int("slice_lost_s", static_cast<long>(c.slice_lost / kSecond)));
-  c.slice_attempts = static_cast<int>(o.get_int("slice_attempts", c.slice_attempts));
-  c.drain_after = seconds(o.get_int("drain_after_s", static_cast<long>(c.drain_after / kSecond)));
+  c.slice_min = o.get_seconds("slice_min_s", c.slice_min, 0, kMaxS);
+  c.slice_ratio = o.get_double("slice_ratio", c.slice_ratio, 0, 1e6);
+  c.fresh_gpu_s = o.get_double("fresh_gpu_s", c.fresh_gpu_s, 0, 1e12);
+  c.slice_past = o.get_double("slice_past", c.slice_past, 0, 1e6);
+  c.slice_lost = o.get_seconds("slice_lost_s", c.slice_lost, 0, kMaxS);
+  c.slice_attempts = static_cast<int>(o.get_int("slice_attempts", c.slice_attempts, 0, 1'000'000));
+  c.drain_after = o.get_seconds("drain_after_s", c.drain_after, 0, kMaxS);
   c.predictor = o.get("predictor", c.predictor);
-  c.reserve_min = o.get_double("reserve_min", c.reserve_min);
-  c.reserve_at_risk = o.get_double("reserve_at_risk", c.reserve_at_risk);
-  c.sharing_budget = o.get_double("sharing_budget", c.sharing_budget);
-  c.sharing_min_assurance = o.get_double("sharing_min_assurance", c.sharing_min_assurance);
-  c.min_runtime = seconds(o.get_int("min_runtime_s", static_cast<long>(c.min_runtime / kSecond)));
-  c.lend_backoff =
-      seconds(o.get_int("lend_backoff_s", static_cast<long>(c.lend_backoff / kSecond)));
-  c.ewma_tau = seconds(o.get_int("ewma_tau_s", static_cast<long>(c.ewma_tau / kSecond)));
-  c.assurance_refresh =
-      seconds(o.get_int("assurance_refresh_s", static_cast<long>(c.assurance_refresh / kSecond)));
-  c.sharing_scan = static_cast<int>(o.get_int("sharing_scan", c.sharing_scan));
-  c.partner_scan = static_cast<int>(o.get_int("partner_scan", c.partner_scan));
-  c.borrow_aging =
-      seconds(o.get_int("borrow_aging_s", static_cast<long>(c.borrow_aging / kSecond)));
-  c.quota_aging = seconds(o.get_int("quota_aging_s", static_cast<long>(c.quota_aging / kSecond)));
-  c.long_job = seconds(o.get_int("long_job_s", static_cast<long>(c.long_job / kSecond)));
+  c.reserve_min = o.get_double("reserve_min", c.reserve_min, 0, 1);
+  c.reserve_at_risk = o.get_double("reserve_at_risk", c.reserve_at_risk, 0, 1);
+  c.sharing_budget = o.get_double("sharing_budget", c.sharing_budget, 1, 100);
+  c.sharing_min_assurance = o.get_double("sharing_min_assurance", c.sharing_min_assurance, 0, 1);
+  c.min_runtime = o.get_seconds("min_runtime_s", c.min_runtime, 0, kMaxS);
+  c.lend_backoff = o.get_seconds("lend_backoff_s", c.lend_backoff, 0, kMaxS);
+  c.ewma_tau = o.get_seconds("ewma_tau_s", c.ewma_tau, 1, kMaxS);  // divides elapsed time
+  c.assurance_refresh = o.get_seconds("assurance_refresh_s", c.assurance_refresh, 1, kMaxS);
+  c.sharing_scan = static_cast<int>(o.get_int("sharing_scan", c.sharing_scan, 0, 1'000'000));
+  c.partner_scan = static_cast<int>(o.get_int("partner_scan", c.partner_scan, 0, 1'000'000));
+  c.borrow_aging = o.get_seconds("borrow_aging_s", c.borrow_aging, 0, kMaxS);
+  c.quota_aging = o.get_seconds("quota_aging_s", c.quota_aging, 0, kMaxS);
+  c.long_job = o.get_seconds("long_job_s", c.long_job, 0, kMaxS);
   return c;
 }
 
@@ -46,7 +48,7 @@ const char* option_keys() {
          "sharing_budget, sharing_min_assurance, min_runtime_s, lend_backoff_s, ewma_tau_s, "
          "assurance_refresh_s, "
          "long_job_s, borrow_aging_s, quota_aging_s, sharing_scan, partner_scan, slice_min_s, "
-         "fresh_gpu_s, slice_ratio, slice_past, slice_lost_s, slice_attempts, "
+         "fresh_gpu_s, slice_ratio, slice_past, slice_lost_s, slice_attempts, drain_after_s, "
          "predictor=user|history|tenant|global";
 }
 

@@ -374,13 +374,14 @@ std::optional<Victim> DeepSharePolicy::as_victim(const ClusterSnapshot& s, JobId
   const JobState& vs = job_[id.index()];
   const JobRuntime& r = s.runtime[id.index()];
   if (vs.run == Run::None || vs.run == Run::Shared || vs.preempted ||
-      r.status != JobStatus::Running)
+      r.status != JobStatus::Running || !s.jobs[id.index()].preemptible)
     return std::nullopt;
   Victim v{id, cost_of(s, id), r.last_start, &r.placement, s.jobs[id.index()].gpu_milli};
   if (vs.partner.valid()) {
     const JobId p = vs.partner;
-    if (s.runtime[p.index()].status != JobStatus::Running || job_[p.index()].preempted)
-      return std::nullopt;    // a partner started this cycle
+    if (s.runtime[p.index()].status != JobStatus::Running || job_[p.index()].preempted ||
+        !s.jobs[p.index()].preemptible)
+      return std::nullopt;    // a partner started this cycle, or one that cannot be preempted
     v.cost += cost_of(s, p);  // its GPUs free when it leaves with the pair (no share of its own)
   }
   return v;

@@ -324,6 +324,38 @@ TEST(DeepShare, TimeSlicingTakesOwnLongRunningWorkAtItsCheckpoint) {
   EXPECT_EQ(off.jobs[2].first_start, seconds(20000));
 }
 
+// A job that cannot be preempted (on Slurm: --no-requeue) never borrows and is never a
+// victim: not of a reclaim, not of time slicing.
+TEST(DeepShare, NonPreemptibleJobsNeverBorrowAndAreNeverPreempted) {
+  Workload w = testing::make_workload(2, 1);
+  testing::add_job(w, 1, 8, 0, 100000);
+  testing::add_job(w, 1, 8, 0, 1000);    // beyond tenant 1's quota: would borrow
+  testing::add_job(w, 0, 8, 0, 20000);   // long, guaranteed: would be time-sliced ...
+  testing::add_job(w, 0, 8, 3000, 100);  // ... for this fresh job of its own tenant
+  w.finalize();
+  for (std::size_t k : {0, 1, 2}) w.jobs[k].preemptible = false;
+  auto r = run(w);
+  EXPECT_EQ(r.jobs[1].first_start, seconds(100000));  // waits for its quota, never borrows
+  EXPECT_EQ(r.jobs[2].preemptions, 0);
+  EXPECT_GE(r.jobs[3].first_start, seconds(20000));
+  for (const auto& j : r.jobs) EXPECT_EQ(j.preemptions, 0);
+}
+
+// Neither side of a colocation may be a job that cannot be colocated.
+TEST(DeepShare, NonColocatableJobsNeverShare) {
+  Workload w = testing::make_workload(1, 1);
+  testing::add_job(w, 0, 8, 0, 1000, 20, 2000);
+  testing::add_job(w, 0, 8, 10, 1000, 20, 2000);  // would share job 0's GPUs
+  w.finalize();
+  EXPECT_LT(run(w).jobs[1].first_start, seconds(1000));  // it shares when both may
+  for (std::size_t k = 0; k < 2; ++k) {
+    Workload v = w;
+    v.jobs[k].colocatable = false;
+    auto r = run(v);
+    EXPECT_EQ(r.jobs[1].first_start, seconds(1000)) << k;
+  }
+}
+
 TEST(DeepShare, ReportsPredictorAccuracyAndAssurance) {
   Workload w = testing::make_workload(2, 1);
   for (int i = 0; i < 20; ++i) testing::add_job(w, i % 2, 2, i * 100, 300);

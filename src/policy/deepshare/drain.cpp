@@ -40,7 +40,8 @@ bool touches_any(const Placement& p, const std::vector<NodeId>& nodes) {
 bool DeepSharePolicy::drainable(const ClusterSnapshot& s, JobId v, TenantId t) const {
   const JobState& vs = job_[v.index()];
   const JobRuntime& r = s.runtime[v.index()];
-  if (vs.preempted || r.status != JobStatus::Running) return false;
+  if (vs.preempted || r.status != JobStatus::Running || !s.jobs[v.index()].preemptible)
+    return false;
   const Time ran = s.now - r.last_start;
   const bool own = s.jobs[v.index()].tenant == t;
   const bool quota_held = vs.run == Run::Guaranteed || (vs.run == Run::Shared && vs.quota_counted);

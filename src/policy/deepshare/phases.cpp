@@ -309,6 +309,7 @@ void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, De
          it != ts.others.end() && scanned < kScan && aged_available > 0; ++scanned) {
       const JobSpec& j = s.jobs[it->second.index()];
       ++it;
+      if (!j.preemptible) continue;  // could never be reclaimed
       const Time since = s.runtime[j.id.index()].queued_since;
       const bool aged = calm || s.now - since >= c_.borrow_aging;
       if (!aged && share(j) > available && share(j) <= aged_available) {
@@ -370,6 +371,10 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
     js.tried = epoch + 1;
     return false;
   }
+  // An entitled job within its quota holds quota while it shares (not preemptible); a job
+  // that cannot be preempted shares only so (once its partner ends it would be a borrower).
+  const bool quota_counted = js.entitled && fits_quota(s, j);
+  if (!quota_counted && !j.preemptible) return false;
   dequeue(j);
   js.run = Run::Shared;
   js.attained0 = s.runtime[j.id.index()].attained;
@@ -380,8 +385,7 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
   settle(choice->partner, s.now, choice->partner_speed);
   speed_unknown_.push_back(j.id);
   speed_unknown_.push_back(choice->partner);
-  // An entitled job within its quota holds quota while it shares (not preemptible).
-  js.quota_counted = js.entitled && fits_quota(s, j);
+  js.quota_counted = quota_counted;
   if (js.quota_counted) tenants_[j.tenant.index()].guaranteed += share(j);
   js.entitled = false;
   js.partner = choice->partner;

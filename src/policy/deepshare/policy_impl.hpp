@@ -79,8 +79,8 @@ struct TenantState {
   std::set<std::pair<Time, JobId>> waiting;   // the same jobs, by the time they queued
   int guaranteed = 0;                         // running guaranteed jobs
   int borrowed = 0;                           // running borrowed jobs
-  int pending_gpus = 0;
-  int queued_entitled = 0;         // pending entitled jobs that have not started yet
+  std::int64_t pending_gpus = 0;              // int64: a sum over every pending job
+  int queued_entitled = 0;                    // pending entitled jobs that have not started yet
   int queued_submit_entitled = 0;  // pending jobs entitled at submit, requeued ones too (the
                                    // metric's definition of entitlement counts them)
   double forecast = 0;             // smoothed demand

@@ -38,7 +38,8 @@ std::optional<ShareChoice> choose_partner(const ClusterSnapshot& s, const JobSpe
                                           std::span<const double> budgets,
                                           const InterferenceModel& model) {
   // Unknown memory cannot be checked, so such jobs never share.
-  if (job.gpu_memory_mib <= 0 || job.gpu_milli < kMilliPerGpu) return std::nullopt;
+  if (job.gpu_memory_mib <= 0 || job.gpu_milli < kMilliPerGpu || !job.colocatable)
+    return std::nullopt;
   const double own_budget = budgets[job.tenant.index()];
   if (own_budget <= 1.0) return std::nullopt;
   const JobShape me = shape_of(s.profiles, job);
@@ -47,7 +48,8 @@ std::optional<ShareChoice> choose_partner(const ClusterSnapshot& s, const JobSpe
   for (JobId pid : partners) {
     const JobSpec& p = s.jobs[pid.index()];
     const JobRuntime& prt = s.runtime[pid.index()];
-    if (p.gpus != job.gpus || prt.status != JobStatus::Running || prt.shared) continue;
+    if (p.gpus != job.gpus || prt.status != JobStatus::Running || prt.shared || !p.colocatable)
+      continue;
     const double partner_budget = budgets[p.tenant.index()];
     if (partner_budget <= 1.0 || p.gpu_memory_mib <= 0) continue;
     if (!memory_fits(s, prt.placement, job.gpu_memory_mib)) continue;

@@ -116,6 +116,7 @@ bool DeepSharePolicy::slice_for(const ClusterSnapshot& s, FreeMap& free, Decisio
       const JobState& vs = job_[id.index()];
       if (vs.run != Run::Guaranteed && vs.run != Run::Borrowed) continue;  // preempted already
       const JobSpec& v = s.jobs[id.index()];
+      if (!v.preemptible) continue;
       // Guaranteed victims: j's tenant's own jobs, and others' jobs away on its nodes
       // (plan_home plans on its nodes only), for a guaranteed start.
       if (vs.run == Run::Guaranteed &&

@@ -16,6 +16,18 @@ HistoryPredictor::HistoryPredictor(const PredictorConfig& config, std::size_t le
   if (cfg_.prior_runtime <= 0) cfg_.prior_runtime = kHour;
 }
 
+std::size_t HistoryPredictor::KeyHash::operator()(const Key& k) const noexcept {
+  // SplitMix64 finalizer over the four fields (fixed: the same on every platform).
+  std::uint64_t h = 0x9E3779B97F4A7C15ULL;
+  for (std::int64_t v : {std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k)}) {
+    h ^= static_cast<std::uint64_t>(v) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
+    h ^= h >> 31;
+  }
+  return static_cast<std::size_t>(h);
+}
+
 HistoryPredictor::Key HistoryPredictor::key(const JobSpec& job, std::size_t level) {
   const std::int64_t tenant = job.tenant.valid() ? job.tenant.value : -1;
   const std::int64_t user = job.user.valid() ? job.user.value : -1;

@@ -1,0 +1,183 @@
+#include "slurm/record.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace ds::slurm {
+namespace {
+
+constexpr std::array<const char*, 8> kRequestOrder = {"v",   "gpus", "n",     "nr",
+                                                      "mem", "u",    "begin", "trace"};
+constexpr std::array<const char*, 9> kPinKeys = {"r", "b", "s", "g", "m", "l", "t", "p", "x"};
+
+std::string trim(const std::string& s) {
+  const auto a = s.find_first_not_of(" \t");
+  if (a == std::string::npos) return "";
+  const auto b = s.find_last_not_of(" \t");
+  return s.substr(a, b - a + 1);
+}
+
+[[noreturn]] void bad(const std::string& key, const std::string& value, const std::string& want) {
+  throw InputError("AdminComment key " + key + "='" + value + "': " + want);
+}
+
+std::int64_t integer(const RecordFields& f, const std::string& key, std::int64_t lo,
+                     std::int64_t hi, std::int64_t fallback) {
+  auto it = f.find(key);
+  if (it == f.end()) return fallback;
+  std::int64_t v = 0;
+  const std::string& s = it->second;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) bad(key, s, "expected a whole number");
+  if (v < lo || v > hi) bad(key, s, "expected " + std::to_string(lo) + ".." + std::to_string(hi));
+  return v;
+}
+
+double real(const RecordFields& f, const std::string& key, double lo, double hi, double fallback) {
+  auto it = f.find(key);
+  if (it == f.end()) return fallback;
+  char* end = nullptr;
+  const double v = std::strtod(it->second.c_str(), &end);
+  if (it->second.empty() || *end != '\0' || !std::isfinite(v))
+    bad(key, it->second, "expected a number");
+  if (v < lo || v > hi) bad(key, it->second, "out of range");
+  return v;
+}
+
+bool flag(const RecordFields& f, const std::string& key) {
+  auto it = f.find(key);
+  if (it == f.end() || it->second == "0") return false;
+  if (it->second == "1") return true;
+  bad(key, it->second, "expected 0 or 1");
+}
+
+std::map<std::string, std::uint64_t> parse_gpus(const std::string& g) {
+  std::map<std::string, std::uint64_t> out;
+  for (std::size_t pos = 0; pos < g.size();) {
+    std::size_t e = g.find('/', pos);
+    const std::string part = g.substr(pos, e == std::string::npos ? std::string::npos : e - pos);
+    pos = e == std::string::npos ? g.size() : e + 1;
+    const auto at = part.find('@');
+    if (at == std::string::npos || at == 0) bad("g", g, "expected node@i,j/node@k");
+    std::uint64_t mask = 0;
+    for (std::size_t q = at + 1; q < part.size();) {
+      std::size_t c = part.find(',', q);
+      const std::string n = part.substr(q, c == std::string::npos ? std::string::npos : c - q);
+      q = c == std::string::npos ? part.size() : c + 1;
+      int k = -1;
+      auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), k);
+      if (ec != std::errc() || p != n.data() + n.size() || k < 0 || k >= 64)
+        bad("g", g, "GPU indices must be 0..63");
+      mask |= std::uint64_t{1} << k;
+    }
+    if (!mask) bad("g", g, "no GPU for node " + part.substr(0, at));
+    out[part.substr(0, at)] = mask;
+  }
+  return out;
+}
+
+}  // namespace
+
+RecordFields parse_fields(const std::string& text) {
+  RecordFields f;
+  const std::string t = trim(text);
+  if (t.rfind("ds:", 0) != 0) return f;
+  for (std::size_t p = 3; p < t.size();) {
+    std::size_t e = t.find(';', p);
+    const std::string kv = t.substr(p, e == std::string::npos ? std::string::npos : e - p);
+    p = e == std::string::npos ? t.size() : e + 1;
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos) {
+      if (!trim(kv).empty()) f[trim(kv)] = "";
+    } else {
+      f[trim(kv.substr(0, eq))] = trim(kv.substr(eq + 1));
+    }
+  }
+  return f;
+}
+
+std::string format_fields(const RecordFields& f) {
+  std::string out = "ds:";
+  bool first = true;
+  auto put = [&](const std::string& k, const std::string& v) {
+    out += (first ? "" : ";") + k + "=" + v;
+    first = false;
+  };
+  for (const char* k : kRequestOrder)
+    if (auto it = f.find(k); it != f.end()) put(k, it->second);
+  for (const auto& [k, v] : f) {
+    bool request = false;
+    for (const char* r : kRequestOrder) request = request || k == r;
+    if (!request) put(k, v);
+  }
+  return out;
+}
+
+std::string mask_to_list(std::uint64_t mask) {
+  std::string s;
+  for (int k = 0; k < 64; ++k)
+    if (mask >> k & 1) s += (s.empty() ? "" : ",") + std::to_string(k);
+  return s;
+}
+
+std::optional<Record> parse_record(const std::string& text, const RecordLimits& limits) {
+  const RecordFields f = parse_fields(text);
+  if (f.empty() || !f.count("gpus")) return std::nullopt;
+  Record r;
+  if (integer(f, "v", 1, 1, 1) != 1) bad("v", f.at("v"), "unknown record version");
+  r.request.gpus = static_cast<int>(integer(f, "gpus", 1, limits.max_gpus, 1));
+  r.request.nodes = static_cast<int>(integer(f, "n", 1, limits.max_gpus, 1));
+  r.request.no_requeue = flag(f, "nr");
+  r.request.mem_mib = real(f, "mem", 0, limits.max_mem_mib, 0);
+  r.request.util = real(f, "u", 0, 100, -1);
+  r.request.begin_s = integer(f, "begin", 0, std::int64_t{1} << 40, 0);
+  if (auto it = f.find("trace"); it != f.end()) r.request.trace = it->second;
+  if (f.count("r")) {
+    Pin p;
+    p.restart = static_cast<std::uint32_t>(integer(f, "r", 0, 1 << 30, 0));
+    p.borrowed = flag(f, "b");
+    p.shared = flag(f, "s");
+    p.mps_percent = static_cast<int>(integer(f, "m", 1, 100, 100));
+    p.mem_limit_mib = integer(f, "l", 0, std::int64_t{1} << 30, 0);
+    p.decided_ms = integer(f, "t", std::int64_t{-1} << 50, std::int64_t{1} << 50, 0);
+    auto g = f.find("g");
+    if (g == f.end() || g->second.empty()) bad("g", "", "a pin names its GPUs");
+    p.gpus = parse_gpus(g->second);
+    r.pin = std::move(p);
+  }
+  if (f.count("p")) r.preempted_at = static_cast<std::uint32_t>(integer(f, "p", 0, 1 << 30, 0));
+  if (auto it = f.find("x"); it != f.end()) r.refused = it->second;
+  return r;
+}
+
+void write_pin(RecordFields& f, const Pin& p) {
+  f["r"] = std::to_string(p.restart);
+  f["b"] = p.borrowed ? "1" : "0";
+  f["s"] = p.shared ? "1" : "0";
+  f["m"] = std::to_string(p.mps_percent);
+  f["t"] = std::to_string(p.decided_ms);
+  if (p.mem_limit_mib > 0)
+    f["l"] = std::to_string(p.mem_limit_mib);
+  else
+    f.erase("l");
+  std::string g;
+  for (const auto& [node, mask] : p.gpus)
+    g += (g.empty() ? "" : "/") + node + "@" + mask_to_list(mask);
+  f["g"] = g;
+}
+
+void clear_pin(RecordFields& f) {
+  for (const char* k : {"r", "b", "s", "g", "m", "l", "t"}) f.erase(k);
+}
+
+bool has_pin_keys(const std::string& comment) {
+  const RecordFields f = parse_fields(comment);
+  for (const char* k : kPinKeys)
+    if (f.count(k)) return true;
+  return false;
+}
+
+}  // namespace ds::slurm

@@ -1,0 +1,328 @@
+#!/usr/bin/env bash
+# Adversarial suite: hostile and careless users against DeepShare on a REAL Slurm cluster
+# (scripts/slurm/start-cluster.sh: 4 nodes x 4 fake GPUs, the submission gate, slurmdbd +
+# MariaDB with accounts alpha/beta (GrpTRES=gres/gpu=8) and scav (0), a second partition
+# `other` on node3-4, KillWait 10 s). The users are unprivileged local accounts created
+# (and removed) by this test. Cases: refusals at submit (forged pins, AdminComment,
+# impossible shapes, unknown accounts, users without an association, the sharing GRES);
+# a job without --hold; forged updates (pin in the Comment, AdminComment, StartTime, GRES,
+# node count, partition) on pending and running jobs, across a controller kill -9;
+# --gres=gpu:N, -G N, --gpus-per-task, --gres=gpu:a100:N; a 2-node job; an array of
+# 6 x 4 GPUs; a dependency on a long job; --begin; a --no-requeue job; reclaim with
+# preemption; scancel during a long KillWait; jobs of the second partition on the same
+# nodes; a quota change by sacctmgr without a restart.
+# Every case is checked from Slurm's own records and the jobs' outputs; at the end, from
+# ~4 samples a second of `scontrol -d show job` and from every job's start/end lines:
+# no GPU ever held by two non-shared jobs at once, no tenant ever above its quota on
+# non-borrowed GPUs.
+# Exit 77 (CTest: skipped) only when not root or the Slurm packages are missing.
+# Usage: tests/slurm/adversarial_test.sh BUILD_BIN_DIR
+set -uo pipefail
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=${1:-$SRC/build/bin}
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (Slurm daemons, test users)"; exit 77; }
+for b in slurmctld slurmd slurmdbd mariadbd munged sbatch useradd runuser; do
+  command -v $b >/dev/null || { echo "SKIP: $b missing (scripts/setup-slurm.sh)"; exit 77; }
+done
+[ -x "$BIN/deepshare" ] || { echo "FAIL: no $BIN/deepshare"; exit 1; }
+[ -x "$BIN/slurm_forge" ] || { echo "FAIL: no $BIN/slurm_forge"; exit 1; }
+export BASE=$(mktemp -d "${DS_SLURM_TMP:-/tmp}/dsv.XXXX")   # scripts/test.sh: stops leftovers
+CTL_PID=""; SAMPLER_PID=""; USERS=""
+cleanup() {
+  rm -f "$BASE/sampling"
+  [ -n "$SAMPLER_PID" ] && kill "$SAMPLER_PID" 2>/dev/null && wait "$SAMPLER_PID" 2>/dev/null
+  [ -n "$CTL_PID" ] && kill "$CTL_PID" 2>/dev/null && wait "$CTL_PID" 2>/dev/null
+  [ -n "${DS_TEST_LOG_DIR:-}" ] && cp "$BASE/ctl.log" "$DS_TEST_LOG_DIR/adv-$(basename "$BASE").log" 2>/dev/null
+  "$SRC/scripts/slurm/stop-cluster.sh" --purge >/dev/null 2>&1
+  for u in $USERS; do userdel "$u" 2>/dev/null; done
+}
+trap cleanup EXIT
+T0=$SECONDS
+NODES=4 GPUS=4 ACCOUNTING=1 ACCOUNTS=alpha:8,beta:8,scav:0 OTHER_PARTITION=other \
+  OTHER_NODES='node[3-4]' KILL_WAIT=10 "$SRC/scripts/slurm/start-cluster.sh" >/dev/null ||
+  { echo "FAIL: cluster did not start"; exit 1; }
+source "$BASE/env.sh"
+O=$BASE/jobout
+install -m 755 "$BIN/slurm_forge" "$BASE/forge"
+
+# Unprivileged users: alice (alpha), bob (beta), dave (scav), nemo (no association).
+tag=$(printf '%04x' $((RANDOM)))
+alice=dsa$tag; bob=dsb$tag; dave=dsd$tag; nemo=dsn$tag
+for u in $alice $bob $dave $nemo; do
+  useradd -M -s /bin/bash "$u" || { echo "FAIL: useradd $u"; exit 1; }
+  USERS="$USERS $u"
+done
+sacctmgr -i add user "$alice" Account=alpha >/dev/null
+sacctmgr -i add user "$bob" Account=beta >/dev/null
+sacctmgr -i add user "$dave" Account=scav >/dev/null
+
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "PASS [$((SECONDS - T0))s] $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL [$((SECONDS - T0))s] $*"; }
+check() { local n=$1; shift; if "$@"; then ok "$n"; else bad "$n"; fi; }
+as() { local u=$1; shift; (cd "$O" && runuser -u "$u" -- env SLURM_CONF="$SLURM_CONF" "$@"); }
+state() { squeue -h -j "$1" -o %T 2>/dev/null; }
+wait_for() { local n=$1; shift; for _ in $(seq 1 "$n"); do "$@" && return 0; sleep 0.2; done; return 1; }
+is_state() { [ "$(state "$1")" = "$2" ]; }
+ended() { local s; s=$(scontrol show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z]*' | cut -d= -f2)
+  case $s in COMPLETED | CANCELLED | FAILED | TIMEOUT | OUT_OF_MEMORY | NODE_FAIL | "") return 0 ;; esac; return 1; }
+all_ended() { for j in "$@"; do ended "$j" || return 1; done; }
+field() { scontrol show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
+rec() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=\(.*[^ ]\) *$/\1/p'; }
+key() { rec "$1" | tr ';' '\n' | sed -n "s/^$2=//p"; }
+alloc() { # node@i,j/... from Slurm's own allocation record (GRES IDX per node)
+  scontrol show job -d "$1" | sed -n 's/^ *Nodes=\([^ ]*\) .*GRES=\([^ ]*\).*/\1 \2/p' |
+    while read -r n g; do
+      for h in $(scontrol show hostnames "$n"); do
+        echo "$h@$(echo "$g" | grep -o 'IDX:[0-9,-]*' | cut -d: -f2 | paste -sd,)"
+      done
+    done | paste -sd/
+}
+epoch() { date -d "$1" +%s 2>/dev/null || echo 0; }
+cat > "$O/job.sh" <<'JOB'
+#!/bin/bash
+# start/end lines with the time, the node, the GPUs the job was given and whether it is a
+# colocated (shared) job; on SIGTERM it "checkpoints" for TERM_WAIT seconds
+say() { echo "$1 $(date +%s.%N) job=$SLURM_JOB_ID node=$SLURMD_NODENAME gpus=$CUDA_VISIBLE_DEVICES shared=${DEEPSHARE_SHARED:-0} restart=${SLURM_RESTART_COUNT:-0}"; }
+say start
+trap 'say term; sleep "${TERM_WAIT:-0}"; say end; exit 0' TERM
+sleep "$1" & wait
+say end
+JOB
+chmod 755 "$O/job.sh"
+sub() { # user account seconds sbatch-options...  -> job id (stdout), sbatch's messages in $BASE/last.err
+  local u=$1 a=$2 s=$3; shift 3
+  as "$u" sbatch --parsable -A "$a" -o "$O/%j.out" --open-mode=append "$@" "$O/job.sh" "$s" 2>"$BASE/last.err"
+}
+refused() { # name pattern user sbatch-options... : refused, with a message matching pattern
+  local n=$1 pat=$2 u=$3; shift 3
+  local out
+  out=$(cd "$O" && runuser -u "$u" -- env SLURM_CONF="$SLURM_CONF" sbatch --parsable -o /dev/null "$@" --wrap true 2>&1)
+  if [ $? -ne 0 ] && echo "$out" | grep -q -- "$pat"; then ok "refused: $n ($(echo "$out" | head -1 | cut -c1-150))"
+  else bad "refused: $n (got: $out)"; fi
+}
+
+# Slurm's own view, sampled: time job state partition account b s nodes gres
+touch "$BASE/sampling"
+(
+  while [ -f "$BASE/sampling" ]; do
+    t=$(date +%s.%N)
+    scontrol -d -o show job 2>/dev/null | awk -v t="$t" '
+      { job = ""; st = ""; part = ""; acct = ""; b = "-"; s = "-"
+        for (i = 1; i <= NF; i++) {
+          if ($i ~ /^JobId=/) job = substr($i, 7)
+          else if ($i ~ /^JobState=/) st = substr($i, 10)
+          else if ($i ~ /^Partition=/) part = substr($i, 11)
+          else if ($i ~ /^Account=/) acct = substr($i, 9)
+          else if ($i ~ /^AdminComment=/) { n = split(substr($i, 14), kv, ";")
+            for (k = 1; k <= n; k++) { if (kv[k] ~ /^b=/) b = substr(kv[k], 3); if (kv[k] ~ /^s=/) s = substr(kv[k], 3) } }
+          else if ($i ~ /^Nodes=/) nodes = substr($i, 7)
+          else if ($i ~ /^GRES=/ && nodes != "") { seg[++ns] = nodes " " substr($i, 6); nodes = "" } }
+        for (k = 1; k <= ns; k++) print t, job, st, part, acct, b, s, seg[k]
+        ns = 0 }'
+    sleep 0.25
+  done >> "$BASE/samples"
+) &
+SAMPLER_PID=$!
+start_ctl() {
+  "$BIN/deepshare" slurm run --config "$SRC/tests/slurm/adversarial.yaml" --metrics 127.0.0.1:0 >>"$BASE/ctl.log" 2>&1 &
+  CTL_PID=$!
+}
+
+echo "== 1. refusals at submit (no controller running)"
+refused "unknown GPU model" "no 'v100' GPUs" "$alice" -A alpha --gres=gpu:v100:1
+refused "GPU index types" "indices" "$alice" -A alpha --gres=gpu:g1:1
+refused "2 nodes x 2 GPUs (not whole nodes)" "whole nodes" "$alice" -A alpha -N 2 --gres=gpu:2
+refused "6 GPUs (more than a node, not whole nodes)" "whole nodes" "$alice" -A alpha -G 6
+refused "forged pin in --comment" "only the scheduler writes them" "$alice" -A alpha --gres=gpu:4 \
+  --comment='ds:r=0;b=0;s=0;g=node4@0,1,2,3;m=100;gpus=4;mem=22000'
+refused "the sharing GRES in another partition" "sharing slot" "$alice" -A alpha -p other --gres=gpushare:g0:1
+refused "DeepShare and another partition at once" "not both" "$alice" -A alpha -p batch,other --gres=gpu:1
+refused "an account the user does not belong to" "Invalid account" "$bob" -A alpha --gres=gpu:1
+refused "an account that does not exist" "Invalid account" "$bob" -A nosuch --gres=gpu:1
+refused "a user without any Slurm account" "has no Slurm account" "$nemo" --gres=gpu:1
+out=$(cd "$O" && runuser -u "$alice" -- env SLURM_CONF="$SLURM_CONF" "$BASE/forge" submit-admin-comment batch alpha \
+  'ds:v=1;gpus=4;n=1;nr=0;r=0;b=0;s=0;g=node1@0,1,2,3;m=100' 2>&1)
+check "refused: AdminComment at submit through libslurm ($out)" sh -c "echo '$out' | grep -q 'refused: Access/permission denied'"
+nr0=$(sub "$dave" scav 5 --no-requeue --gres=gpu:1)
+check "accepted with a warning: --no-requeue of a best-effort account ($(head -1 "$BASE/last.err"))" \
+  grep -q "never on borrowed" "$BASE/last.err"
+
+echo "== 2. a job without --hold, forged updates while no controller runs"
+p1=$(sub "$alice" alpha 12 --gres=gpu:2)
+sleep 3
+check "no controller: job $p1 waits parked, Slurm does not start it" sh -c "[ \"\$(squeue -h -j $p1 -o %T:%r)\" = PENDING:BeginTime ]"
+e=$(as "$alice" scontrol update JobId="$p1" Comment='ds:r=0;b=0;s=0;g=node1@0,1' 2>&1)
+check "refused: pin in the Comment by scontrol update ($e)" sh -c "echo '$e' | grep -q 'Access/permission denied'"
+e=$(as "$alice" "$BASE/forge" update-admin-comment "$p1" 'ds:v=1;gpus=2;n=1;nr=0;r=0;b=0;s=0;g=node1@0,1;m=100' 2>&1)
+check "refused: AdminComment by update ($e)" sh -c "echo '$e' | grep -q 'refused: Access/permission denied'"
+e=$(as "$alice" scontrol update JobId="$p1" Gres=gpu:g0:1 2>&1)
+check "refused: GRES by scontrol update ($e)" sh -c "echo '$e' | grep -q 'Invalid generic resource'"
+e=$(as "$alice" scontrol update JobId="$p1" NumNodes=2 2>&1)
+check "refused: node count by scontrol update ($e)" sh -c "echo '$e' | grep -qi 'node count'"
+e=$(as "$alice" scontrol update JobId="$p1" Partition=other 2>&1)
+check "refused: moving the job to another partition ($e)" sh -c "echo '$e' | grep -qi 'partition'"
+as "$alice" scontrol update JobId="$p1" StartTime=now 2>/dev/null
+sleep 2
+check "StartTime=now by the user: the job stays parked for DeepShare" \
+  sh -c "[ \"\$(squeue -h -j $p1 -o %T:%r)\" = PENDING:BeginTime ] && scontrol show job $p1 | grep -q 'EligibleTime=2100'"
+start_ctl
+
+echo "== 3. every form of GPU request; a 2-node job"
+f1=$(sub "$alice" alpha 10 -G 2)
+f2=$(sub "$bob" beta 10 --gpus-per-task=1 -n 2)
+f3=$(sub "$bob" beta 10 --gres=gpu:a100:1)
+m2=$(sub "$bob" beta 6 -N 2 --gres=gpu:4)
+for j in $p1 $f1 $f2 $f3 $m2; do wait_for 75 is_state "$j" RUNNING; done
+wait_for 25 grep -q start "$O/$f3.out"
+for pair in "$p1:2" "$f1:2" "$f2:2" "$f3:1"; do
+  j=${pair%%:*}; n=${pair#*:}
+  wait_for 25 grep -q start "$O/$j.out"
+  g=$(sed -n 's/^start .* gpus=\([^ ]*\) .*/\1/p' "$O/$j.out" | head -1)
+  a=$(alloc "$j"); pg=$(key "$j" g)
+  check "job $j: $n GPU(s), CUDA_VISIBLE_DEVICES=$g = Slurm's allocation $a = DeepShare's pin $pg" \
+    sh -c "[ $(echo "$g" | tr ',' '\n' | grep -c .) = $n ] && [ '$a' = '$pg' ] && [ '${a#*@}' = '$g' ]"
+done
+check "2-node job $m2: whole nodes, all GPUs of both ($(alloc "$m2"))" \
+  sh -c "[ \"\$(scontrol show job -d $m2 | grep -o 'NumNodes=[0-9]*')\" = NumNodes=2 ] && \
+         [ \"\$(echo '$(alloc "$m2")' | tr '/' '\n' | grep -c '@0,1,2,3$')\" = 2 ]"
+check "no job ran before the controller started, the forged StartTime included" \
+  sh -c "[ \$(grep -c start $O/$p1.out) = 1 ]"
+wait_for 50 ended "$nr0"
+refused_by_controller() { [ "$(field "$1" JobState)" = CANCELLED ] && rec "$1" | grep -q "x=$2"; }
+check "refused by DeepShare: --no-requeue job of a best-effort account, cancelled with the reason in its AdminComment ($(rec "$nr0" | tr ';' '\n' | sed -n 's/^x=//p' | cut -c1-80)...)" \
+  refused_by_controller "$nr0" "a job that cannot be requeued"
+wait_for 100 all_ended $p1 $f1 $f2 $f3 $m2
+
+echo "== 4. an array of 6 x 4 GPUs; a dependency; --begin"
+arr=$(sub "$alice" alpha 4 --array=0-5 --gres=gpu:4 -o "$O/%A_%a.out")
+o1=$(sub "$alice" alpha 8 -p other --gres=gpu:1)
+o2=$(sub "$bob" beta 8 -p other --gres=gpu:2)
+long=$(sub "$bob" beta 8 --gres=gpu:1)
+dep=$(sub "$bob" beta 2 --gres=gpu:1 --dependency=afterok:"$long")
+sub_t=$(date +%s)
+beg=$(sub "$bob" beta 2 --gres=gpu:1 --begin=now+6)
+tasks=$(for t in 0 1 2 3 4 5; do echo "${arr}_$t"; done)
+wait_for 200 all_ended $tasks $long $dep $beg $o1 $o2
+n_done=$(for t in $tasks; do field "$t" JobState; done | grep -c COMPLETED)
+check "array: all 6 tasks completed, each on a whole node" test "$n_done" = 6
+each_whole_node() { for t in $tasks; do grep -q 'gpus=0,1,2,3 ' "$O/$t.out" || return 1; done; }
+check "array: tasks were scheduled one by one, each on the 4 GPUs of a node ($(cat $(for t in $tasks; do echo "$O/$t.out"; done) | grep -o 'node=node[0-9]' | paste -sd' '))" \
+  each_whole_node
+ds=$(epoch "$(field "$dep" StartTime)"); le=$(epoch "$(field "$long" EndTime)")
+check "dependency: $dep started at $ds, after $long ended at $le" test "$ds" -ge "$le" -a "$le" -gt 0
+bs=$(epoch "$(field "$beg" StartTime)")
+check "--begin=now+6: started $((bs - sub_t)) s after submit" test "$((bs - sub_t))" -ge 6
+other_ran() { [ "$(field "$o1" JobState)" = COMPLETED ] && [ "$(field "$o2" JobState)" = COMPLETED ] &&
+  grep -q 'node=node[34]' "$O/$o1.out" && grep -q 'node=node[34]' "$O/$o2.out"; }
+check "the second partition's jobs ran on the same nodes ($(grep -ho 'node=[^ ]* gpus=[^ ]*' "$O/$o1.out" "$O/$o2.out" | paste -sd' '))" \
+  other_ran
+
+echo "== 5. borrowers, forged pins on running jobs, controller kill -9, reclaim, --no-requeue, scancel in KillWait"
+v1=$(TERM_WAIT=3 sub "$dave" scav 90 --gres=gpu:4 --comment=ds:mem=22000)
+v2=$(TERM_WAIT=3 sub "$dave" scav 90 --gres=gpu:4 --comment=ds:mem=22000)
+v3=$(TERM_WAIT=6 sub "$dave" scav 90 --gres=gpu:4 --comment=ds:mem=22000)
+v4=$(TERM_WAIT=6 sub "$dave" scav 90 --gres=gpu:4 --comment=ds:mem=22000)
+for j in $v1 $v2 $v3 $v4; do wait_for 75 is_state "$j" RUNNING; done
+borrowing() { for j in "$@"; do [ "$(state "$j")" = RUNNING ] && [ "$(key "$j" b)" = 1 ] || return 1; done; }
+check "borrowers of a zero-quota account fill the cluster on lent GPUs (b=1)" borrowing $v1 $v2 $v3 $v4
+e=$(as "$dave" scontrol update JobId="$v1" Comment='ds:r=0;b=0;s=0;g=node1@0,1,2,3' 2>&1)
+check "refused: pin in the Comment of a running job ($e)" sh -c "echo '$e' | grep -q 'Access/permission denied'"
+e=$(as "$dave" "$BASE/forge" update-admin-comment "$v1" "$(rec "$v1" | sed 's/;b=1;/;b=0;/')" 2>&1)
+check "refused: b=1 -> b=0 in the AdminComment of a running job ($e)" sh -c "echo '$e' | grep -q 'refused: Access/permission denied'"
+# a pin that bypassed the gate (written by an operator): ignored, logged, counted
+scontrol update JobId="$v2" Comment='ds:r=0;b=0;s=0;g=node2@0,1,2,3;m=100'
+sleep 0.5
+kill -9 "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=""
+start_ctl
+pins_logged() { [ "$(grep -c "\"event\":\"untrusted_pin\",\"job\":\"$v2\"" "$BASE/ctl.log")" -ge "$1" ]; }
+wait_for 50 pins_logged 2
+check "untrusted pin in a Comment: ignored and logged, before and after the restart" pins_logged 2
+adopted_borrowed() {
+  for j in "$@"; do grep -q "\"event\":\"adopt\",\"job\":\"$j\",\"borrowed\":\"1\"" "$BASE/ctl.log" || return 1; done
+}
+wait_for 50 adopted_borrowed $v1 $v2 $v3 $v4
+check "after the restart every borrower is still borrowed (adopted with b=1)" adopted_borrowed $v1 $v2 $v3 $v4
+nrq=$(sub "$alice" alpha 8 --no-requeue --gres=gpu:4)
+wait_for 100 is_state "$nrq" RUNNING
+check "--no-requeue job $nrq runs within its quota, never borrowed (b=0)" test "$(key "$nrq" b)" = 0
+victims=$(grep -o '"event":"preempt","job":"[0-9]*"' "$BASE/ctl.log" | grep -o '[0-9]*' | sort -u | paste -sd' ')
+check "reclaim on a full cluster: the entitled job preempted a borrower ($victims)" test -n "$victims"
+# the user cancels a borrower that checkpoints for 6 s on SIGTERM (KillWait 10 s) while an
+# entitled job needs GPUs: the cancelled job must stay cancelled, its GPUs busy until it ends
+vc=""
+for j in $v4 $v3; do [ "$(state "$j")" = RUNNING ] && { vc=$j; break; }; done
+[ -n "$vc" ] && as "$dave" scancel "$vc"
+ent=$(sub "$bob" beta 8 --gres=gpu:4)
+wait_for 150 is_state "$ent" RUNNING
+check "entitled job $ent runs" is_state "$ent" RUNNING
+if [ -n "$vc" ]; then
+  wait_for 100 ended "$vc"
+  stayed_cancelled() { [ "$(field "$1" JobState)" = CANCELLED ] && [ "$(field "$1" Restarts)" = 0 ] &&
+    ! grep -q "\"event\":\"preempt\",\"job\":\"$1\"" "$BASE/ctl.log" && [ "$(grep -c '^start' "$O/$1.out")" = 1 ]; }
+  check "scancel during KillWait: $vc stays cancelled (never requeued, Restarts=0, never preempted, ran once)" \
+    stayed_cancelled "$vc"
+else
+  bad "scancel during KillWait: no running borrower left to cancel"
+fi
+wait_for 100 all_ended "$nrq" "$ent"
+check "--no-requeue job never preempted (Restarts=0, completed)" \
+  test "$(field "$nrq" Restarts)" = 0 -a "$(field "$nrq" JobState)" = COMPLETED
+scancel $v1 $v2 $v3 $v4 2>/dev/null
+wait_for 100 all_ended $v1 $v2 $v3 $v4
+
+echo "== 6. a quota change by sacctmgr applies without a restart"
+tq=$(date +%s.%N)
+sacctmgr -i modify account scav set GrpTRES=gres/gpu=4 >/dev/null
+wait_for 50 grep -q '"event":"tenant_changed","account":"scav","quota_gpus":"4"' "$BASE/ctl.log"
+check "controller read the new quota of scav" grep -q '"event":"tenant_changed","account":"scav","quota_gpus":"4"' "$BASE/ctl.log"
+q=$(sub "$dave" scav 3 --gres=gpu:2)
+wait_for 75 is_state "$q" RUNNING
+check "scav's job now runs within its quota (b=0)" test "$(key "$q" b)" = 0
+wait_for 50 ended "$q"
+
+rm -f "$BASE/sampling"; wait "$SAMPLER_PID" 2>/dev/null; SAMPLER_PID=""
+echo "== 7. from Slurm's records and the jobs' outputs"
+# Expand node lists, then one line per (sample, node, GPU) held whole (W) or as a slot (S).
+declare -A hosts
+while read -r t job st part acct b s nodes gres; do
+  [ -n "${hosts[$nodes]:-}" ] || hosts[$nodes]=$(scontrol show hostnames "$nodes" | paste -sd,)
+  echo "$t $job $st $part $acct $b $s ${hosts[$nodes]} $gres"
+done < "$BASE/samples" | awk '
+  function add(list, kind,   n, r, k, a, b) { n = split(list, r, ",")
+    for (k = 1; k <= n; k++) { if (split(r[k], a, "-") == 2) { for (b = a[1]; b <= a[2]; b++) out(b, kind) } else if (r[k] != "") out(r[k], kind) } }
+  function out(g, kind,   h, nh, x) { nh = split(hosts, h, ","); for (x = 1; x <= nh; x++) print t, h[x], g, kind, job, st, part, acct, b, s }
+  { t = $1; job = $2; st = $3; part = $4; acct = $5; b = $6; s = $7; hosts = $8
+    # entries look like gpu:g0:1(IDX:0) or gpushare:g2:1(IDX:2)
+    line = $9; while (match(line, /(gpushare|gpu)[^()]*\(IDX:[0-9,-]*\)/)) {
+      ent = substr(line, RSTART, RLENGTH); line = substr(line, RSTART + RLENGTH)
+      kind = (ent ~ /^gpushare/) ? "S" : "W"; sub(/.*IDX:/, "", ent); sub(/\)$/, "", ent); add(ent, kind) } }' \
+  > "$BASE/holders"
+overlaps=$(awk '{ k = $1 " " $2 " " $3 " " $4; c[k]++; j[k] = j[k] " " $5 } END { for (k in c) if (c[k] > 1) print k ":" j[k] }' "$BASE/holders" | sort | head -5)
+samples=$(cut -d' ' -f1 "$BASE/samples" | sort -u | wc -l)
+check "Slurm's records ($samples samples): no GPU ever held by two jobs whole, nor its slot twice${overlaps:+: $overlaps}" \
+  test -z "$overlaps" -a "$samples" -gt 100
+over=$(awk -v tq="$tq" '$7 == "batch" && $9 == "0" && $10 == "0" && $4 == "W" { k = $1 " " $8; n[k]++ }
+  END { for (k in n) { split(k, a, " "); q = (a[2] == "scav") ? ((a[1] >= tq) ? 4 : 0) : 8; if (n[k] > q) print k, n[k] ">" q } }' "$BASE/holders" | head -5)
+check "no tenant ever held more GPUs than its quota without borrowing${over:+: $over}" test -z "$over"
+# The jobs' own start/end lines: intervals of non-shared jobs on one (node, GPU) never overlap.
+for f in "$O"/*.out; do
+  awk '$1 == "start" || $1 == "end" || $1 == "term" { for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+    if ($1 == "start") { s = $2; node = v["node"]; gpus = v["gpus"]; sh = v["shared"] }
+    else if ($1 == "end" && s != "") { n = split(gpus, g, ","); for (k = 1; k <= n; k++) print node, g[k], s, $2, sh, v["job"]; s = "" } }' "$f"
+done | awk '$5 == "0"' | sort -k1,1 -k2,2n -k3,3n > "$BASE/intervals"
+clash=$(awk '{ k = $1 " " $2; if (k == pk && $3 < pe - 0.05) print k, pj, $6; if (k != pk || $4 > pe) { pe = $4; pj = $6 }; pk = k }' "$BASE/intervals" | head -5)
+check "the jobs' outputs ($(wc -l < "$BASE/intervals") runs): no two non-shared jobs on one GPU at once${clash:+: $clash}" \
+  test -z "$clash" -a "$(wc -l < "$BASE/intervals")" -gt 20
+
+port=$(grep -o '"port":"[0-9]*"' "$BASE/ctl.log" | tail -1 | grep -o '[0-9]*')
+curl -s "127.0.0.1:$port/metrics" > "$BASE/metrics.txt" 2>/dev/null || true
+metric() { awk -v m="$1" '$1 == m { print $2 }' "$BASE/metrics.txt"; }
+check "metrics: the untrusted pin counted ($(metric deepshare_untrusted_pins_total))" \
+  test "$(metric deepshare_untrusted_pins_total)" -ge 1
+check "metrics: no decision failed, no preemption failed ($(metric deepshare_decisions_failed_total), $(metric deepshare_preemptions_failed_total))" \
+  test "$(metric deepshare_decisions_failed_total)" = 0 -a "$(metric deepshare_preemptions_failed_total)" = 0
+check "controller logged no error" sh -c "! grep -q '\"level\":\"error\"' $BASE/ctl.log"
+echo "$pass passed, $fail failed ($((SECONDS - T0)) s)"
+[ "$fail" = 0 ] || { echo "--- controller log (tail)"; tail -n 60 "$BASE/ctl.log"; }
+[ "$fail" = 0 ]

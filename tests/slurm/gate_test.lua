@@ -1,0 +1,235 @@
+-- Unit tests of DeepShare's submission gate (deploy/slurm/job_submit.lua) without Slurm:
+-- a fake `slurm` table, the gate's rules driven with job_desc-like tables.
+-- Usage: lua5.1 tests/slurm/gate_test.lua deploy/slurm/job_submit.lua
+local script = arg[1] or "deploy/slurm/job_submit.lua"
+local NO_VAL, NO_VAL16 = 4294967294, 65534
+local messages = {}
+slurm = {
+  SUCCESS = 0,
+  ERROR = -1,
+  log_user = function(fmt, ...) messages[#messages + 1] = string.format(fmt, ...) end,
+  log_info = function() end,
+  log_error = function() end,
+}
+local conf_file = os.tmpname()
+local f = assert(io.open(conf_file, "w"))
+f:write([[
+# test configuration
+partitions = batch, gpu2   # two DeepShare partitions
+gpus_per_node = 4
+gpu_model = a100
+gpu_memory_mib = 24576
+max_gpus = 16
+operators = 0, 64030
+require_association = yes
+]])
+f:close()
+local saved_getenv = os.getenv
+os.getenv = function(k)
+  if k == "DEEPSHARE_GATE_CONF" then
+    return conf_file
+  end
+  return saved_getenv(k)
+end
+assert(dofile(script) == 0, "the script returns slurm.SUCCESS on load")
+local gate = deepshare_gate
+local conf = assert(gate.load_conf(conf_file))
+
+local pass, fail = 0, 0
+local function check(name, cond, detail)
+  if cond then
+    pass = pass + 1
+  else
+    fail = fail + 1
+    print("FAIL " .. name .. (detail and (": " .. tostring(detail)) or ""))
+  end
+end
+
+local parts = { batch = { flag_default = 1 }, gpu2 = { flag_default = 0 }, other = { flag_default = 0 } }
+local function job(t)
+  local d = {
+    partition = nil, account = "alpha", default_account = "alpha", user_name = "alice",
+    min_nodes = NO_VAL, max_nodes = NO_VAL, num_tasks = NO_VAL, ntasks_per_node = NO_VAL16,
+    ntasks_per_tres = NO_VAL16, requeue = NO_VAL16, shared = NO_VAL16, script = true,
+    begin_time = 0,
+  }
+  for k, v in pairs(t) do
+    d[k] = v
+  end
+  return d
+end
+local function submit(t)
+  return gate.submit(conf, job(t), parts, 1000)
+end
+local function rec(ch)
+  return gate.parse_record(ch.admin_comment)
+end
+
+-- config
+check("conf: partitions", conf.partitions.batch and conf.partitions.gpu2 and not conf.partitions.other)
+check("conf: operators", conf.operators[0] and conf.operators[64030])
+check("conf: numbers", conf.gpus_per_node == 4 and conf.max_gpus == 16 and conf.gpu_model == "a100")
+local _, missing = gate.load_conf("/nonexistent/deepshare_gate.conf")
+check("conf: a missing file is an error", missing ~= nil)
+
+-- the plain case: --gres=gpu:2 -A alpha
+local ch, msg = submit({ tres_per_node = "gres:gpu:2" })
+check("gres=gpu:2 accepted", ch ~= nil, msg)
+check("gres=gpu:2 -> 2 GPUs, 1 node", rec(ch).gpus == "2" and rec(ch).n == "1" and rec(ch).nr == "0")
+check("gres cleared, parked", ch.tres_per_node == "" and ch.tres_per_job == "" and ch.begin_time == gate.PARK)
+check("one node", ch.min_nodes == 1 and ch.max_nodes == 1)
+check("no message for the plain case", msg == nil, msg)
+check("record layout", ch.admin_comment == "ds:v=1;gpus=2;n=1;nr=0", ch.admin_comment)
+
+-- every form of GPU request
+ch = submit({ tres_per_node = "gres:gpu:a100:3" })
+check("gpu:a100:3 -> 3", ch and rec(ch).gpus == "3")
+ch, msg = submit({ tres_per_node = "gres:gpu:v100:3" })
+check("gpu:v100 refused with the model", ch == nil and msg:find("a100"), msg)
+ch, msg = submit({ tres_per_node = "gres:gpu:g1:1" })
+check("index type refused", ch == nil and msg:find("indices"), msg)
+ch, msg = submit({ tres_per_job = "gres:gpu:3" })
+check("-G 3 -> 3 on one node", ch and rec(ch).gpus == "3" and rec(ch).n == "1" and msg:find("%-G 3"), msg)
+ch = submit({ tres_per_task = "gres:gpu:1", num_tasks = 3 })
+check("--gpus-per-task=1 -n 3 -> 3", ch and rec(ch).gpus == "3")
+ch = submit({ tres_per_task = "gres:gpu:2", ntasks_per_node = 2, min_nodes = 1, max_nodes = 1 })
+check("--gpus-per-task=2 --ntasks-per-node=2 -> 4", ch and rec(ch).gpus == "4")
+ch = submit({ tres_per_node = "gres:gpu:4", min_nodes = 2, max_nodes = 2 })
+check("-N 2 --gres=gpu:4 -> 8 GPUs on 2 whole nodes", ch and rec(ch).gpus == "8" and rec(ch).n == "2" and ch.min_nodes == 2)
+ch, msg = submit({ tres_per_node = "gres:gpu:2", min_nodes = 2, max_nodes = 2 })
+check("-N 2 --gres=gpu:2 refused (partial nodes)", ch == nil and msg:find("whole nodes") and msg:find("%-N 1 %-%-gres=gpu:4"), msg)
+ch, msg = submit({ tres_per_job = "gres:gpu:6" })
+check("-G 6 refused (not whole nodes)", ch == nil and msg:find("%-N 2 %-%-gres=gpu:4"), msg)
+ch = submit({ tres_per_job = "gres:gpu:8" })
+check("-G 8 -> 2 whole nodes", ch and rec(ch).n == "2")
+ch, msg = submit({ tres_per_job = "gres:gpu:32" })
+check("more than the partition refused", ch == nil and msg:find("has 16"), msg)
+ch, msg = submit({ tres_per_node = "gres:gpu:1", tres_per_job = "gres:gpu:2" })
+check("two forms refused", ch == nil and msg:find("one way"), msg)
+ch, msg = submit({})
+check("no GPUs refused", ch == nil and msg:find("gres=gpu:N"), msg)
+ch = submit({ comment = "ds:gpus=2;u=40;mem=4000" })
+check("comment gpus=2 (old convention)", ch and rec(ch).gpus == "2" and rec(ch).mem == "4000" and rec(ch).u == "40")
+ch, msg = submit({ comment = "ds:gpus=2", tres_per_node = "gres:gpu:3" })
+check("comment and gres disagree", ch == nil and msg:find("gpus=2"), msg)
+ch, msg = submit({ tres_per_node = "gres:gpu:1,gres:gpushare:1" })
+check("gpushare refused", ch == nil and msg:find("gpushare"), msg)
+ch, msg = submit({ tres_per_node = "gres:nic:1,gres:gpu:1" })
+check("other GRES refused", ch == nil and msg:find("nic"), msg)
+ch, msg = submit({ tres_per_socket = "gres:gpu:1" })
+check("--gpus-per-socket refused", ch == nil and msg:find("socket"), msg)
+ch = submit({ tres_per_node = "gres:gpu:2", mem_per_tres = "gres:gpu:1000", cpus_per_tres = "gres:gpu:3" })
+check("--mem-per-gpu/--cpus-per-gpu per node", ch and ch.min_mem_per_node == 2000 and ch.pn_min_cpus == 6 and ch.mem_per_tres == "")
+ch, msg = submit({ tres_per_node = "gres:gpu:4", min_nodes = 1, shared = 0 })
+check("--exclusive with a whole node", ch ~= nil, msg)
+ch, msg = submit({ tres_per_node = "gres:gpu:2", shared = 0 })
+check("--exclusive with part of a node refused", ch == nil and msg:find("exclusive"), msg)
+ch = submit({ min_nodes = 2, max_nodes = 2, shared = 0 })
+check("--exclusive -N 2 without GPUs: whole nodes", ch and rec(ch).gpus == "8")
+
+-- pins and keys in the comment
+ch, msg = submit({ tres_per_node = "gres:gpu:4", comment = "ds:r=0;b=0;s=0;g=node4@0,1,2,3;m=100;gpus=4;mem=22000" })
+check("forged pin at submit refused", ch == nil and msg:find("b,g,m,r,s") and msg:find("only the scheduler"), msg)
+ch, msg = submit({ tres_per_node = "gres:gpu:1", comment = "ds:nr=0" })
+check("gate keys refused", ch == nil, msg)
+ch, msg = submit({ tres_per_node = "gres:gpu:1", comment = "ds:colour=red" })
+check("unknown key refused", ch == nil and msg:find("colour"), msg)
+ch, msg = submit({ tres_per_node = "gres:gpu:1", comment = "ds:mem=999999" })
+check("mem out of range refused", ch == nil and msg:find("mem="), msg)
+ch, msg = submit({ tres_per_node = "gres:gpu:1", comment = "ds:u=150" })
+check("u out of range refused", ch == nil and msg:find("u="), msg)
+ch = submit({ tres_per_node = "gres:gpu:1", comment = "just a note" })
+check("a plain comment is kept", ch ~= nil and ch.comment == nil)
+
+-- lifecycle fields
+ch, msg = submit({ tres_per_node = "gres:gpu:1", requeue = 0 })
+check("--no-requeue -> nr=1 with a message", ch and rec(ch).nr == "1" and msg:find("never on borrowed"), msg)
+ch = submit({ tres_per_node = "gres:gpu:1", script = false }) -- (nil in Slurm)
+check("interactive -> nr=1", ch and rec(ch).nr == "1")
+ch = submit({ tres_per_node = "gres:gpu:1", begin_time = 5000 })
+check("--begin kept in the record", ch and rec(ch).begin == "5000" and ch.begin_time == gate.PARK)
+ch = submit({ tres_per_node = "gres:gpu:1", begin_time = 10 })
+check("a past --begin is dropped", ch and rec(ch).begin == nil)
+ch = submit({ tres_per_node = "gres:gpu:1", array_inx = "0-5%2" })
+check("arrays pass", ch ~= nil)
+
+-- partitions and accounts
+ch = submit({ partition = "gpu2", tres_per_node = "gres:gpu:1" })
+check("second DeepShare partition", ch and rec(ch).gpus == "1")
+ch, msg = submit({ partition = "batch,other", tres_per_node = "gres:gpu:1" })
+check("mixed partitions refused", ch == nil and msg:find("not both"), msg)
+ch, msg = submit({ account = false, default_account = false, tres_per_node = "gres:gpu:1" })
+check("no association refused", ch == nil and msg:find("sacctmgr"), msg)
+ch = submit({ account = false, default_account = "alpha", tres_per_node = "gres:gpu:1" })
+check("default account accepted", ch ~= nil)
+ch = submit({ partition = "other", tres_per_node = "gres:gpu:a100:2" })
+check("other partition: model type dropped", ch and ch.tres_per_node == "gres:gpu:2", ch and ch.tres_per_node)
+ch = submit({ partition = "other", tres_per_node = "gres:gpu:2" })
+check("other partition: untouched", ch and ch.tres_per_node == "gres:gpu:2" and ch.admin_comment == nil)
+ch, msg = submit({ partition = "other", tres_per_node = "gres:gpushare:g1:1" })
+check("other partition: gpushare refused", ch == nil and msg:find("gpushare"), msg)
+ch, msg = submit({ partition = "other", tres_per_job = "gres:gpu:g0:1" })
+check("other partition: index types refused", ch == nil, msg)
+
+-- modify (non-operators)
+local running = { partition = "batch", admin_comment = "ds:v=1;gpus=2;n=1;nr=0;r=0;b=1;s=0;g=node1@0,1;m=100;t=5" }
+local function upd(t)
+  local d = { min_nodes = NO_VAL, max_nodes = NO_VAL, num_tasks = NO_VAL, ntasks_per_node = NO_VAL16,
+              requeue = NO_VAL16, shared = NO_VAL16, begin_time = 0 }
+  for k, v in pairs(t) do
+    d[k] = v
+  end
+  return gate.modify(conf, d, running, 1000)
+end
+local mch, code = upd({ comment = "ds:r=0;b=0;s=0;g=node1@0,1" })
+check("forged pin by update refused", mch == nil and code == gate.E.ACCESS_DENIED)
+mch = upd({ comment = "a note" })
+check("plain comment update allowed", mch ~= nil)
+mch, code = upd({ tres_per_node = "gres:gpu:4" })
+check("GRES update refused", mch == nil and code == gate.E.INVALID_GRES)
+mch, code = upd({ min_nodes = 3 })
+check("node count update refused", mch == nil and code == gate.E.INVALID_NODE_COUNT)
+mch, code = upd({ req_nodes = "node3" })
+check("node list update refused", mch == nil and code == gate.E.ACCESS_DENIED)
+mch, code = upd({ partition = "other" })
+check("partition change refused", mch == nil and code == gate.E.INVALID_PARTITION)
+mch, code = upd({ account = "beta" })
+check("account change refused", mch == nil and code == gate.E.INVALID_ACCOUNT)
+mch, code = upd({ requeue = 0 })
+check("requeue flag change refused", mch == nil and code == gate.E.ACCESS_DENIED)
+mch = upd({ begin_time = 7000 })
+check("StartTime -> begin in the record, still parked",
+  mch and mch.begin_time == gate.PARK and gate.parse_record(mch.admin_comment).begin == "7000"
+    and gate.parse_record(mch.admin_comment).b == "1", mch and mch.admin_comment)
+mch = upd({ begin_time = 10 })
+check("StartTime=now clears begin", mch and gate.parse_record(mch.admin_comment).begin == nil)
+mch = upd({ priority = 4294967295 })
+check("release (user hold) allowed", mch ~= nil)
+mch = upd({ time_limit = 60, dependency = "afterok:5" })
+check("time limit and dependency allowed", mch ~= nil)
+local other_job = { partition = "other", admin_comment = nil }
+mch, code = gate.modify(conf, { partition = "batch", min_nodes = NO_VAL, begin_time = 0 }, other_job, 1000)
+check("moving a job into a DeepShare partition refused", mch == nil and code == gate.E.INVALID_PARTITION)
+mch = gate.modify(conf, { time_limit = 5, begin_time = 0 }, other_job, 1000)
+check("other partition updates pass", mch ~= nil)
+
+-- the entry points: fail closed, operators pass, fields written back
+local desc = job({ tres_per_node = "gres:gpu:2" })
+messages = {}
+check("slurm_job_submit accepts", slurm_job_submit(desc, parts, 1001) == 0)
+check("slurm_job_submit writes the record", desc.admin_comment == "ds:v=1;gpus=2;n=1;nr=0" and desc.tres_per_node == "")
+desc = job({ tres_per_node = "gres:gpu:v100:1" })
+messages = {}
+check("slurm_job_submit refuses", slurm_job_submit(desc, parts, 1001) == gate.E.INVALID_GRES)
+check("the refusal reaches the user", #messages == 1 and messages[1]:find("^DeepShare: "), messages[1])
+local broken = setmetatable({}, { __index = function() error("boom") end })
+messages = {}
+check("an internal error refuses (fail closed)", slurm_job_submit(broken, parts, 1001) ~= 0)
+check("... and says so", messages[1] and messages[1]:find("internal error"), messages[1])
+local upd_desc = { tres_per_node = "gres:gpu:g0:1", min_nodes = NO_VAL, begin_time = 0 }
+check("operators may update anything", slurm_job_modify(upd_desc, running, parts, 0) == 0)
+check("users may not", slurm_job_modify(upd_desc, running, parts, 1001) == gate.E.INVALID_GRES)
+
+os.remove(conf_file)
+print(pass .. " passed, " .. fail .. " failed")
+os.exit(fail == 0 and 0 or 1)
