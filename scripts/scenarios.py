@@ -27,7 +27,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "build", "bin", "deepshare")
+BIN = os.environ.get("DEEPSHARE_BIN") or os.path.join(ROOT, "build", "bin", "deepshare")
 SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared", "traces"))
 VENUS = os.path.join(SHARED, "venus-sept", "venus_sept_23859_jobs.csv")
 OPENB = os.path.join(SHARED, "alibaba-openb", "openb_pod_list_default.csv")
@@ -40,7 +40,7 @@ GEN_LOADS = ["0.9", "1.3"]
 GEN_TAILS = [("", "1"), ("heavy tail", "2")]  # large_jobs factor of the generator
 CHECKPOINT = ["--checkpoint-interval", "1800"]
 ABLATIONS = ["borrowing", "reclaim", "sharing", "prediction", "assurance", "present_risk",
-             "reclaim_quota", "long_work", "learn_sharing"]
+             "reclaim_quota", "time_slicing"]
 
 # Policies of one scenario: (label, registry name, --set of that run group). Two compare
 # runs per scenario: the default scopes, and the pooled scope of the baselines that have one.

@@ -9,8 +9,9 @@
 //     and every popped job is pushed again at its next checkpoint (the estimate follows
 //     its observed speed). With checkpoints at preemption (interval 0) a job is cheap
 //     always and is looked at once per checkpoint_grid.
-//  3. Consumers (time slicing, reclaim, drains) read the window and filter it by their own
-//     rules; the heap's top is the next time a new cheap victim appears.
+//  3. Consumers (time slicing, reclaim, drains) read the window, skip entries of runs that
+//     have ended, and filter it by their own rules; the heap's top is the next time a new cheap
+//     victim appears.
 #include <algorithm>
 #include <cmath>
 
@@ -36,24 +37,38 @@ void DeepSharePolicy::track_run(const ClusterSnapshot& s, JobId id) {
 }
 
 void DeepSharePolicy::collect_checkpoints(const ClusterSnapshot& s) {
-  // Step 2: the window keeps jobs that are still running this run and still cheap.
-  std::erase_if(window_, [&](const CheckpointEntry& e) {
-    const JobState& js = job_[e.job.index()];
-    return js.run_id != e.run || js.run == Run::None || lost_now(s, e.job) > c_.slice_lost;
+  // Step 2: the window keeps jobs that are still running this run and still cheap. A job's
+  // loss grows at most as fast as wall time (speed <= 1), so an entry is looked at again
+  // only once its loss could have passed slice_lost.
+  // Entries of runs that ended stay until then too: the consumers skip them (run_id).
+  std::erase_if(window_, [&](CheckpointEntry& e) {
+    if (s.now < e.until) return false;
+    JobState& js = job_[e.job.index()];
+    bool gone = js.run_id != e.run || js.run == Run::None;
+    if (!gone) {
+      const Time lost = lost_now(s, e.job);
+      gone = lost > c_.slice_lost;
+      e.until = js.prog_speed <= 1 ? s.now + (c_.slice_lost - lost) : s.now;
+    }
+    if (gone && js.window_run == e.run) js.window_run = 0;
+    return gone;
   });
   while (!checkpoints_.empty() && checkpoints_.top().at <= s.now) {
-    const CheckpointEntry e = checkpoints_.top();
+    CheckpointEntry e = checkpoints_.top();
     checkpoints_.pop();
-    const JobState& js = job_[e.job.index()];
+    JobState& js = job_[e.job.index()];
     if (js.run_id != e.run || js.run == Run::None ||
         s.runtime[e.job.index()].status != JobStatus::Running)
       continue;  // stopped since (or started in the same cycle and not running yet)
-    if (lost_now(s, e.job) <= c_.slice_lost &&
-        std::none_of(window_.begin(), window_.end(),
-                     [&](const CheckpointEntry& w) { return w.job == e.job; })) {
-      window_.push_back(e);
-      ++epoch_;  // a new cheap victim
-      ++window_epoch_;
+    if (js.window_run != e.run) {
+      const Time lost = lost_now(s, e.job);
+      if (lost <= c_.slice_lost) {
+        e.until = js.prog_speed <= 1 ? s.now + (c_.slice_lost - lost) : s.now;
+        js.window_run = e.run;
+        window_.push_back(e);
+        ++epoch_;  // a new cheap victim
+        ++window_epoch_;
+      }
     }
     checkpoints_.push(CheckpointEntry{checkpoint_after(s, e.job, s.now), e.job, e.run});
   }

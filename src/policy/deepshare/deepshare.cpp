@@ -46,8 +46,10 @@ DeepSharePolicy::DeepSharePolicy(const PolicyContext& ctx)
 Decisions DeepSharePolicy::decide(const ClusterSnapshot& s) {
   Decisions out;
   ++cycles_;
-  FreeMap free(s);
-  free_gpus_ = free.total_free_gpus(nodes_);
+  free_.sync(s);
+  if (!sets_ready_) register_sets();
+  FreeMap& free = free_;
+  free_gpus_ = free.total_free_gpus();
   ingest(s);
   collect_checkpoints(s);
   out.waiting = std::move(waits_on_arrival_);  // later phases may state other reasons
@@ -65,6 +67,22 @@ Decisions DeepSharePolicy::decide(const ClusterSnapshot& s) {
   out.reject = std::move(rejected_);
   rejected_.clear();
   return out;
+}
+
+void DeepSharePolicy::register_sets() {
+  sets_ready_ = true;
+  all_set_ = free_.add_set(nodes_);
+  std::map<std::vector<NodeId>, FreeMap::SetId> known;  // tenants with equal homes share one
+  home_set_.resize(home_.size());
+  for (std::size_t t = 0; t < home_.size(); ++t) {
+    if (home_[t].size() == nodes_.size()) {
+      home_set_[t] = all_set_;
+      continue;
+    }
+    auto [it, fresh] = known.emplace(home_[t], 0);
+    if (fresh) it->second = free_.add_set(home_[t]);
+    home_set_[t] = it->second;
+  }
 }
 
 void DeepSharePolicy::telemetry(std::span<TenantTelemetry> out) const {
@@ -509,7 +527,6 @@ void DeepSharePolicy::start(const ClusterSnapshot& s, FreeMap& free, Decisions& 
   js.started_at = s.now;
   js.prog_at = s.now;  // js.prog: kept progress (0 at first start)
   js.prog_speed = 1;
-  track_run(s, j.id);
   TenantState& t = tenants_[j.tenant.index()];
   touch(j.tenant.index());
   if (run == Run::Guaranteed) {
@@ -520,6 +537,7 @@ void DeepSharePolicy::start(const ClusterSnapshot& s, FreeMap& free, Decisions& 
     add_borrowed(s, j.id);
     ++borrowed_starts_;
   }
+  track_run(s, j.id);  // after `away` is known
   add_exclusive(j);
   StartJob st{j.id, std::move(p)};
   st.borrowed = run == Run::Borrowed;
@@ -536,10 +554,10 @@ void DeepSharePolicy::start(const ClusterSnapshot& s, FreeMap& free, Decisions& 
 
 std::optional<Placement> DeepSharePolicy::place_guaranteed(const FreeMap& free,
                                                            const JobSpec& j) const {
-  const auto& home = home_[j.tenant.index()];
+  const FreeMap::SetId home = home_set_[j.tenant.index()];
   if (auto p = place_job(free, home, j)) return p;
-  if (home.size() == nodes_.size()) return std::nullopt;
-  return place_job(free, nodes_, j);  // away
+  if (home == all_set_) return std::nullopt;
+  return place_job(free, all_set_, j);  // away
 }
 
 bool DeepSharePolicy::is_away(const ClusterSnapshot& s, const JobSpec& j,

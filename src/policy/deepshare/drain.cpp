@@ -56,14 +56,15 @@ bool DeepSharePolicy::drainable(const ClusterSnapshot& s, JobId v, TenantId t) c
 void DeepSharePolicy::run_drains(const ClusterSnapshot& s, FreeMap& free, Decisions& out) {
   held_.clear();
   if (!c_.time_slicing) return;
-  for (std::size_t t = 0; t < tenants_.size(); ++t) {
+  const std::vector<std::size_t> draining(draining_.begin(), draining_.end());
+  for (std::size_t t : draining) {
     TenantState& ts = tenants_[t];
-    if (!ts.drain) continue;
     Drain& d = *ts.drain;
     const JobSpec& j = s.jobs[d.job.index()];
     const Time interval = std::max<Time>(s.tenants[t].checkpoint_interval, c_.min_runtime);
     if (!job_[d.job.index()].queued || s.now - d.since > 2 * interval) {
       ts.drain.reset();
+      draining_.erase(t);
       ++epoch_;  // its nodes are free for others again
       continue;
     }
@@ -72,6 +73,7 @@ void DeepSharePolicy::run_drains(const ClusterSnapshot& s, FreeMap& free, Decisi
     for (const auto& e : window_) {
       const JobId id = e.job;
       const JobState& vs = job_[id.index()];
+      if (vs.run_id != e.run) continue;  // an earlier run (collect_checkpoints drops it later)
       if (vs.run == Run::None || vs.run == Run::Shared || vs.preempted) continue;
       if (!touches_any(s.runtime[id.index()].placement, d.nodes)) continue;
       if (!drainable(s, id, j.tenant)) continue;
@@ -94,6 +96,7 @@ void DeepSharePolicy::run_drains(const ClusterSnapshot& s, FreeMap& free, Decisi
         start(s, free, out, j, std::move(*p), Run::Guaranteed);
         ++drains_;
         ts.drain.reset();
+        draining_.erase(t);
         ++epoch_;
         continue;
       }
@@ -162,6 +165,7 @@ void DeepSharePolicy::start_drain(const ClusterSnapshot& s, std::size_t t) {
           own += a.gpus() * s.jobs[id.index()].gpu_milli;
   if (ts.guaranteed - own + ts.queued_entitled + share(*j) > quota(s, t)) return;
   ts.drain = std::move(d);
+  draining_.insert(t);
   next_wake_ = std::min(next_wake_, s.now + kSecond);  // begin at once
 }
 

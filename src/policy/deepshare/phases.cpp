@@ -166,7 +166,8 @@ DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot&
     if (auto v = as_victim(s, id)) candidates.push_back(*v);
   };
   if (cheap_only) {
-    for (const auto& e : window_) consider(e.job);  // at their checkpoint
+    for (const auto& e : window_)  // at their checkpoint (this run's entries only)
+      if (job_[e.job.index()].run_id == e.run) consider(e.job);
   } else {
     for (const auto* set : {&borrowed_running_, &away_running_})
       for (JobId id : *set) consider(id);
@@ -328,7 +329,7 @@ void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, De
       }
       const bool whole = j.gpu_milli == kMilliPerGpu;
       std::optional<Placement> p;
-      if (!whole || j.gpus < no_fit) p = place_job(free, nodes_, j);
+      if (!whole || j.gpus < no_fit) p = place_job(free, all_set_, j);
       if (p) {
         available -= share(j);
         aged_available -= share(j);

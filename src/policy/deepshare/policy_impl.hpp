@@ -43,6 +43,7 @@ struct CheckpointEntry {
   Time at = 0;
   JobId job;
   std::uint64_t run = 0;
+  Time until = 0;  // in the window: surely still cheap before this (no need to look)
   bool operator>(const CheckpointEntry& o) const {
     return at != o.at ? at > o.at : job != o.job ? o.job < job : run > o.run;
   }
@@ -128,6 +129,7 @@ class DeepSharePolicy final : public Policy {
     Time borrow_end = 0;       // its key in ends_ while it runs borrowed
     std::uint64_t slice_epoch = ~std::uint64_t{0};  // epoch of its last failed slice
     bool away = false;                              // guaranteed, on a node another tenant owns
+    std::uint64_t window_run = 0;                   // the run whose entry is in window_ (0: none)
   };
   enum class Outcome { Started, Waiting, NoRoom };
 
@@ -218,6 +220,13 @@ class DeepSharePolicy final : public Policy {
   std::vector<JobState> job_;
   std::vector<NodeId> nodes_;
   std::vector<std::vector<NodeId>> home_;  // per tenant: where its guaranteed work runs
+  // Free capacity kept across cycles (FreeMap::sync copies only the nodes that changed) with
+  // an indexed node set per distinct home and one of every node: placements in O(log n).
+  FreeMap free_;
+  std::vector<FreeMap::SetId> home_set_;  // per tenant
+  FreeMap::SetId all_set_ = 0;
+  bool sets_ready_ = false;
+  void register_sets();
   std::set<JobId> borrowed_running_;
   EndIndex ends_;  // the borrowed running jobs by predicted end
   void add_borrowed(const ClusterSnapshot& s, JobId id);
@@ -239,6 +248,8 @@ class DeepSharePolicy final : public Policy {
   std::vector<std::size_t> assurance_dirty_, lending_dirty_;  // tenants touched since
   std::set<std::size_t> entitled_tenants_;                    // tenants with entitled jobs waiting
   std::set<std::size_t> other_tenants_;                       // tenants with other jobs waiting
+  std::set<std::size_t> draining_;  // tenants with a drain (run_drains looks at these only)
+  std::vector<char> own_victims_;   // per tenant, scratch of make_room (kept all clear)
   Time assurance_at_ = -kNever / 2, lending_at_ = -kNever / 2;  // last refresh of every tenant
   int borrowed_sum_ = 0;                 // milli-GPUs of all borrowed running jobs
   int lendable_sum_ = 0, idle_sum_ = 0;  // over tenants' cached Lending  // started or

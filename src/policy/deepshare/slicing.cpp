@@ -33,10 +33,19 @@ namespace ds::deepshare {
 void DeepSharePolicy::make_room(const ClusterSnapshot& s, FreeMap& free, Decisions& out) {
   if (!c_.time_slicing) return;
   // Step 1: among the jobs at their checkpoint (checkpoints.cpp).
+  const std::vector<std::size_t> waiting(other_tenants_.begin(), other_tenants_.end());
+  for (std::size_t t : waiting) start_drain(s, t);
+  // Nothing to slice for when no waiting tenant has a fresh job (step 2 would find none).
+  const bool fresh = std::any_of(waiting.begin(), waiting.end(), [&](std::size_t t) {
+    const TenantState& ts = tenants_[t];
+    return !ts.others.empty() && ts.others.begin()->first < kLongRun;
+  });
+  if (!fresh) return;
   std::vector<JobId> candidates;
   for (const auto& e : window_) {
     const JobId id = e.job;
     const JobState& js = job_[id.index()];
+    if (js.run_id != e.run) continue;  // an earlier run
     if ((js.run != Run::Guaranteed && js.run != Run::Borrowed) || js.partner.valid() ||
         js.preempted)
       continue;
@@ -54,20 +63,24 @@ void DeepSharePolicy::make_room(const ClusterSnapshot& s, FreeMap& free, Decisio
     candidates.push_back(id);
   }
   const Time soonest = next_cheap();
-  const std::vector<std::size_t> waiting(other_tenants_.begin(), other_tenants_.end());
-  for (std::size_t t : waiting) start_drain(s, t);
   if (candidates.empty() && soonest == kNever) return;
   // Step 2: per tenant that has victims to take (borrowers anywhere; its own guaranteed
   // jobs; others' jobs away on its nodes), its first fresh job by predicted GPU time and
   // its longest-waiting fresh job; tenants in turn from a rotating start, at most
   // slice_attempts attempts per cycle.
   bool any_lent = false, any_away = false;
-  std::vector<char> own(tenants_.size(), 0);
+  std::vector<char>& own = own_victims_;  // all clear between calls
+  own.resize(tenants_.size(), 0);
+  std::vector<std::size_t> marked;
   for (JobId id : candidates) {
     const JobState& js = job_[id.index()];
     any_lent = any_lent || js.run == Run::Borrowed;
     any_away = any_away || js.away;
-    if (js.run == Run::Guaranteed) own[s.jobs[id.index()].tenant.index()] = 1;
+    const std::size_t t = s.jobs[id.index()].tenant.index();
+    if (js.run == Run::Guaranteed && !own[t]) {
+      own[t] = 1;
+      marked.push_back(t);
+    }
   }
   int attempts = 0;
   bool blocked = false;
@@ -98,6 +111,7 @@ void DeepSharePolicy::make_room(const ClusterSnapshot& s, FreeMap& free, Decisio
         job_[id.index()].slice_epoch = window_epoch_;
     }
   }
+  for (std::size_t t : marked) own[t] = 0;
   if (blocked) next_wake_ = std::min(next_wake_, soonest);
 }
 
