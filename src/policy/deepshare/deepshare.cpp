@@ -205,7 +205,7 @@ void DeepSharePolicy::stopped(const ClusterSnapshot& s, JobId id) {
 void DeepSharePolicy::add_exclusive(const JobSpec& j) {
   if (j.gpu_memory_mib <= 0) return;
   exclusive_[j.gpus].insert(j.id);
-  ++partner_epoch_[j.gpus];  // a new partner for jobs of this many GPUs
+  unlisted_.push_back(j.id);  // a new partner, listed in added_ once it runs (share())
 }
 
 void DeepSharePolicy::ingest(const ClusterSnapshot& s) {

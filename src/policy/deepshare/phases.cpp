@@ -347,29 +347,51 @@ void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, De
 bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const JobSpec& j) {
   if (!c_.sharing || !model_ || j.gpu_memory_mib <= 0) return false;
   JobState& js = job_[j.id.index()];
-  // Nothing new to pair with since its last try (budgets move with assurance: retried
-  // at every assurance refresh).
-  const std::uint64_t epoch = partner_epoch_[j.gpus] + static_cast<std::uint64_t>(assurance_at_);
-  if (js.tried == epoch + 1) return false;
+  // Partners are looked at once per assurance refresh (budgets move with assurance): a job
+  // whose try failed looks again, until the next refresh, only at the partners added since,
+  // unless its own tenant's budget grew.
   auto it = exclusive_.find(j.gpus);
   if (it == exclusive_.end() || it->second.empty()) return false;
-  if (budgets_at_ != s.now) {
-    budgets_.resize(tenants_.size());
-    for (std::size_t t = 0; t < tenants_.size(); ++t)
-      budgets_[t] = sharing_budget(s.tenants[t], signal_.value(t), c_);
-    budgets_at_ = s.now;
-  }
+  const std::vector<JobId>& added = added_[j.gpus];
+  // Sharing budgets of this cycle, computed for the tenants involved only.
+  budgets_.resize(tenants_.size());
+  budgets_at_.resize(tenants_.size(), -1);
+  auto budget = [&](TenantId t) {
+    if (budgets_at_[t.index()] != s.now) {
+      budgets_[t.index()] = sharing_budget(s.tenants[t.index()], signal_.value(t.index()), c_);
+      budgets_at_[t.index()] = s.now;
+    }
+  };
+  budget(j.tenant);
+  const double own = budgets_[j.tenant.index()];
+  // Every partner again when its own budget grew since (as at a refresh).
+  const bool again = js.tried_at == assurance_at_ && own <= js.tried_budget;
+  if (again && js.tried_seen >= added.size()) return false;  // nothing new since
   std::vector<JobId> partners;
-  for (JobId id : it->second) {
-    if (static_cast<int>(partners.size()) >= c_.partner_scan) break;
+  auto consider = [&](JobId id) {
     // Preempted in this cycle (and perhaps restarted elsewhere): the snapshot still shows
     // its old GPUs, which another start of this cycle may now use.
-    if (job_[id.index()].preempted) continue;
+    if (job_[id.index()].preempted) return;
     partners.push_back(id);
+    budget(s.jobs[id.index()].tenant);
+  };
+  if (again) {
+    for (std::size_t k = js.tried_seen;
+         k < added.size() && static_cast<int>(partners.size()) < c_.partner_scan; ++k)
+      if (it->second.contains(added[k]) &&
+          std::find(partners.begin(), partners.end(), added[k]) == partners.end())
+        consider(added[k]);
+  } else {
+    for (JobId id : it->second) {
+      if (static_cast<int>(partners.size()) >= c_.partner_scan) break;
+      consider(id);
+    }
   }
   auto choice = choose_partner(s, j, partners, budgets_, *model_);
   if (!choice) {
-    js.tried = epoch + 1;
+    js.tried_at = assurance_at_;
+    js.tried_seen = added.size();
+    js.tried_budget = own;
     return false;
   }
   // An entitled job within its quota holds quota while it shares (not preemptible); a job
@@ -404,6 +426,13 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
 
 void DeepSharePolicy::share(const ClusterSnapshot& s, Decisions& out) {
   if (!c_.sharing || !model_) return;
+  // Partners that run now are new to every job (choose_partner skips those not running).
+  std::erase_if(unlisted_, [&](JobId id) {
+    if (s.runtime[id.index()].status != JobStatus::Running)
+      return job_[id.index()].run == Run::None;
+    added_[s.jobs[id.index()].gpus].push_back(id);
+    return true;
+  });
   int budget = c_.sharing_scan;
   const std::vector<std::size_t> waiting(other_tenants_.begin(), other_tenants_.end());
   for (std::size_t k = 0; k < waiting.size() && budget > 0; ++k) {

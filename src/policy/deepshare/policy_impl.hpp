@@ -110,8 +110,12 @@ class DeepSharePolicy final : public Policy {
     bool submit_entitled = false;  // entitled at submit (DESIGN §4)
     bool queued = false;
     Run run = Run::None;
-    JobId partner;               // sharing partner while both run
-    std::uint64_t tried = 0;     // partner epoch of the last failed sharing attempt (+1)
+    JobId partner;  // sharing partner while both run
+    // Its last failed sharing attempt: at which assurance refresh, and how many partners
+    // of its GPU count had been added by then (only those added since are new to it).
+    Time tried_at = kNever;
+    std::size_t tried_seen = 0;
+    double tried_budget = 0;     // its tenant's sharing budget then
     bool preempted = false;      // preempted by this policy; its requeue notice is expected
     bool quota_counted = false;  // a Shared job that holds its tenant's quota
     Time queued_since = 0;
@@ -234,8 +238,9 @@ class DeepSharePolicy final : public Policy {
   // Guaranteed jobs running on nodes another tenant owns ("away"): the owner may take its
   // nodes back from them as from borrowers (they restart at home, within their quota).
   std::set<JobId> away_running_;
-  std::map<int, std::set<JobId>> exclusive_;    // GPU count -> running jobs alone on their GPUs
-  std::map<int, std::uint64_t> partner_epoch_;  // GPU count -> partners added
+  std::map<int, std::set<JobId>> exclusive_;  // GPU count -> running jobs alone on their GPUs
+  std::map<int, std::vector<JobId>> added_;   // GPU count -> partners, in the order added
+  std::vector<JobId> unlisted_;  // partners not running yet (a snapshot shows them later)
   std::vector<JobId> speed_unknown_;
   std::priority_queue<CheckpointEntry, std::vector<CheckpointEntry>, std::greater<>> checkpoints_;
   std::vector<CheckpointEntry> window_;  // jobs a preemption costs at most slice_lost now
@@ -255,7 +260,7 @@ class DeepSharePolicy final : public Policy {
   int lendable_sum_ = 0, idle_sum_ = 0;  // over tenants' cached Lending  // started or
                                          // joined sharing last cycle: speed not seen yet
   std::vector<double> budgets_;
-  Time budgets_at_ = -1;
+  std::vector<Time> budgets_at_;  // per tenant: the cycle its budget was computed in
   int unowned_ = 0;
   int total_gpus_ = 0;
   int node_size_ = 0;                       // GPUs of the largest node
