@@ -276,7 +276,7 @@ def mispredict(force):
                   ("Venus ×2.0", ["--trace", VENUS, "--format", "venus"], "2.0")]
     cases += [("generated, load 1.3, seed 1", ["--generated", "seed=1,load=1.3"], "1")]
     lines = ["| workload | ground truth | sharing | avg queue (s) | avg JCT (s) | QoS | worst shared slowdown observed | "
-             "shared starts | sharing stopped (pairs) |", "|---|---|---|---|---|---|---|---|---|"]
+             "shared starts | learned slowdown ratio (scale) |", "|---|---|---|---|---|---|---|---|---|"]
     cmds, ok = [], True
     for title, wl, load in cases:
         for kind, err in MISPREDICT:
@@ -299,7 +299,7 @@ def mispredict(force):
                 truth = kind + ("" if err == "0" else f", slowdown +{float(err) * 100:.0f} %")
                 lines.append(f"| {title} | {truth} | {sharing} | {fmt_s(s['avg_queue_s'])} | {fmt_s(s['avg_jct_s'])} | "
                              f"{100 * s['qos_compliance']:.2f} % | {max_slowdown(path):.2f} | "
-                             f"{pm.get('shared_starts', 0):,.0f} | {pm.get('sharing_backoffs', 0):,.0f} |")
+                             f"{pm.get('shared_starts', 0):,.0f} | {pm.get('sharing_slowdown_ratio', 1):.2f} ({pm.get('sharing_slowdown_scale', 1):.2f}) |")
             on, off = res["on"], res["off"]
             if on["avg_jct_s"] > off["avg_jct_s"] * 1.0005 or on["qos_compliance"] < off["qos_compliance"] - 1e-9:
                 ok = False
@@ -470,8 +470,10 @@ The ground truth of shared GPUs made worse than DeepShare's interference model p
 (`--truth-error E`: every shared job's slowdown × (1 + E)), or of another model family
 (`--truth fallback`: the util/memory model for every pair; `--truth slicing`: 1/n each).
 DeepShare sees each running job's observed progress rate (`JobRuntime::speed`), learns the
-ratio of observed to predicted slowdown and backs off (docs/deepshare.md). Target: with sharing
-never worse than `sharing=off` on average JCT and QoS — **{mis_ok}**. Example: `{example_mis}`.
+mean ratio of observed to predicted slowdown of the jobs it paired, and once that ratio exceeds
+its model's cross-validated error scales every predicted slowdown by it (`learn_sharing`,
+docs/deepshare.md): sharing backs off. Target: with sharing never worse than `sharing=off` on
+average JCT (0.05 % tolerance) and QoS — **{mis_ok}**. Example: `{example_mis}`.
 
 {mis}
 """

@@ -17,6 +17,7 @@ Config Config::from(const PolicyOptions& o) {
   c.present_risk = o.get_bool("present_risk", c.present_risk);
   c.reclaim_quota = o.get_bool("reclaim_quota", c.reclaim_quota);
   c.time_slicing = o.get_bool("time_slicing", c.time_slicing);
+  c.learn_sharing = o.get_bool("learn_sharing", c.learn_sharing);
   c.slice_min = o.get_seconds("slice_min_s", c.slice_min, 0, kMaxS);
   c.slice_ratio = o.get_double("slice_ratio", c.slice_ratio, 0, 1e6);
   c.fresh_gpu_s = o.get_double("fresh_gpu_s", c.fresh_gpu_s, 0, 1e12);
@@ -42,7 +43,8 @@ Config Config::from(const PolicyOptions& o) {
 }
 
 const char* option_keys() {
-  return "borrowing|reclaim|sharing|prediction|assurance|present_risk|reclaim_quota|time_slicing="
+  return "borrowing|reclaim|sharing|prediction|assurance|present_risk|reclaim_quota|time_slicing|"
+         "learn_sharing="
          "on|off, reserve_min, "
          "reserve_at_risk, "
          "sharing_budget, sharing_min_assurance, min_runtime_s, lend_backoff_s, ewma_tau_s, "

@@ -62,6 +62,7 @@ struct Config {
   double sharing_budget = 1.5;         // largest predicted slowdown at A = 1 (<= tenant bound)
   int sharing_scan = 64;               // pending jobs considered for sharing per cycle
   int partner_scan = 256;              // running jobs considered as partners per job
+  bool learn_sharing = true;  // scale predicted slowdowns by the observed / predicted ratio
 
   static Config from(const PolicyOptions& o);
 };

@@ -102,6 +102,9 @@ void DeepSharePolicy::summarize(std::map<std::string, double>& out) const {
   out["reclaim_victims"] = static_cast<double>(victims_);
   out["reclaim_waits"] = static_cast<double>(waits_);
   out["shared_starts"] = static_cast<double>(shared_starts_);
+  out["sharing_observations"] = static_cast<double>(ratio_n_);
+  out["sharing_slowdown_ratio"] = ratio_n_ ? ratio_sum_ / static_cast<double>(ratio_n_) : 1.0;
+  out["sharing_slowdown_scale"] = slowdown_scale();
   out["borrowed_starts"] = static_cast<double>(borrowed_starts_);
   out["slices"] = static_cast<double>(slices_);
   out["slice_victims"] = static_cast<double>(slice_victims_);
@@ -330,10 +333,28 @@ void DeepSharePolicy::observe_speeds(const ClusterSnapshot& s) {
     if (id.index() >= s.runtime.size()) continue;
     const JobRuntime& r = s.runtime[id.index()];
     JobState& js = job_[id.index()];
+    const double model = js.model_speed;
+    js.model_speed = 0;
     if (r.status != JobStatus::Running || js.run == Run::None) continue;
     js.prog_speed = r.speed;
+    // Still with the partner it joined: observed slowdown / the model's (speeds are 1 /
+    // slowdowns).
+    if (model > 0 && r.speed > 0 && js.partner.valid()) {
+      ratio_sum_ += model / r.speed;
+      ++ratio_n_;
+    }
   }
   speed_unknown_.clear();
+}
+
+// Sharing backs off when jobs run slower shared than the model predicts: the mean ratio of
+// observed to predicted slowdown scales every predicted slowdown, once it exceeds what the
+// model's own cross-validated error explains (never below 1: the model is not trusted to
+// be pessimistic).
+double DeepSharePolicy::slowdown_scale() const {
+  if (!c_.learn_sharing || ratio_n_ == 0) return 1.0;
+  const double mean = ratio_sum_ / static_cast<double>(ratio_n_);
+  return mean > 1.0 + std::max(0.0, model_cv_mae_) ? mean : 1.0;
 }
 
 Time DeepSharePolicy::lost_now(const ClusterSnapshot& s, JobId id) const {

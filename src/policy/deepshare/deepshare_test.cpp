@@ -213,6 +213,10 @@ TEST(Sharing, ChoosesTheFeasiblePartnerWithTheBestCombinedSpeed) {
   EXPECT_EQ(choice->memory_limit_mib, 4000);
   const std::vector<double> none = {1.0};
   EXPECT_FALSE(choose_partner(s, w.jobs[3], partners, none, model));
+  // Learned from observed speeds: jobs run 1.5x slower shared than predicted, so job 2's
+  // slowdown (1.11 predicted) is 1.67, past the budget.
+  EXPECT_FALSE(choose_partner(s, w.jobs[3], partners, budgets, model, 1.5));
+  EXPECT_TRUE(choose_partner(s, w.jobs[3], partners, budgets, model, 1.05));
 }
 
 // --- the policy, end to end ------------------------------------------------

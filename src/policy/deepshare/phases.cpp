@@ -387,7 +387,8 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
       consider(id);
     }
   }
-  auto choice = choose_partner(s, j, partners, budgets_, *model_);
+  const double scale = slowdown_scale();
+  auto choice = choose_partner(s, j, partners, budgets_, *model_, scale);
   if (!choice) {
     js.tried_at = assurance_at_;
     js.tried_seen = added.size();
@@ -403,9 +404,11 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
   js.attained0 = s.runtime[j.id.index()].attained;
   js.started_at = s.now;
   js.prog_at = s.now;
-  js.prog_speed = choice->speed;  // until the next snapshot shows the observed rate
+  js.prog_speed = choice->speed / scale;  // until the next snapshot shows the observed rate
+  js.model_speed = choice->speed;
   track_run(s, j.id);
-  settle(choice->partner, s.now, choice->partner_speed);
+  settle(choice->partner, s.now, choice->partner_speed / scale);
+  job_[choice->partner.index()].model_speed = choice->partner_speed;
   speed_unknown_.push_back(j.id);
   speed_unknown_.push_back(choice->partner);
   js.quota_counted = quota_counted;

@@ -116,6 +116,7 @@ class DeepSharePolicy final : public Policy {
     Time tried_at = kNever;
     std::size_t tried_seen = 0;
     double tried_budget = 0;     // its tenant's sharing budget then
+    double model_speed = 0;      // the model's speed for the pair it just joined (0: none)
     bool preempted = false;      // preempted by this policy; its requeue notice is expected
     bool quota_counted = false;  // a Shared job that holds its tenant's quota
     Time queued_since = 0;
@@ -242,6 +243,11 @@ class DeepSharePolicy final : public Policy {
   std::map<int, std::vector<JobId>> added_;   // GPU count -> partners, in the order added
   std::vector<JobId> unlisted_;  // partners not running yet (a snapshot shows them later)
   std::vector<JobId> speed_unknown_;
+  // Observed / predicted slowdown of shared jobs (observe_speeds): its mean scales predicted
+  // slowdowns once it exceeds the model's cross-validated error (slowdown_scale()).
+  double ratio_sum_ = 0;
+  std::size_t ratio_n_ = 0;
+  double slowdown_scale() const;
   std::priority_queue<CheckpointEntry, std::vector<CheckpointEntry>, std::greater<>> checkpoints_;
   std::vector<CheckpointEntry> window_;  // jobs a preemption costs at most slice_lost now
   std::uint64_t runs_ = 0;

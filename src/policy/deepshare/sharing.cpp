@@ -36,7 +36,7 @@ bool memory_fits(const ClusterSnapshot& s, const Placement& p, double extra_mib)
 std::optional<ShareChoice> choose_partner(const ClusterSnapshot& s, const JobSpec& job,
                                           std::span<const JobId> partners,
                                           std::span<const double> budgets,
-                                          const InterferenceModel& model) {
+                                          const InterferenceModel& model, double slowdown_scale) {
   // Unknown memory cannot be checked, so such jobs never share.
   if (job.gpu_memory_mib <= 0 || job.gpu_milli < kMilliPerGpu || !job.colocatable)
     return std::nullopt;
@@ -57,7 +57,7 @@ std::optional<ShareChoice> choose_partner(const ClusterSnapshot& s, const JobSpe
     const double v_me = model.speed(me, them);
     const double v_them = model.speed(them, me);
     if (v_me <= 0 || v_them <= 0) continue;
-    if (1.0 / v_me > own_budget || 1.0 / v_them > partner_budget) continue;
+    if (slowdown_scale / v_me > own_budget || slowdown_scale / v_them > partner_budget) continue;
     const double total = v_me + v_them;
     if (!best || total > best_total || (total == best_total && pid < best->partner)) {
       ShareChoice c;
