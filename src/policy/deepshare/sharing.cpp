@@ -57,7 +57,10 @@ std::optional<ShareChoice> choose_partner(const ClusterSnapshot& s, const JobSpe
     const double v_me = model.speed(me, them);
     const double v_them = model.speed(them, me);
     if (v_me <= 0 || v_them <= 0) continue;
-    if (slowdown_scale / v_me > own_budget || slowdown_scale / v_them > partner_budget) continue;
+    // No job runs faster shared than alone: a predicted speed above 1 is a slowdown of 1.
+    if (slowdown_scale * std::max(1.0, 1.0 / v_me) > own_budget ||
+        slowdown_scale * std::max(1.0, 1.0 / v_them) > partner_budget)
+      continue;
     const double total = v_me + v_them;
     if (!best || total > best_total || (total == best_total && pid < best->partner)) {
       ShareChoice c;
