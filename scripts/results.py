@@ -343,7 +343,14 @@ The full table `deepshare compare` wrote for the first section
 
 {open(os.path.join(OUT, "venus", "comparison.md")).read().strip()}
 """
-    with open(os.path.join(ROOT, "docs", "results.md"), "w") as f:
+    # Keep the scenario matrix that scripts/scenarios.sh writes into the same page.
+    path = os.path.join(ROOT, "docs", "results.md")
+    if os.path.exists(path):
+        with open(path) as f:
+            kept = re.search(r"<!-- scenarios:start -->.*<!-- scenarios:end -->", f.read(), flags=re.S)
+        if kept:
+            doc = doc.rstrip() + "\n\n" + kept.group(0) + "\n"
+    with open(path, "w") as f:
         f.write(doc)
     # The README's short table: DeepShare vs the strongest baselines at each load.
     short = []

@@ -11,6 +11,8 @@
 #include <rapidcheck/gtest.h>
 
 #include <bit>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -131,8 +133,32 @@ class Checked final : public Policy {
       if (s.runtime[id.index()].first_start != kNever) continue;
       if (s.now <= j.submit + t.slo_queue || j.gpus > 8) continue;
       if (g_after[j.tenant] + j.gpus > t.quota_gpus) continue;
-      for (const auto& n : w_.cluster.nodes)
+      for (const auto& n : w_.cluster.nodes) {
+        if (room[n.id.index()] >= j.gpus && std::getenv("DS_PROP_DUMP")) {
+          std::fprintf(stderr, "job %u tenant %u gpus %d submit %lld now %lld node %u owner %u\n",
+                       id.index(), j.tenant.index(), j.gpus, (long long)(j.submit / 1000),
+                       (long long)(s.now / 1000), n.id.index(), n.owner.index());
+          for (JobId r : running)
+            std::fprintf(stderr, "  running %u tenant %u gpus %d borrowed %d node %u started %d\n",
+                         r.index(), s.jobs[r.index()].tenant.index(), s.jobs[r.index()].gpus,
+                         (int)borrowed[r], where[r][0].node.index(), (int)started.count(r));
+          for (const auto& t : w_.tenants)
+            std::fprintf(stderr, "tenant %u quota %d\n", t.id.index(), t.quota_gpus);
+          for (JobId p : s.pending)
+            std::fprintf(
+                stderr,
+                "  pending %u tenant %u gpus %d entitled %d submit %lld wait %s started %d\n",
+                p.index(), s.jobs[p.index()].tenant.index(), s.jobs[p.index()].gpus,
+                (int)entitled_[p.index()], (long long)(s.jobs[p.index()].submit / 1000),
+                to_string(s.runtime[p.index()].wait), (int)started.count(p));
+          for (JobId r : s.running)
+            std::fprintf(stderr,
+                         "  snap-running %u last_start %lld partner? borrowed %d shared %d\n",
+                         r.index(), (long long)(s.runtime[r.index()].last_start / 1000),
+                         (int)s.runtime[r.index()].borrowed, (int)s.runtime[r.index()].shared);
+        }
         RC_ASSERT(room[n.id.index()] < j.gpus);  // else a reclaim could have placed it
+      }
     }
   }
 

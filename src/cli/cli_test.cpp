@@ -95,4 +95,28 @@ TEST(Cli, TraceStatsOfVenus) {
   fs::remove_all(tmp);
 }
 
+// Issue #15: the built-in workload through `simulate`, without profiles, under a ground
+// truth worse than the policy's model; summary.json names the truth.
+TEST(Cli, SimulateGeneratedWithoutProfilesAndAWorseTruth) {
+  const fs::path tmp = fs::temp_directory_path() / "deepshare-cli-truth";
+  fs::remove_all(tmp);
+  ASSERT_EQ(run("simulate --generated seed=2,days=1,scale=0.1,large_jobs=2 --no-profiles "
+                "--policy deepshare --truth slicing --truth-error 0.5 --quiet --out " +
+                    (tmp / "run").string(),
+                tmp.string() + "-stdout.txt"),
+            0);
+  const std::string summary = read(tmp / "run" / "summary.json");
+  EXPECT_NE(summary.find("\"truth\": \"slicing, slowdown +50%\""), std::string::npos) << summary;
+  EXPECT_NE(summary.find("generated (seed 2, 1 days, scale 0.1, load 0.89, large jobs x2)"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(run("simulate --generated seed=2 --trace x.csv --out " + (tmp / "bad").string(),
+                tmp.string() + "-stdout.txt"),
+            0);
+  EXPECT_NE(run("simulate --generated size=2 --out " + (tmp / "bad").string(),
+                tmp.string() + "-stdout.txt"),
+            0);
+  fs::remove_all(tmp);
+}
+
 }  // namespace

@@ -38,6 +38,7 @@ struct SimulateArgs {
   std::uint64_t seed = 1;
   std::string out;
   bool quiet = false;
+  TruthOptions truth;
 };
 
 struct DemoArgs {
@@ -86,7 +87,8 @@ int cmd_simulate() {
   req.out_dir = g_sim.out;
   req.progress = !g_sim.quiet;
   req.label = g_sim.policy;
-  RunOutcome r = run_simulation(w, req, g_sim.trace.trace);
+  req.truth = g_sim.truth;
+  RunOutcome r = run_simulation(w, req, g_sim.trace.label());
   print_headline(g_sim.policy, r);
   std::printf("outputs written to %s\n", g_sim.out.c_str());
   return 0;
@@ -243,6 +245,7 @@ void register_commands(CLI::App& app) {
       ->required()
       ->check(non_empty_path());
   sim->add_flag("--quiet", g_sim.quiet, "No progress output");
+  add_truth_options(sim, g_sim.truth);
   g_actions[sim] = cmd_simulate;
 
   auto* pol = app.add_subcommand("policies", "List the registered policies, one line each");

@@ -274,6 +274,7 @@ std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRe
         rr.progress = false;
         rr.label = name_of(r);
         rr.aux = &aux;
+        rr.truth = req.truth;
         r.outcome = run_simulation(scaled[r.load], rr, trace_label);
       } catch (...) {
         r.error = std::current_exception();

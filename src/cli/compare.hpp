@@ -42,6 +42,7 @@ struct CompareRequest {
   bool by_policy_only = false;  // one load: folders and rows named by the policy alone (demo)
   bool force = false;           // clear OUT's previous DeepShare outputs first (step 3)
   std::string title;            // heads comparison.md
+  TruthOptions truth;           // the simulator's ground truth of every run
 };
 
 // Step 3's check of the output folder: absent or empty is fine; otherwise an InputError,

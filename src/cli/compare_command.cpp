@@ -20,6 +20,7 @@ struct CompareArgs {
   unsigned threads = 0;
   std::string out;
   bool quiet = false;
+  TruthOptions truth;
   bool force = false;
 };
 
@@ -35,8 +36,9 @@ int cmd_compare() {
   req.seed = g_args.seed;
   req.threads = g_args.threads;
   req.progress = !g_args.quiet;
+  req.truth = g_args.truth;
   req.force = g_args.force;
-  const auto rows = run_compare(w, req, g_args.trace.trace);
+  const auto rows = run_compare(w, req, g_args.trace.label());
   std::printf("%s\nReport written to %s (comparison.md, comparison.csv, one folder per run)\n",
               comparison_table(rows).c_str(), g_args.out.c_str());
   write_report_after_runs(g_args.out);
@@ -69,6 +71,7 @@ void register_compare(CLI::App& app,
                 "Replace the results of an earlier comparison in --out (a folder that holds "
                 "anything else is refused)");
   cmd->add_flag("--quiet", g_args.quiet, "No progress output");
+  add_truth_options(cmd, g_args.truth);
   on_selected(cmd, cmd_compare);
 }
 

@@ -6,11 +6,8 @@
 #include <cstdio>
 #include <optional>
 
-#include "model/colocation.hpp"
-#include "policy/interference/interference.hpp"
 #include "registry/registry.hpp"
 #include "sim/simulator.hpp"
-#include "sim/speed_models.hpp"
 #include "trace/aux_files.hpp"
 
 namespace ds {
@@ -37,15 +34,13 @@ RunOutcome run_simulation(const Workload& workload, const RunRequest& req,
   PolicyContext ctx{workload.cluster, workload.tenants, req.options, oracle, aux};
   auto policy = make_policy(req.policy, ctx);
 
-  // Ground truth of GPU sharing: measured pairs where Lucid profiled them, the fitted
-  // interference model otherwise (never shown to the policy).
+  // Ground truth of GPU sharing (never shown to the policy): by default measured pairs
+  // where Lucid profiled them, the fitted interference model otherwise (cli/truth.hpp).
   SimConfig cfg;
+  const GroundTruth truth(workload, req.truth, req.policy, *aux);
+  truth.apply(cfg);
+  const Workload& simulated = truth.workload();
   cfg.max_samples = max_samples_for(workload);
-  const ColocationTable* table = aux->colocation ? &*aux->colocation : nullptr;
-  InterferenceOptions no_cv;
-  no_cv.folds = 0;  // the truth needs the model, not its cross-validated error
-  const InterferenceFit truth_fit = fit_interference(table, no_cv);
-  cfg.speed_model = measured_speed_model(workload, table, *truth_fit.model);
   auto last_print = t0;
   bool printed = false;
   const bool tty = isatty(STDERR_FILENO) != 0;
@@ -65,10 +60,10 @@ RunOutcome run_simulation(const Workload& workload, const RunRequest& req,
           tty ? "   " : "\n");
     };
   }
-  RunRecord result = simulate(workload, *policy, cfg);
+  RunRecord result = simulate(simulated, *policy, cfg);
   if (printed && tty) std::fprintf(stderr, "\n");
   RunOutcome out;
-  out.metrics = compute_metrics(workload, result);
+  out.metrics = compute_metrics(simulated, result);
   out.wall_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   RunInfo info;
   info.policy = req.policy;
@@ -80,7 +75,8 @@ RunOutcome run_simulation(const Workload& workload, const RunRequest& req,
   info.wall_seconds = out.wall_seconds;
   info.version = DEEPSHARE_VERSION;
   info.oracle = !oracle.empty();
-  if (!req.out_dir.empty()) write_outputs(req.out_dir, workload, result, out.metrics, info);
+  info.truth = req.truth.describe();
+  if (!req.out_dir.empty()) write_outputs(req.out_dir, simulated, result, out.metrics, info);
   return out;
 }
 

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "cli/truth.hpp"
 #include "model/aux_data.hpp"
 #include "policy/policy.hpp"
 #include "report/metrics.hpp"
@@ -22,6 +23,7 @@ struct RunRequest {
   // shared GPUs and for policies, Lucid's files), read once by the caller; null: read
   // from the workload's aux folder here.
   const AuxData* aux = nullptr;
+  TruthOptions truth;  // the simulator's ground truth (cli/truth.hpp)
 };
 
 struct RunOutcome {

@@ -92,6 +92,8 @@ int cmd_slurm_run() {
   std::signal(SIGHUP, SIG_IGN);  // until the controller can reload (below)
   slurm::ControllerConfig cfg = slurm::load_controller_config(g_args.config);
   if (!g_args.metrics.empty()) cfg.metrics = g_args.metrics;
+  // Before the lease and libslurm: an oracle is refused even where no Slurm is reachable.
+  slurm::Controller::check_policy(cfg.policy);
   slurm::Log log(stderr, g_args.quiet);
   slurm::ControllerClock clock;  // scale 1: controller time = Unix ms; a journal overrides it
   clock.scale = cfg.time_scale;

@@ -8,6 +8,7 @@
 #include "cli/validators.hpp"
 #include "core/error.hpp"
 #include "core/limits.hpp"
+#include "trace/generator.hpp"
 #include "trace/load.hpp"
 
 namespace ds {
@@ -18,10 +19,55 @@ std::string format_list() {
   return formats;
 }
 
+namespace {
+
+// --generated "seed=2,days=7,scale=1,load=1.3,large_jobs=2" (any subset, any order).
+GeneratorConfig parse_generated(const std::string& spec) {
+  GeneratorConfig c;
+  std::size_t at = 0;
+  while (at <= spec.size()) {
+    const std::size_t comma = std::min(spec.find(',', at), spec.size());
+    const std::string item = spec.substr(at, comma - at);
+    at = comma + 1;
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    const std::string key = item.substr(0, eq);
+    double v = 0;
+    try {
+      std::size_t used = 0;
+      const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+      v = std::stod(value, &used);
+      if (used != value.size()) throw std::invalid_argument(value);
+    } catch (const std::exception&) {
+      throw InputError("--generated '" + item + "': expected KEY=NUMBER");
+    }
+    if (key == "seed" && v >= 0 && v == static_cast<double>(static_cast<std::uint64_t>(v)))
+      c.seed = static_cast<std::uint64_t>(v);
+    else if (key == "days")
+      c.days = v;
+    else if (key == "scale")
+      c.scale = v;
+    else if (key == "load")
+      c.load = v;
+    else if (key == "large_jobs")
+      c.large_jobs = v;
+    else
+      throw InputError("--generated '" + item +
+                       "': expected seed=N, days=D, scale=S, load=L or large_jobs=F");
+  }
+  return c;
+}
+
+}  // namespace
+
+std::string TraceArgs::label() const {
+  return generated.empty() ? trace : "generated (" + describe(parse_generated(generated)) + ")";
+}
+
 void add_trace_options(CLI::App* cmd, TraceArgs& a, bool workload_options) {
-  cmd->add_option("--trace", a.trace, "Trace file (or folder, for Lucid's per-VC logs)")
-      ->required()
-      ->check(non_empty_path());
+  auto* trace =
+      cmd->add_option("--trace", a.trace, "Trace file (or folder, for Lucid's per-VC logs)")
+          ->check(non_empty_path());
   cmd->add_option("--format", a.format, "Trace format:" + format_list())->capture_default_str();
   cmd->add_option("--cluster", a.cluster,
                   "YAML file with nodes and tenants (replaces those derived from the trace)");
@@ -32,7 +78,17 @@ void add_trace_options(CLI::App* cmd, TraceArgs& a, bool workload_options) {
                   "single_data.csv: sharing ground truth and interference model) and Lucid's "
                   "estimate and forecast files. Default: the trace's aux/ folder when it has "
                   "one; 'none': no auxiliary inputs");
-  if (!workload_options) return;
+  cmd->add_flag("--no-profiles", a.no_profiles,
+                "Drop every job's workload profile, GPU utilization and GPU memory (as on a "
+                "cluster without profiling data): no policy can share a GPU");
+  if (!workload_options) {
+    trace->required();
+    return;
+  }
+  cmd->add_option("--generated", a.generated,
+                  "Use the built-in workload instead of --trace: KEY=VALUE,... of seed, days, "
+                  "scale, load, large_jobs (e.g. seed=2,load=1.3,large_jobs=2; docs/workload.md)")
+      ->excludes(trace);
   cmd->add_option("--checkpoint-interval", a.checkpoint_interval,
                   "Checkpoint interval of every tenant in seconds (0: at preemption, as Lucid)")
       ->check(number_in(0, static_cast<double>(limits::kMaxInterval / kSecond)));
@@ -43,11 +99,22 @@ void add_trace_options(CLI::App* cmd, TraceArgs& a, bool workload_options) {
 }
 
 Workload load_workload(const TraceArgs& a) {
+  if (a.trace.empty() == a.generated.empty())
+    throw InputError("give either --trace FILE or --generated SPEC");
+  if (!a.generated.empty()) {
+    Workload w = generate_workload(parse_generated(a.generated));
+    if (a.fit_load > 0) w.fit_cluster_to_load(a.fit_load);
+    if (a.no_profiles) drop_profiles(w);
+    for (const auto& n : w.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+    override_checkpoint_interval(w, a.checkpoint_interval);
+    return w;
+  }
   LoadOptions lo;
   lo.format = a.format;
   lo.cluster_file = a.cluster;
   lo.columns = a.columns;
   lo.fit_load = a.fit_load;
+  lo.profiles = !a.no_profiles;
   Workload w = load_trace(a.trace, lo);
   if (a.aux == "none") {
     w.aux_dir.clear();

@@ -24,17 +24,22 @@ struct TraceArgs {
   std::string aux;                  // --aux: folder of auxiliary inputs, "none", or empty
   double fit_load = 0;              // > 0: resize the cluster to this offered load
   double checkpoint_interval = -1;  // seconds; < 0: keep the trace's intervals
+  bool no_profiles = false;         // --no-profiles: drop_profiles() (trace/load.hpp)
+  std::string generated;            // --generated SPEC: the built-in workload instead of --trace
+
+  // The workload's label in reports: the trace path, or "generated (seed 1, ...)".
+  [[nodiscard]] std::string label() const;
 };
 
 // "\n  name: summary" for every trace format, for --help texts.
 std::string format_list();
 
-// Adds --trace --format --cluster --columns --aux and, with `workload_options`, --fit-load and
-// --checkpoint-interval. `args.format` holds the default format.
+// Adds --trace --format --cluster --columns --aux --no-profiles and, with `workload_options`,
+// --fit-load, --checkpoint-interval and --generated. `args.format` holds the default format.
 void add_trace_options(CLI::App* cmd, TraceArgs& args, bool workload_options = true);
 
-// Loads the trace, prints its import notes to stderr and applies --aux and
-// --checkpoint-interval.
+// Loads the trace (or generates the workload), prints its import notes to stderr and
+// applies --aux, --no-profiles and --checkpoint-interval.
 Workload load_workload(const TraceArgs& args);
 
 }  // namespace ds

@@ -105,6 +105,7 @@ void write_summary(AtomicFile& out, const Metrics& m, const RunInfo& info, const
   j["timeseries_interval_s"] =
       r.samples.size() >= 2 ? to_seconds(r.samples[1].t - r.samples[0].t) : 0.0;
   j["oracle"] = info.oracle;
+  j["truth"] = info.truth;
   auto& by_reason = j["queue_s_by_reason"] = nlohmann::ordered_json::object();
   for (int k = 0; k < kWaitReasons; ++k)
     if (m.queue_s_by_reason[static_cast<std::size_t>(k)] > 0)

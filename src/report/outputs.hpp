@@ -19,7 +19,8 @@ struct RunInfo {
   std::map<std::string, std::string> options;
   double wall_seconds = 0;
   std::string version;
-  bool oracle = false;  // the policy saw true run times
+  bool oracle = false;             // the policy saw true run times
+  std::string truth = "measured";  // the simulator's ground truth of shared GPUs (--truth)
 };
 
 // Creates `dir` if needed; throws InputError when it cannot be written.

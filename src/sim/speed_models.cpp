@@ -24,4 +24,29 @@ SpeedModel measured_speed_model(const Workload& workload, const ColocationTable*
   };
 }
 
+SpeedModel model_speed_model(const Workload& workload, const InterferenceModel& model) {
+  return [&workload, &model](const JobSpec& job, std::span<const JobSpec* const> others) {
+    const JobShape self = job_shape(workload, job);
+    double speed = 1.0;
+    for (const JobSpec* o : others)
+      speed *= std::min(1.0, model.speed(self, job_shape(workload, *o)));
+    return std::clamp(speed, 1e-3, 1.0);
+  };
+}
+
+SpeedModel time_slicing_speed_model() {
+  return [](const JobSpec&, std::span<const JobSpec* const> others) {
+    return 1.0 / static_cast<double>(others.size() + 1);
+  };
+}
+
+SpeedModel worse_than_predicted(SpeedModel base, double error) {
+  if (error == 0) return base;
+  return
+      [base = std::move(base), error](const JobSpec& job, std::span<const JobSpec* const> others) {
+        const double v = base(job, others);
+        return others.empty() ? v : std::clamp(v / (1.0 + error), 1e-3, 1.0);
+      };
+}
+
 }  // namespace ds

@@ -27,4 +27,17 @@ SpeedModel measured_speed_model(const Workload& workload, const ColocationTable*
 // The JobShape of a job (its profile from workload.profiles, util and memory).
 JobShape job_shape(const Workload& workload, const JobSpec& job);
 
+// One interference model for every pair, measured or not (`--truth fallback` uses the
+// built-in util/memory model: a model family other than the policy's profile model).
+SpeedModel model_speed_model(const Workload& workload, const InterferenceModel& model);
+
+// Time slicing: each of n jobs on a GPU runs at 1/n (`--truth slicing`; the simulator's
+// default when no model is given).
+SpeedModel time_slicing_speed_model();
+
+// The misprediction option (`--truth-error E`): every shared job's slowdown is (1 + E)
+// times what `base` says (speed = base / (1 + E)), so the policy's interference model is
+// optimistic by E. E = 0 returns `base`.
+SpeedModel worse_than_predicted(SpeedModel base, double error);
+
 }  // namespace ds

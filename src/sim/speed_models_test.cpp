@@ -74,5 +74,14 @@ TEST_F(SpeedModels, JobShapeCarriesProfileUtilAndMemory) {
   EXPECT_EQ(job_shape(w, w.jobs[3]).profile, nullptr);
 }
 
+// The misprediction option: a shared job's slowdown is (1 + E) x the base model's.
+TEST_F(SpeedModels, WorseThanPredictedScalesTheSlowdown) {
+  const SpeedModel base = model_speed_model(w, half);
+  EXPECT_DOUBLE_EQ(speed(base, 0, {1}), 0.5);
+  EXPECT_DOUBLE_EQ(speed(worse_than_predicted(base, 0.5), 0, {1}), 0.5 / 1.5);
+  EXPECT_DOUBLE_EQ(speed(worse_than_predicted(base, 0), 0, {1}), 0.5);
+  EXPECT_DOUBLE_EQ(speed(time_slicing_speed_model(), 0, {1, 2}), 1.0 / 3);
+}
+
 }  // namespace
 }  // namespace ds

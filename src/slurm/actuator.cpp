@@ -272,6 +272,16 @@ bool Controller::try_start(JobId id) {
   return true;
 }
 
+// A released start taken back: parked again (BeginTime in 2100), its record re-written.
+void Controller::park_again(const Rec& rec) {
+  auto v = views_.find(rec.key);
+  Update u;
+  u.job = rec.ref;
+  u.admin_comment = record_text(rec, v == views_.end() ? nullptr : &v->second, false);
+  u.begin_s = kParkedBegin;
+  if (!act_update(u)) log_.warn("park_failed", {{"job", rec.ref}, {"error", act_error()}});
+}
+
 void Controller::rollback_start(JobId id, const char* why) {
   Rec& rec = recs_[id.index()];
   JobRuntime& r = rt_[id.index()];
@@ -289,14 +299,7 @@ void Controller::rollback_start(JobId id, const char* why) {
              {"slurm_holds", held},
              {"detail", "start rolled back: the job waits again"}});
   journal(std::string("forget_start ") + rec.ref + " " + why);
-  if (rec.released) {
-    auto v = views_.find(rec.key);
-    Update u;
-    u.job = rec.ref;
-    u.admin_comment = record_text(rec, v == views_.end() ? nullptr : &v->second, false);
-    u.begin_s = kParkedBegin;
-    if (!act_update(u)) log_.warn("park_failed", {{"job", rec.ref}, {"error", act_error()}});
-  }
+  if (rec.released) park_again(rec);
   rec.intent = Intent::None;
   rec.released = false;
   r.status = JobStatus::Pending;
@@ -348,13 +351,7 @@ bool Controller::preempt(JobId id) {
   if (rec.intent == Intent::Start && (!j || !j->running()) && !(j && ended(*j))) {
     // Decided but not running yet: take the start back (park it again). Should Slurm start
     // it meanwhile, the next observation adopts it as running.
-    if (rec.released) {
-      Update u;
-      u.job = rec.ref;
-      u.admin_comment = record_text(rec, v == views_.end() ? nullptr : &v->second, false);
-      u.begin_s = kParkedBegin;
-      if (!act_update(u)) log_.warn("park_failed", {{"job", rec.ref}, {"error", act_error()}});
-    }
+    if (rec.released) park_again(rec);
     rec.intent = Intent::None;
   } else if (!j || !j->running()) {
     // Ending (cancelled by its user, completing) or gone: never requeued, its end stands.

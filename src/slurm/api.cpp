@@ -98,6 +98,18 @@ void init_once() {
   std::call_once(once, [] { slurm_init(nullptr); });
 }
 
+// The error of an RPC on a job that may be an array: its return code's, else the first of
+// any task in `resp` (freed here); 0: none.
+int array_error(int rc, job_array_resp_msg_t* resp) {
+  int err = rc == SLURM_SUCCESS ? 0 : slurm_get_errno();
+  if (resp) {
+    for (uint32_t i = 0; i < resp->job_array_count && !err; ++i)
+      err = static_cast<int>(resp->error_code[i]);
+    slurm_free_job_array_resp(resp);
+  }
+  return err;
+}
+
 }  // namespace
 
 // Times one RPC and records it in the api's RpcStats with its outcome (fail() marks it).
@@ -335,13 +347,7 @@ bool SlurmApi::update(const Update& u) {
   if (u.begin_s) d.begin_time = static_cast<time_t>(*u.begin_s);
   job_array_resp_msg_t* resp = nullptr;
   const int rc = slurm_update_job2(&d, &resp);
-  int err = rc == SLURM_SUCCESS ? 0 : slurm_get_errno();
-  if (resp) {
-    for (uint32_t i = 0; i < resp->job_array_count && !err; ++i)
-      err = static_cast<int>(resp->error_code[i]);
-    slurm_free_job_array_resp(resp);
-  }
-  if (err) {
+  if (const int err = array_error(rc, resp)) {
     slurm_seterrno(err);
     return fail("slurm_update_job");
   }
@@ -360,13 +366,7 @@ bool SlurmApi::requeue_hold(const std::string& job) {
   std::string id = job;
   job_array_resp_msg_t* resp = nullptr;
   const int rc = slurm_requeue2(id.data(), JOB_RUNNING | JOB_REQUEUE_HOLD, &resp);
-  int err = rc == SLURM_SUCCESS ? 0 : slurm_get_errno();
-  if (resp) {
-    for (uint32_t i = 0; i < resp->job_array_count && !err; ++i)
-      err = static_cast<int>(resp->error_code[i]);
-    slurm_free_job_array_resp(resp);
-  }
-  if (err) {
+  if (const int err = array_error(rc, resp)) {
     slurm_seterrno(err);
     return fail("slurm_requeue");
   }

@@ -357,7 +357,8 @@ bool Controller::acting() {
   return true;
 }
 
-bool Controller::act_update(Update u) {
+// Whether an action may go out: counted as sent when it may, as fenced when not.
+bool Controller::may_send() {
   if (!acting()) {
     ++counters_.fenced;
     fence_error_ = "not the leader: nothing sent";
@@ -365,6 +366,11 @@ bool Controller::act_update(Update u) {
   }
   fence_error_.clear();
   ++counters_.actions_sent;
+  return true;
+}
+
+bool Controller::act_update(Update u) {
+  if (!may_send()) return false;
   if (lease_ && u.admin_comment) {
     RecordFields f = parse_fields(*u.admin_comment);
     if (!f.empty()) {
@@ -376,24 +382,12 @@ bool Controller::act_update(Update u) {
 }
 
 bool Controller::act_requeue(const std::string& ref) {
-  if (!acting()) {
-    ++counters_.fenced;
-    fence_error_ = "not the leader: nothing sent";
-    return false;
-  }
-  fence_error_.clear();
-  ++counters_.actions_sent;
+  if (!may_send()) return false;
   return act_->requeue_hold(ref);
 }
 
 bool Controller::act_cancel(const std::string& ref) {
-  if (!acting()) {
-    ++counters_.fenced;
-    fence_error_ = "not the leader: nothing sent";
-    return false;
-  }
-  fence_error_.clear();
-  ++counters_.actions_sent;
+  if (!may_send()) return false;
   return act_->cancel(ref);
 }
 

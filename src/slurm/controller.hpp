@@ -142,6 +142,8 @@ class Controller {
   // Asks the running loop to re-read the configuration file (SIGHUP; thread- and
   // signal-safe: only sets a flag). reload.cpp.
   void request_reload() { reload_requested_ = true; }
+  // Refuses a policy that cannot run on a real cluster (the oracles), naming those that can.
+  static void check_policy(const std::string& name);
   // Applies what can change live from `next`, logs what needs a restart (reload.cpp).
   void reload(const ControllerConfig& next);
   // Where a reload reads the configuration (default: the file it came from); the CLI adds
@@ -208,7 +210,6 @@ class Controller {
 
   // reload.cpp: SIGHUP, the policy check, log context
   void reload_if_requested();
-  static void check_policy(const std::string& name);
   [[nodiscard]] Log::Fields who(JobId id) const;
 
   // controller.cpp: lifecycle, tenants, snapshot
@@ -223,6 +224,7 @@ class Controller {
   // The Actuator behind the fence: nothing is sent unless this controller is the leader;
   // every AdminComment written carries the lease epoch.
   [[nodiscard]] bool acting();
+  [[nodiscard]] bool may_send();
   bool act_update(Update u);
   bool act_requeue(const std::string& ref);
   bool act_cancel(const std::string& ref);
@@ -264,6 +266,7 @@ class Controller {
   void rollback_start(JobId id, const char* why);
   bool preempt(JobId id);
   void note_requeue(Rec& rec);
+  void park_again(const Rec& rec);
   bool must_wait_for_revocation(const Rec& rec) const;
   void reject(const RejectJob& r);
   std::string record_text(const Rec& rec, const View* v, bool with_pin) const;

@@ -39,6 +39,7 @@ void validate(const GeneratorConfig& c) {
   if (!(c.days > 0 && c.days <= 366)) throw InputError("--days must be in (0, 366]");
   if (!(c.scale > 0 && c.scale <= 100)) throw InputError("--scale must be in (0, 100]");
   if (!(c.load > 0 && c.load <= 10)) throw InputError("--load must be in (0, 10]");
+  if (!(c.large_jobs >= 1 && c.large_jobs <= 16)) throw InputError("large_jobs must be in [1, 16]");
 }
 
 // Step 1: tenants and their nodes.
@@ -86,12 +87,16 @@ Expected expected(const TenantModel& m, const gen::DurationModel& single,
 // GPU-hours per job (for the same mean GPUs), so that its job rate follows the
 // published one; rho itself is found by bisection on the expected single-GPU share of
 // GPU time over all tenants.
-void calibrate_tenants(const Workload& w, const std::vector<double>& budget,
+void calibrate_tenants(const Workload& w, const std::vector<double>& budget, double large_jobs,
                        std::vector<TenantModel>& models) {
   const std::size_t n = vs::kVcs.size();
-  for (std::size_t v = 0; v < n; ++v)
-    models[v].size = gen::SizeModel::calibrate(vs::kVcs[v].multi_share, vs::kVcs[v].mean_gpus,
-                                               w.tenants[v].quota_gpus);
+  for (std::size_t v = 0; v < n; ++v) {
+    // large_jobs scales the mean of the multi-GPU jobs: (mean - single share) x factor.
+    const double single = 1 - vs::kVcs[v].multi_share;
+    const double mean = single + (vs::kVcs[v].mean_gpus - single) * large_jobs;
+    models[v].size =
+        gen::SizeModel::calibrate(vs::kVcs[v].multi_share, mean, w.tenants[v].quota_gpus);
+  }
   auto fit = [&](double rho) {
     double single_gpu_s = 0, all_gpu_s = 0;
     for (std::size_t v = 0; v < n; ++v) {
@@ -99,6 +104,7 @@ void calibrate_tenants(const Workload& w, const std::vector<double>& budget,
       auto& m = models[v];
       const double gpu_s_per_job =
           vc.offered_load * vc.nodes * vs::kGpusPerNode * vs::kTraceDays * kDaySeconds / vc.jobs;
+      // Per-GPU durations as published: a tenant with larger jobs has longer GPU-time.
       const double target = gpu_s_per_job / vc.mean_gpus * m.size.mean();
       m.single = gen::DurationModel(vc.median_s, rho);
       if (!m.size.multi_sizes().empty()) {
@@ -283,7 +289,12 @@ std::string describe(const GeneratorConfig& c) {
   char buf[128];
   std::snprintf(buf, sizeof buf, "seed %llu, %g days, scale %g, load %g",
                 static_cast<unsigned long long>(c.seed), c.days, c.scale, c.load);
-  return buf;
+  std::string out = buf;
+  if (c.large_jobs != 1) {
+    std::snprintf(buf, sizeof buf, ", large jobs x%g", c.large_jobs);
+    out += buf;
+  }
+  return out;
 }
 
 Workload generate_workload(const GeneratorConfig& config) {
@@ -298,7 +309,7 @@ Workload generate_workload(const GeneratorConfig& config) {
   const double span_s = config.days * kDaySeconds;
   const std::vector<double> budget = tenant_budgets(w, config.load * span_s);
   std::vector<TenantModel> models(n);
-  calibrate_tenants(w, budget, models);
+  calibrate_tenants(w, budget, config.large_jobs, models);
   Rng user_rng = stream(config.seed, kUsers);
   assign_users(w, models, user_rng);
 

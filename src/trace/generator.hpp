@@ -45,6 +45,11 @@ struct GeneratorConfig {
   double days = 7;     // submission span
   double scale = 1.0;  // cluster size factor (1 = Venus: 15 VCs, 1,080 GPUs)
   double load = 0.89;  // target offered load: GPU-hours / (GPUs x span)
+  // Heavier tail of large jobs: multiplies the mean GPUs of each tenant's multi-GPU jobs
+  // (the published mix tilted further towards large sizes, capped at the tenant's quota);
+  // per-GPU durations keep their calibration, so the same load comes in fewer, larger jobs.
+  // 1 = Venus.
+  double large_jobs = 1.0;
 };
 
 // Throws InputError for out-of-range settings.

@@ -138,6 +138,21 @@ TEST(Generator, MatchesPublishedJobShape) {
   EXPECT_GT(s.jobs_per_hour_of_day[15], 3 * s.jobs_per_hour_of_day[6]);
 }
 
+// large_jobs: the same offered load in larger multi-GPU jobs (the heavier tail of the
+// scenario matrix, scripts/scenarios.sh).
+TEST(Generator, LargeJobsMakesMultiGpuJobsLarger) {
+  GeneratorConfig c;
+  c.days = 3;
+  const TraceStats base = compute_stats(generate_workload(c));
+  c.large_jobs = 2;
+  const TraceStats heavy = compute_stats(generate_workload(c));
+  EXPECT_GT(heavy.mean_gpus, 1.4 * base.mean_gpus);
+  EXPECT_GT(heavy.above8_share, base.above8_share);
+  EXPECT_NEAR(heavy.offered_load, base.offered_load, 0.15 * base.offered_load);
+  c.large_jobs = 0.5;
+  EXPECT_THROW(generate_workload(c), InputError);
+}
+
 TEST(Generator, EveryJobFitsItsTenant) {
   for (double scale : {1.0, 0.25, 0.05}) {
     GeneratorConfig c;

@@ -77,6 +77,16 @@ void check_fit(const Workload& w, double target) {
 
 }  // namespace
 
+void drop_profiles(Workload& w) {
+  for (auto& j : w.jobs) {
+    j.profile = -1;
+    j.gpu_util = -1;
+    j.gpu_memory_mib = 0;
+  }
+  w.profiles.clear();
+  w.notes.push_back("profiles dropped: no job has a workload profile, GPU utilization or memory");
+}
+
 const std::vector<TraceFormat>& trace_formats() {
   static const std::vector<TraceFormat> table = {
       {"venus", "Lucid-prepared Helios Venus jobs CSV, or a folder of Lucid's per-VC logs",
@@ -109,6 +119,7 @@ Workload load_trace(const std::string& path, const LoadOptions& options) {
       w.fit_cluster_to_load(options.fit_load);
       w.finalize();  // the resized cluster is checked like any other
     }
+    if (!options.profiles) drop_profiles(w);
     return w;
   }
   std::string known;

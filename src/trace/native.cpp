@@ -21,6 +21,9 @@ const std::vector<NativeField>& native_fields() {
       {"user", false, "user name"},
       {"state", false, "final state: COMPLETED, CANCELLED, FAILED or other"},
       {"model", false, "DL model name (workload profile)"},
+      {"dataset", false, "dataset of the workload profile (with model)"},
+      {"batch_size", false, "batch size of the workload profile (with model)"},
+      {"amp", false, "mixed precision of the workload profile: 1 or 0 (with model)"},
       {"gpu_util", false, "GPU utilization alone, percent 0..100"},
       {"gmem_mib", false, "GPU memory per GPU in MiB"},
       {"gpu_milli", false, "share of one GPU, 1..1000 (< 1000 only with gpus = 1)"},
@@ -93,7 +96,8 @@ Workload load_native(const std::string& path, const NativeOptions& options) {
                     c_dur = *col["duration_s"], c_gpus = *col["gpus"];
   const auto c_user = col["user"], c_state = col["state"], c_model = col["model"],
              c_util = col["gpu_util"], c_gmem = col["gmem_mib"], c_milli = col["gpu_milli"],
-             c_qos = col["qos"];
+             c_qos = col["qos"], c_dataset = col["dataset"], c_batch = col["batch_size"],
+             c_amp = col["amp"];
   auto has = [&](const std::optional<std::size_t>& c) { return c && !csv.empty_field(*c); };
 
   Workload w;
@@ -141,8 +145,21 @@ Workload load_native(const std::string& path, const NativeOptions& options) {
     if (has(c_user)) job.user = w.intern_user(std::string(csv.field(*c_user)));
     if (has(c_state)) truth.state = parse_final_state(csv.field(*c_state));
     if (has(c_model)) {
+      // The whole profile, as the venus importer keeps it (the interference model and the
+      // predictor key on all four): same jobs, same results whatever the format.
       Profile p;
       p.model = std::string(csv.field(*c_model));
+      if (has(c_dataset)) p.dataset = std::string(csv.field(*c_dataset));
+      if (has(c_batch)) {
+        const auto b = csv.get_int_lenient(*c_batch);
+        if (b < 0 || b > 1'000'000) csv.fail(*c_batch, "a batch size >= 0");
+        p.batch_size = static_cast<int>(b);
+      }
+      if (has(c_amp)) {
+        const auto a = csv.get_int_lenient(*c_amp);
+        if (a != 0 && a != 1) csv.fail(*c_amp, "1 or 0");
+        p.amp = a == 1;
+      }
       job.profile = w.intern_profile(p);
     }
     w.jobs.push_back(std::move(job));

@@ -66,7 +66,7 @@ TEST(Native, ColumnMappingsReadOtherHeaders) {
   EXPECT_THAT(input_error([&] { load_native(trace, unknown); }),
               HasSubstr("--columns 'submit=SubmitTime': unknown field 'submit' (valid fields: "
                         "job_id, tenant, submit_s, duration_s, gpus, user, state, model, "
-                        "gpu_util, gmem_mib, gpu_milli, qos)"));
+                        "dataset, batch_size, amp, gpu_util, gmem_mib, gpu_milli, qos)"));
   NativeOptions malformed;
   malformed.columns = {"submit_s"};
   EXPECT_THAT(input_error([&] { load_native(trace, malformed); }),
@@ -124,6 +124,82 @@ TEST(Native, LoadTraceRequiresAClusterFile) {
   EXPECT_EQ(w.jobs[0].tenant, TenantId(1));
   EXPECT_EQ(w.tenants[1].cls, TenantClass::BestEffort);
   EXPECT_EQ(w.cluster.total_gpus(), 8);
+}
+
+// Issue #15 item 7: the same jobs in the venus and the native format are the same workload
+// (profiles with dataset, batch size and AMP, utilization, memory, users, states, order).
+TEST(Native, SameJobsAsTheVenusFormat) {
+  TempDir dir;
+  const std::string venus =
+      dir.write("venus.csv",
+                "job_id,user,vc,gpu_num,cpu_num,state,submit_time,submit_ts,duration,dataset,model,"
+                "batchsize,amp,speed,gpu_util,gmem_util,gmem,lucid_vc_order\n"
+                "1,u1,vcA,1,1,COMPLETED,100,x,97,CIFAR-10,ResNet18,64,1,1,62.0,34.0,3642.0,1\n"
+                "2,u2,vcB,8,1,FAILED,100,x,500,ImageNet,ResNet50,128,0,1,90.5,80.0,20000.0,0\n"
+                "3,u1,vcA,2,1,CANCELLED,160,x,30,CIFAR-10,ResNet18,32,1,1,40.0,20.0,2000.0,2\n");
+  dir.write("aux/vc_config.csv", ",num\nvcA,1\nvcB,1\n");
+  const std::string native = dir.write(
+      "native.csv",
+      "job_id,tenant,submit_s,duration_s,gpus,user,state,model,dataset,batch_size,amp,gpu_util,"
+      "gmem_mib\n"
+      "2,vcB,100,500,8,u2,FAILED,ResNet50,ImageNet,128,0,90.5,20000.0\n"
+      "1,vcA,100,97,1,u1,COMPLETED,ResNet18,CIFAR-10,64,1,62.0,3642.0\n"
+      "3,vcA,160,30,2,u1,CANCELLED,ResNet18,CIFAR-10,32,1,40.0,2000.0\n");
+  LoadOptions vo;
+  vo.format = "venus";
+  const Workload v = load_trace(venus, vo);
+  LoadOptions no;
+  no.format = "native";
+  no.cluster_file = dir.write("c.yaml",
+                              "nodes:\n"
+                              "  - {count: 1, gpus: 8, tenant: vcA}\n"
+                              "  - {count: 1, gpus: 8, tenant: vcB}\n"
+                              "tenants:\n"
+                              "  - {name: vcA, quota_gpus: 8}\n"
+                              "  - {name: vcB, quota_gpus: 8}\n");
+  const Workload n = load_trace(native, no);
+  ASSERT_EQ(v.jobs.size(), n.jobs.size());
+  for (std::size_t i = 0; i < v.jobs.size(); ++i) {
+    const JobSpec &a = v.jobs[i], &b = n.jobs[i];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(v.tenants[a.tenant.index()].name, n.tenants[b.tenant.index()].name);
+    EXPECT_EQ(v.users[a.user.index()], n.users[b.user.index()]);
+    EXPECT_EQ(a.gpus, b.gpus);
+    EXPECT_EQ(a.submit, b.submit);
+    EXPECT_EQ(v.truth[i].work, n.truth[i].work);
+    EXPECT_EQ(v.truth[i].state, n.truth[i].state);
+    EXPECT_DOUBLE_EQ(a.gpu_util, b.gpu_util);
+    EXPECT_DOUBLE_EQ(a.gpu_memory_mib, b.gpu_memory_mib);
+    ASSERT_GE(a.profile, 0);
+    ASSERT_GE(b.profile, 0);
+    EXPECT_EQ(v.profiles[static_cast<std::size_t>(a.profile)],
+              n.profiles[static_cast<std::size_t>(b.profile)]);
+  }
+  EXPECT_EQ(n.profiles[static_cast<std::size_t>(n.jobs[1].profile)].dataset, "CIFAR-10");
+  EXPECT_EQ(n.profiles[static_cast<std::size_t>(n.jobs[1].profile)].batch_size, 64);
+  EXPECT_TRUE(n.profiles[static_cast<std::size_t>(n.jobs[1].profile)].amp);
+}
+
+TEST(Native, DropProfilesForgetsWhatSharingNeeds) {
+  TempDir dir;
+  const std::string trace = dir.write("jobs.csv",
+                                      "job_id,tenant,submit_s,duration_s,gpus,model,gpu_util,"
+                                      "gmem_mib,gpu_milli\n"
+                                      "a,t,0,10,1,ResNet18,50,4000,\n"
+                                      "b,t,1,10,1,,,,500\n");
+  LoadOptions o;
+  o.format = "native";
+  o.cluster_file = dir.write("c.yaml",
+                             "nodes:\n  - {count: 1, gpus: 8}\ntenants:\n"
+                             "  - {name: t, quota_gpus: 8}\n");
+  o.profiles = false;
+  const Workload w = load_trace(trace, o);
+  EXPECT_EQ(w.jobs[0].profile, -1);
+  EXPECT_EQ(w.jobs[0].gpu_util, -1);
+  EXPECT_EQ(w.jobs[0].gpu_memory_mib, 0);
+  EXPECT_TRUE(w.profiles.empty());
+  EXPECT_EQ(w.jobs[1].gpu_milli, 500);  // a fractional request keeps its share
+  EXPECT_THAT(::testing::PrintToString(w.notes), HasSubstr("profiles dropped"));
 }
 
 }  // namespace

@@ -17,20 +17,26 @@ double raw_assurance(const AssuranceInputs& in, const Config& c) {
 }
 
 AssuranceSignal::AssuranceSignal(std::size_t tenants, const Config& c)
-    : c_(&c), value_(tenants, 1.0), at_risk_(tenants, false) {}
+    : c_(&c),
+      value_(tenants, 1.0),
+      at_risk_(tenants, false),
+      last_(tenants, 0),
+      started_(tenants, 0) {}
 
 void AssuranceSignal::update(Time now, std::span<const AssuranceInputs> inputs) {
-  const double alpha =
-      !started_ || c_->ewma_tau <= 0
-          ? 1.0
-          : 1.0 - std::exp(-static_cast<double>(now - last_) / static_cast<double>(c_->ewma_tau));
-  for (std::size_t t = 0; t < inputs.size(); ++t) {
-    value_[t] += alpha * (raw_assurance(inputs[t], *c_) - value_[t]);
-    if (value_[t] < c_->at_risk_below) at_risk_[t] = true;
-    if (value_[t] > c_->healthy_above) at_risk_[t] = false;
-  }
-  started_ = true;
-  last_ = now;
+  for (std::size_t t = 0; t < inputs.size(); ++t) update(t, now, inputs[t]);
+}
+
+void AssuranceSignal::update(std::size_t t, Time now, const AssuranceInputs& in) {
+  const double alpha = !started_[t] || c_->ewma_tau <= 0
+                           ? 1.0
+                           : 1.0 - std::exp(-static_cast<double>(now - last_[t]) /
+                                            static_cast<double>(c_->ewma_tau));
+  value_[t] += alpha * (raw_assurance(in, *c_) - value_[t]);
+  if (value_[t] < c_->at_risk_below) at_risk_[t] = true;
+  if (value_[t] > c_->healthy_above) at_risk_[t] = false;
+  started_[t] = 1;
+  last_[t] = now;
 }
 
 }  // namespace ds::deepshare

@@ -34,16 +34,20 @@ double raw_assurance(const AssuranceInputs& in, const Config& c);
 class AssuranceSignal {
  public:
   AssuranceSignal(std::size_t tenants, const Config& c);
-  void update(Time now, std::span<const AssuranceInputs> inputs);
+  void update(Time now, std::span<const AssuranceInputs> inputs);  // every tenant
+  // One tenant (its EWMA runs from its own last update: exact while its inputs were
+  // constant in between).
+  void update(std::size_t t, Time now, const AssuranceInputs& in);
   [[nodiscard]] double value(std::size_t t) const { return value_[t]; }
   [[nodiscard]] bool at_risk(std::size_t t) const { return at_risk_[t]; }
+  [[nodiscard]] Time updated(std::size_t t) const { return last_[t]; }
 
  private:
   const Config* c_;
   std::vector<double> value_;
   std::vector<bool> at_risk_;
-  Time last_ = 0;
-  bool started_ = false;
+  std::vector<Time> last_;
+  std::vector<char> started_;
 };
 
 }  // namespace ds::deepshare

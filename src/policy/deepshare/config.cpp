@@ -15,6 +15,16 @@ Config Config::from(const PolicyOptions& o) {
   c.prediction = o.get_bool("prediction", c.prediction);
   c.assurance = o.get_bool("assurance", c.assurance);
   c.present_risk = o.get_bool("present_risk", c.present_risk);
+  c.reclaim_quota = o.get_bool("reclaim_quota", c.reclaim_quota);
+  c.time_slicing = o.get_bool("time_slicing", c.time_slicing);
+  c.learn_sharing = o.get_bool("learn_sharing", c.learn_sharing);
+  c.slice_min = o.get_seconds("slice_min_s", c.slice_min, 0, kMaxS);
+  c.slice_ratio = o.get_double("slice_ratio", c.slice_ratio, 0, 1e6);
+  c.fresh_gpu_s = o.get_double("fresh_gpu_s", c.fresh_gpu_s, 0, 1e12);
+  c.slice_past = o.get_double("slice_past", c.slice_past, 0, 1e6);
+  c.slice_lost = o.get_seconds("slice_lost_s", c.slice_lost, 0, kMaxS);
+  c.slice_attempts = static_cast<int>(o.get_int("slice_attempts", c.slice_attempts, 0, 1'000'000));
+  c.drain_after = o.get_seconds("drain_after_s", c.drain_after, 0, kMaxS);
   c.predictor = o.get("predictor", c.predictor);
   c.reserve_min = o.get_double("reserve_min", c.reserve_min, 0, 1);
   c.reserve_at_risk = o.get_double("reserve_at_risk", c.reserve_at_risk, 0, 1);
@@ -23,6 +33,7 @@ Config Config::from(const PolicyOptions& o) {
   c.min_runtime = o.get_seconds("min_runtime_s", c.min_runtime, 0, kMaxS);
   c.lend_backoff = o.get_seconds("lend_backoff_s", c.lend_backoff, 0, kMaxS);
   c.ewma_tau = o.get_seconds("ewma_tau_s", c.ewma_tau, 1, kMaxS);  // divides elapsed time
+  c.assurance_refresh = o.get_seconds("assurance_refresh_s", c.assurance_refresh, 1, kMaxS);
   c.sharing_scan = static_cast<int>(o.get_int("sharing_scan", c.sharing_scan, 0, 1'000'000));
   c.partner_scan = static_cast<int>(o.get_int("partner_scan", c.partner_scan, 0, 1'000'000));
   c.borrow_aging = o.get_seconds("borrow_aging_s", c.borrow_aging, 0, kMaxS);
@@ -32,10 +43,14 @@ Config Config::from(const PolicyOptions& o) {
 }
 
 const char* option_keys() {
-  return "borrowing|reclaim|sharing|prediction|assurance|present_risk=on|off, reserve_min, "
+  return "borrowing|reclaim|sharing|prediction|assurance|present_risk|reclaim_quota|time_slicing|"
+         "learn_sharing="
+         "on|off, reserve_min, "
          "reserve_at_risk, "
          "sharing_budget, sharing_min_assurance, min_runtime_s, lend_backoff_s, ewma_tau_s, "
-         "long_job_s, borrow_aging_s, quota_aging_s, sharing_scan, partner_scan, "
+         "assurance_refresh_s, "
+         "long_job_s, borrow_aging_s, quota_aging_s, sharing_scan, partner_scan, slice_min_s, "
+         "fresh_gpu_s, slice_ratio, slice_past, slice_lost_s, slice_attempts, drain_after_s, "
          "predictor=user|history|tenant|global";
 }
 

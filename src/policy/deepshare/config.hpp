@@ -26,8 +26,9 @@ struct Config {
   double weight_share = 0.4;     // a_raw = ws*share + wd*delay + wo*outlook
   double weight_delay = 0.4;
   double weight_outlook = 0.2;
-  double at_risk_below = 0.6;  // hysteresis: enter "at risk" below this ...
-  double healthy_above = 0.8;  // ... and leave it above this
+  double at_risk_below = 0.6;            // hysteresis: enter "at risk" below this ...
+  double healthy_above = 0.8;            // ... and leave it above this
+  Time assurance_refresh = seconds(60);  // every tenant's A_t and lending at least this often
 
   // Lending.
   double reserve_min = 0.05;          // share of idle quota always kept back
@@ -39,16 +40,29 @@ struct Config {
   Time borrow_aging = seconds(1800);  // borrowers waiting longer may also use reserves
   Time quota_aging = seconds(3600);   // a job waiting longer goes first within its quota
   bool present_risk = true;           // lend every idle GPU while no entitled job waits
+  bool reclaim_quota = true;          // any job within its tenant's quota may reclaim
 
   // Reclaim.
   Time min_runtime = seconds(300);     // borrowed jobs younger than this are not victims early
   Time deadline_margin = seconds(30);  // reclaim by SLO - margin at the latest
+
+  // Time slicing of long-running work (slicing.cpp).
+  bool time_slicing = true;            // preempt work far past a pending job's predicted size
+  double fresh_gpu_s = 18000;          // jobs below this attained service are fresh (Tiresias')
+  Time slice_min = seconds(1800);      // victims have run at least this long ...
+  double slice_ratio = 0;              // ... and this many times the pending job's prediction
+  double slice_past = 0;               // ... and this many times their own prediction (0: any)
+  Time slice_lost = seconds(60);       // victims lose at most this much work (else: at checkpoint)
+  int slice_attempts = 8;              // pending jobs that may slice per cycle
+  Time checkpoint_grid = seconds(60);  // wake-ups at victims' checkpoints, rounded up to this
+  Time drain_after = seconds(600);     // a job of whole nodes waiting this long drains nodes
 
   // Sharing.
   double sharing_min_assurance = 0.5;  // no sharing on GPUs of tenants below this
   double sharing_budget = 1.5;         // largest predicted slowdown at A = 1 (<= tenant bound)
   int sharing_scan = 64;               // pending jobs considered for sharing per cycle
   int partner_scan = 256;              // running jobs considered as partners per job
+  bool learn_sharing = true;  // scale predicted slowdowns by the observed / predicted ratio
 
   static Config from(const PolicyOptions& o);
 };

@@ -1,6 +1,7 @@
 // The placement phases of the DeepShare policy (3-7 in deepshare.hpp).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "model/execution.hpp"
 #include "policy/deepshare/policy_impl.hpp"
@@ -10,15 +11,15 @@
 namespace ds::deepshare {
 
 int DeepSharePolicy::borrowed_total() const {
-  int b = 0;
-  for (const auto& t : tenants_) b += t.borrowed;
-  return b;
+  return borrowed_sum_;
 }
 
+// Phase 5: each tenant's Lending, recomputed for the tenants whose inputs changed (and for
+// all every assurance_refresh); the totals are kept as sums of the cached values.
 void DeepSharePolicy::compute_lending(const ClusterSnapshot& s) {
-  int lendable = unowned_;
-  for (std::size_t t = 0; t < tenants_.size(); ++t) {
+  auto refresh = [&](std::size_t t) {
     TenantState& ts = tenants_[t];
+    ts.lending_dirty = false;
     LendInputs in;
     in.quota = quota(s, t);
     in.unit = kMilliPerGpu;
@@ -26,28 +27,41 @@ void DeepSharePolicy::compute_lending(const ClusterSnapshot& s) {
     in.assurance = signal_.value(t);
     in.forecast_demand = std::min<double>(ts.forecast, in.quota);
     in.since_reclaim = s.now - ts.last_reclaim;
+    lendable_sum_ -= ts.lend.lendable;
+    idle_sum_ -= ts.lend.idle;
     ts.lend = lending(in, c_);
-    lendable += ts.lend.lendable;
+    lendable_sum_ += ts.lend.lendable;
+    idle_sum_ += ts.lend.idle;
+  };
+  const bool all = s.now - lending_at_ >= c_.assurance_refresh;
+  if (all) {
+    lending_at_ = s.now;
+    for (std::size_t t = 0; t < tenants_.size(); ++t) refresh(t);
+  } else {
+    for (std::size_t t : lending_dirty_)
+      if (tenants_[t].lending_dirty) refresh(t);
   }
-  lendable_total_ = lendable;
-  // Present risk: some tenant is at risk or has entitled jobs waiting. Without it, every
-  // idle GPU is lent at once (reserves protect against present risk, not forecasts;
-  // capacity a lender needs later comes back by reclaim).
-  present_risk_ = false;
-  for (std::size_t t = 0; t < tenants_.size(); ++t)
-    present_risk_ = present_risk_ || tenants_[t].queued_entitled > 0;
-  idle_total_ = unowned_;
-  for (const auto& ts : tenants_) idle_total_ += ts.lend.idle;
+  lending_dirty_.clear();
+  lendable_total_ = unowned_ + lendable_sum_;
+  idle_total_ = unowned_ + idle_sum_;
+  // Present risk: some tenant has entitled jobs waiting. Without it, every idle GPU is lent
+  // at once (reserves protect against present risk, not forecasts; capacity a lender
+  // needs later comes back by reclaim).
+  present_risk_ = !entitled_tenants_.empty();
+  // Each tenant's part of the borrowed GPUs, in proportion to what it lends (refreshed
+  // with the rest: it feeds the assurance outlook).
   const int borrowed = borrowed_total();
-  for (auto& ts : tenants_)
-    ts.lent = lendable > 0 ? static_cast<double>(borrowed) * ts.lend.lendable / lendable : 0;
+  if (all)
+    for (auto& ts : tenants_)
+      ts.lent = lendable_total_ > 0
+                    ? static_cast<double>(borrowed) * ts.lend.lendable / lendable_total_
+                    : 0;
 }
 
 void DeepSharePolicy::place_entitled(const ClusterSnapshot& s, FreeMap& free, Decisions& out) {
   next_wake_ = kNever;
-  // Tenants with the lowest assurance go first.
-  std::vector<std::size_t> order(tenants_.size());
-  for (std::size_t t = 0; t < order.size(); ++t) order[t] = t;
+  // Tenants with entitled jobs waiting, the lowest assurance first.
+  std::vector<std::size_t> order(entitled_tenants_.begin(), entitled_tenants_.end());
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return signal_.value(a) < signal_.value(b);
   });
@@ -60,7 +74,7 @@ void DeepSharePolicy::place_entitled(const ClusterSnapshot& s, FreeMap& free, De
         note_wait(out, j.id, WaitReason::Quota);
         break;
       }
-      if (auto p = place_job(free, nodes_, j)) {
+      if (auto p = place_guaranteed(free, j)) {
         start(s, free, out, j, std::move(*p), Run::Guaranteed);
         continue;
       }
@@ -70,10 +84,39 @@ void DeepSharePolicy::place_entitled(const ClusterSnapshot& s, FreeMap& free, De
         note_wait(out, j.id, WaitReason::Reclaim);
         break;  // keep submit order within the tenant
       }
-      if (o == Outcome::NoRoom) note_wait(out, j.id, room_reason(free.total_free_gpus(nodes_), j));
+      if (o == Outcome::NoRoom) note_wait(out, j.id, room_reason(free_gpus_, j));
       // Started, or no reclaim can make room for it: later entitled jobs may still fit.
     }
   }
+}
+
+// Phase 7b: GPUs that later phases freed (reclaims, slices, drains) go to waiting entitled
+// jobs first, in each tenant's submit order.
+// Entitled jobs outrank drains: the GPUs drains hold are theirs too.
+void DeepSharePolicy::place_entitled_freed(const ClusterSnapshot& s, FreeMap& free,
+                                           Decisions& out) {
+  free.give(held_, kMilliPerGpu);
+  for (const auto& a : held_) free_gpus_ += a.gpus();
+  const std::vector<std::size_t> waiting(entitled_tenants_.begin(), entitled_tenants_.end());
+  for (std::size_t t : waiting) {
+    TenantState& ts = tenants_[t];
+    for (auto it = ts.entitled.begin(); it != ts.entitled.end();) {
+      const JobSpec& j = s.jobs[it->second.index()];
+      ++it;
+      if (!fits_quota(s, j)) break;
+      auto p = place_guaranteed(free, j);
+      if (!p) break;
+      start(s, free, out, j, std::move(*p), Run::Guaranteed);
+    }
+  }
+  for (auto& a : held_) {  // hold again what is still free
+    const Node& node = s.cluster->nodes[a.node.index()];
+    for (int k = 0; k < node.gpus; ++k)
+      if (free.free_milli(node.first_gpu + k) != kMilliPerGpu)
+        a.gpu_mask &= ~(std::uint64_t{1} << k);
+  }
+  free.take(held_, kMilliPerGpu);
+  for (const auto& a : held_) free_gpus_ -= a.gpus();
 }
 
 // Phase 3, step "reclaim": wait for borrowers predicted to end before the deadline,
@@ -81,9 +124,12 @@ void DeepSharePolicy::place_entitled(const ClusterSnapshot& s, FreeMap& free, De
 DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot& s, FreeMap& free,
                                                           Decisions& out, const JobSpec& j) {
   const Tenant& tenant = s.tenants[j.tenant.index()];
-  const Time deadline = j.submit + std::max<Time>(0, tenant.slo_queue - c_.deadline_margin);
+  // Entitled jobs count from submit; other jobs of the owner from when they queued.
+  const JobState& js = job_[j.id.index()];
+  const Time since = js.entitled ? j.submit : js.queued_since;
+  const Time deadline = since + std::max<Time>(0, tenant.slo_queue - c_.deadline_margin);
   if (!c_.reclaim) return Outcome::Waiting;
-  if (borrowed_running_.empty()) return Outcome::NoRoom;  // nothing to reclaim
+  if (borrowed_running_.empty() && away_running_.empty()) return Outcome::NoRoom;
   const bool due = s.now >= deadline;
   const bool urgent = due || (c_.assurance && signal_.at_risk(j.tenant.index()));
   if (!urgent && c_.prediction) {
@@ -97,50 +143,76 @@ DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot&
         first = std::min(first, end);
       }
     }
-    if (soon + free.total_free_gpus(nodes_) >= j.gpus) {
+    if (soon + free_gpus_ >= j.gpus) {
       ++waits_;
       next_wake_ = std::min({next_wake_, deadline, first});
       return Outcome::Waiting;
     }
   }
+  // Victims: borrowers, and other tenants' guaranteed jobs away on this tenant's nodes.
+  // Checkpoint-aware: until an entitled job's deadline (and always for other jobs, which
+  // have no SLO) only victims that would lose at most slice_lost, i.e. right after their
+  // checkpoint; the others are looked at again at their next checkpoint.
+  const bool cheap_only = !js.entitled || !due;
   std::vector<Victim> candidates;
-  for (JobId id : borrowed_running_) {
+  auto consider = [&](JobId id) {
     const JobRuntime& r = s.runtime[id.index()];
-    if (r.status != JobStatus::Running || job_[id.index()].partner.valid()) continue;
-    if (!due && s.now - r.last_start < c_.min_runtime) continue;
-    const JobSpec& v = s.jobs[id.index()];
-    const Time overhead = restart_overhead(v.gpus);
-    candidates.push_back(Victim{
-        id, preemption_cost(v, r, s.now, s.tenants[v.tenant.index()].checkpoint_interval, overhead),
-        r.last_start, &r.placement, v.gpu_milli});
+    const JobState& vs = job_[id.index()];
+    if (vs.run != Run::Borrowed && !vs.away) return;
+    if (vs.away && s.jobs[id.index()].tenant == j.tenant) return;  // its own quota
+    if (!due && s.now - r.last_start < c_.min_runtime) return;
+    const JobId partner = vs.partner;  // a sharing pair goes together
+    if (cheap_only && partner.valid() && lost_now(s, partner) > c_.slice_lost) return;
+    // Not when preempted earlier in this cycle (perhaps restarted since).
+    if (auto v = as_victim(s, id)) candidates.push_back(*v);
+  };
+  if (cheap_only) {
+    for (const auto& e : window_)  // at their checkpoint (this run's entries only)
+      if (job_[e.job.index()].run_id == e.run) consider(e.job);
+  } else {
+    for (const auto* set : {&borrowed_running_, &away_running_})
+      for (JobId id : *set) consider(id);
   }
-  auto plan = plan_reclaim(free, nodes_, j, std::move(candidates));
+  // At its deadline an entitled job may also take its own tenant's jobs (the tenant's own
+  // quota, spent on its SLO; e.g. shares of GPUs that borrowers cannot free alone).
+  if (due && js.entitled && c_.time_slicing && !plan_home(free, j, candidates))
+    for (JobId id : s.running) {
+      const JobState& vs = job_[id.index()];
+      const JobSpec& v = s.jobs[id.index()];
+      const JobRuntime& r = s.runtime[id.index()];
+      if (v.tenant != j.tenant || vs.run != Run::Guaranteed) continue;
+      if (s.now - r.last_start < c_.min_runtime) continue;
+      if (auto victim = as_victim(s, id)) candidates.push_back(*victim);
+    }
+  auto plan = plan_home(free, j, std::move(candidates));
   if (!plan) {
-    if (due) return Outcome::NoRoom;
-    next_wake_ = std::min(next_wake_, deadline);
+    if (due && js.entitled) return Outcome::NoRoom;
+    next_wake_ = std::min({next_wake_, js.entitled ? deadline : kNever, next_cheap()});
     return Outcome::Waiting;
   }
   for (JobId v : plan->victims) {
-    const JobSpec& vj = s.jobs[v.index()];
-    free.give(s.runtime[v.index()].placement, vj.gpu_milli);
-    stopped(s, v);
-    job_[v.index()].preempted = true;
-    enqueue(vj, s.now);
-    out.preempt.push_back({v});
-    note_wait(out, v, WaitReason::Priority);  // back in its queue (it may restart below)
+    reclaim_lost_ += to_seconds(lost_now(s, v)) * s.jobs[v.index()].gpus;
+    if (job_[v.index()].partner.valid())
+      reclaim_lost_ += to_seconds(lost_now(s, job_[v.index()].partner)) * s.jobs[v.index()].gpus;
+    preempt_victim(s, free, out, v);
     ++victims_;
   }
   ++reclaims_;
   tenants_[j.tenant.index()].last_reclaim = s.now;
+  touch(j.tenant.index());
   start(s, free, out, j, std::move(plan->placement), Run::Guaranteed);
   return Outcome::Started;
 }
 
 void DeepSharePolicy::place_within_quota(const ClusterSnapshot& s, FreeMap& free, Decisions& out) {
-  for (std::size_t t = 0; t < tenants_.size(); ++t) {
+  const std::vector<std::size_t> waiting(other_tenants_.begin(), other_tenants_.end());
+  for (std::size_t t : waiting) {
     TenantState& ts = tenants_[t];
     if (!start_aged(s, free, out, t)) continue;  // the tenant's quota drains for it
-    int scanned = 0;
+    ScanMark& mark = ts.quota_scan;
+    if (ts.others.empty() || (mark.valid && mark.epoch == epoch_ && mark.queue == ts.queue_epoch))
+      continue;  // nothing freed and nothing new since its last scan
+    int scanned = 0, reclaims = 0;
     for (auto it = ts.others.begin(); it != ts.others.end() && scanned < kScan; ++scanned) {
       const JobSpec& j = s.jobs[std::get<2>(*it).index()];
       ++it;
@@ -151,11 +223,21 @@ void DeepSharePolicy::place_within_quota(const ClusterSnapshot& s, FreeMap& free
             ts.guaranteed + share(j) > quota(s, t) ? WaitReason::Quota : WaitReason::Reserved);
         continue;
       }
-      if (auto p = place_job(free, nodes_, j))
+      if (auto p = place_guaranteed(free, j)) {
         start(s, free, out, j, std::move(*p), Run::Guaranteed);
-      else
-        note_wait(out, j.id, room_reason(free.total_free_gpus(nodes_), j));
+        continue;
+      }
+      // The owner's job fits its quota: it may take lent capacity back (issue #13), as
+      // an entitled job may, from the time it queued.
+      // A few reclaim attempts per tenant and cycle (each plans over all borrowers).
+      const bool attempt = c_.reclaim_quota && reclaims < kReclaimAttempts;
+      reclaims += attempt;
+      const Outcome o = attempt ? reclaim_or_wait(s, free, out, j) : Outcome::NoRoom;
+      if (o != Outcome::Started)
+        note_wait(out, j.id,
+                  o == Outcome::Waiting ? WaitReason::Reclaim : room_reason(free_gpus_, j));
     }
+    mark = ScanMark{true, epoch_, ts.queue_epoch, 0, kNever};
   }
 }
 
@@ -179,19 +261,21 @@ bool DeepSharePolicy::start_aged(const ClusterSnapshot& s, FreeMap& free, Decisi
     note_wait(out, j.id, WaitReason::Quota);
     return false;
   }
-  if (auto p = place_job(free, nodes_, j)) {
+  ScanMark& mark = ts.aged_scan;
+  if (mark.valid && mark.epoch == epoch_ && mark.queue == ts.queue_epoch) return false;
+  if (auto p = place_guaranteed(free, j)) {
     start(s, free, out, j, std::move(*p), Run::Guaranteed);
     return true;
   }
   const Outcome o = reclaim_or_wait(s, free, out, j);
   if (o != Outcome::Started)
-    note_wait(
-        out, j.id,
-        o == Outcome::Waiting ? WaitReason::Reclaim : room_reason(free.total_free_gpus(nodes_), j));
+    note_wait(out, j.id, o == Outcome::Waiting ? WaitReason::Reclaim : room_reason(free_gpus_, j));
+  if (o != Outcome::Started) mark = ScanMark{true, epoch_, ts.queue_epoch, 0, kNever};
   return o == Outcome::Started;
 }
 
 void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, Decisions& out) {
+  borrow_room_ = 0;
   if (!c_.borrowing) return;
   const int borrowed = borrowed_total();
   const bool calm = c_.present_risk && !present_risk_;
@@ -201,8 +285,12 @@ void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, De
   int available = calm ? aged_available : lendable_total_ - borrowed;
   if (aged_available <= 0) return;
   std::vector<std::size_t> order;
-  for (std::size_t t = 0; t < tenants_.size(); ++t)
-    if (!tenants_[t].others.empty()) order.push_back(t);
+  for (std::size_t t : other_tenants_) {
+    const ScanMark& mark = tenants_[t].borrow_scan;
+    if (!(mark.valid && mark.epoch == epoch_ && mark.queue == tenants_[t].queue_epoch &&
+          available <= mark.available && s.now < mark.until))
+      order.push_back(t);  // else as blocked as at its last scan (skipped below too)
+  }
   auto borrowed_share = [&](std::size_t t) {
     return tenants_[t].borrowed / std::max(1e-9, s.tenants[t].weight);
   };
@@ -210,8 +298,14 @@ void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, De
     return borrowed_share(a) < borrowed_share(b);
   });
   const int headroom = static_cast<int>(std::ceil(lendable_total_ * c_.long_job_headroom));
+  int no_fit = std::numeric_limits<int>::max();  // fewest whole GPUs that found no room
   for (std::size_t t : order) {
     TenantState& ts = tenants_[t];
+    ScanMark& mark = ts.borrow_scan;
+    if (mark.valid && mark.epoch == epoch_ && mark.queue == ts.queue_epoch &&
+        available <= mark.available && s.now < mark.until)
+      continue;  // nothing freed, nothing new, no more to lend: as blocked as last time
+    Time until = kNever;
     int scanned = 0;
     for (auto it = ts.others.begin();
          it != ts.others.end() && scanned < kScan && aged_available > 0; ++scanned) {
@@ -220,8 +314,10 @@ void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, De
       if (!j.preemptible) continue;  // could never be reclaimed
       const Time since = s.runtime[j.id.index()].queued_since;
       const bool aged = calm || s.now - since >= c_.borrow_aging;
-      if (!aged && share(j) > available && share(j) <= aged_available)
+      if (!aged && share(j) > available && share(j) <= aged_available) {
         next_wake_ = std::min(next_wake_, since + c_.borrow_aging);  // eligible then
+        until = std::min(until, since + c_.borrow_aging);
+      }
       if (share(j) > (aged ? aged_available : available)) {
         // Idle quota exists but is held back (reserves), or there is none to lend.
         note_wait(out, j.id, share(j) <= aged_available ? WaitReason::Reserved : WaitReason::NoFit);
@@ -232,40 +328,72 @@ void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, De
         note_wait(out, j.id, WaitReason::Reserved);
         continue;
       }
-      if (auto p = place_job(free, nodes_, j)) {
+      const bool whole = j.gpu_milli == kMilliPerGpu;
+      std::optional<Placement> p;
+      if (!whole || j.gpus < no_fit) p = place_job(free, all_set_, j);
+      if (p) {
         available -= share(j);
         aged_available -= share(j);
         start(s, free, out, j, std::move(*p), Run::Borrowed);
       } else {
-        note_wait(out, j.id, room_reason(free.total_free_gpus(nodes_), j));
+        if (whole) no_fit = std::min(no_fit, j.gpus);  // capacity only shrinks in this phase
+        note_wait(out, j.id, room_reason(free_gpus_, j));
       }
     }
+    mark = ScanMark{true, epoch_, ts.queue_epoch, available, until};
   }
+  borrow_room_ = std::max(0, available);  // what time slicing may still lend
 }
 
 bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const JobSpec& j) {
   if (!c_.sharing || !model_ || j.gpu_memory_mib <= 0) return false;
   JobState& js = job_[j.id.index()];
-  if (js.tried == partner_epoch_ + 1) return false;  // nothing new to pair with
+  // Partners are looked at once per assurance refresh (budgets move with assurance): a job
+  // whose try failed looks again, until the next refresh, only at the partners added since,
+  // unless its own tenant's budget grew.
   auto it = exclusive_.find(j.gpus);
   if (it == exclusive_.end() || it->second.empty()) return false;
-  if (budgets_at_ != s.now) {
-    budgets_.resize(tenants_.size());
-    for (std::size_t t = 0; t < tenants_.size(); ++t)
-      budgets_[t] = sharing_budget(s.tenants[t], signal_.value(t), c_);
-    budgets_at_ = s.now;
-  }
+  const std::vector<JobId>& added = added_[j.gpus];
+  // Sharing budgets of this cycle, computed for the tenants involved only.
+  budgets_.resize(tenants_.size());
+  budgets_at_.resize(tenants_.size(), -1);
+  auto budget = [&](TenantId t) {
+    if (budgets_at_[t.index()] != s.now) {
+      budgets_[t.index()] = sharing_budget(s.tenants[t.index()], signal_.value(t.index()), c_);
+      budgets_at_[t.index()] = s.now;
+    }
+  };
+  budget(j.tenant);
+  const double own = budgets_[j.tenant.index()];
+  // Every partner again when its own budget grew since (as at a refresh).
+  const bool again = js.tried_at == assurance_at_ && own <= js.tried_budget;
+  if (again && js.tried_seen >= added.size()) return false;  // nothing new since
   std::vector<JobId> partners;
-  for (JobId id : it->second) {
-    if (static_cast<int>(partners.size()) >= c_.partner_scan) break;
+  auto consider = [&](JobId id) {
     // Preempted in this cycle (and perhaps restarted elsewhere): the snapshot still shows
     // its old GPUs, which another start of this cycle may now use.
-    if (job_[id.index()].preempted) continue;
+    if (job_[id.index()].preempted) return;
     partners.push_back(id);
+    budget(s.jobs[id.index()].tenant);
+  };
+  if (again) {
+    for (std::size_t k = js.tried_seen;
+         k < added.size() && static_cast<int>(partners.size()) < c_.partner_scan; ++k)
+      if (it->second.contains(added[k]) &&
+          std::find(partners.begin(), partners.end(), added[k]) == partners.end())
+        consider(added[k]);
+  } else {
+    for (JobId id : it->second) {
+      if (static_cast<int>(partners.size()) >= c_.partner_scan) break;
+      consider(id);
+    }
   }
-  auto choice = choose_partner(s, j, partners, budgets_, *model_);
+  const double scale = slowdown_scale();
+  auto choice = choose_partner(s, j, partners, budgets_, *model_, scale);
   if (!choice) {
-    js.tried = partner_epoch_ + 1;
+    js.tried_at = assurance_at_;
+    js.tried_seen = added.size();
+    js.tried_budget = own;
     return false;
   }
   // An entitled job within its quota holds quota while it shares (not preemptible); a job
@@ -274,8 +402,19 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
   if (!quota_counted && !j.preemptible) return false;
   dequeue(j);
   js.run = Run::Shared;
+  js.attained0 = s.runtime[j.id.index()].attained;
+  js.started_at = s.now;
+  js.prog_at = s.now;
+  js.prog_speed = choice->speed / scale;  // until the next snapshot shows the observed rate
+  js.model_speed = choice->speed;
+  track_run(s, j.id);
+  settle(choice->partner, s.now, choice->partner_speed / scale);
+  job_[choice->partner.index()].model_speed = choice->partner_speed;
+  speed_unknown_.push_back(j.id);
+  speed_unknown_.push_back(choice->partner);
   js.quota_counted = quota_counted;
   if (js.quota_counted) tenants_[j.tenant.index()].guaranteed += share(j);
+  js.entitled = false;
   js.partner = choice->partner;
   job_[choice->partner.index()].partner = j.id;
   exclusive_[j.gpus].erase(choice->partner);
@@ -291,9 +430,17 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
 
 void DeepSharePolicy::share(const ClusterSnapshot& s, Decisions& out) {
   if (!c_.sharing || !model_) return;
+  // Partners that run now are new to every job (choose_partner skips those not running).
+  std::erase_if(unlisted_, [&](JobId id) {
+    if (s.runtime[id.index()].status != JobStatus::Running)
+      return job_[id.index()].run == Run::None;
+    added_[s.jobs[id.index()].gpus].push_back(id);
+    return true;
+  });
   int budget = c_.sharing_scan;
-  for (std::size_t t = 0; t < tenants_.size() && budget > 0; ++t) {
-    TenantState& ts = tenants_[t];
+  const std::vector<std::size_t> waiting(other_tenants_.begin(), other_tenants_.end());
+  for (std::size_t k = 0; k < waiting.size() && budget > 0; ++k) {
+    TenantState& ts = tenants_[waiting[k]];
     for (auto it = ts.others.begin(); it != ts.others.end() && budget > 0; --budget) {
       const JobSpec& j = s.jobs[std::get<2>(*it).index()];
       ++it;

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
+#include <queue>
 #include <set>
 #include <string>
 #include <tuple>
@@ -15,6 +17,7 @@
 #include "policy/deepshare/assurance.hpp"
 #include "policy/deepshare/config.hpp"
 #include "policy/deepshare/lending.hpp"
+#include "policy/deepshare/reclaim.hpp"
 #include "policy/interference/interference.hpp"
 #include "policy/placement.hpp"
 #include "policy/policy.hpp"
@@ -26,23 +29,75 @@ namespace ds::deepshare {
 // neither quota nor lent capacity, and is never a reclaim victim.
 enum class Run : std::uint8_t { None, Guaranteed, Borrowed, Shared };
 
+// Queue keys of jobs that have run long (no longer fresh) start here (deepshare.cpp, key()).
+inline constexpr double kLongRun = 1e15;
+
+// Nodes being drained for a wide job (drain.cpp).
+struct Drain {
+  JobId job;
+  std::vector<NodeId> nodes;
+  Time since = 0;
+};
+
+// A running job's next checkpoint (checkpoints.cpp); `run` tells stale entries apart.
+struct CheckpointEntry {
+  Time at = 0;
+  JobId job;
+  std::uint64_t run = 0;
+  Time until = 0;  // in the window: surely still cheap before this (no need to look)
+  bool operator>(const CheckpointEntry& o) const {
+    return at != o.at ? at > o.at : job != o.job ? o.job < job : run > o.run;
+  }
+};
+
+// What a tenant's last queue scan saw (phases.cpp): nothing to retry until capacity is
+// freed (`epoch`), its queue changes, lent capacity grows or time makes a job eligible.
+struct ScanMark {
+  bool valid = false;
+  std::uint64_t epoch = 0, queue = 0;
+  int available = 0;
+  Time until = kNever;
+};
+
+// Borrowed GPUs (milli-GPUs) by the predicted end of their jobs: how many come back within
+// a horizon, in O(changes) per query (jobs past their predicted end count as coming back).
+class EndIndex {
+ public:
+  void add(Time end, int share);
+  void remove(Time end, int share);
+  int within(Time now, Time horizon);  // shares ending by now + horizon (now never decreases)
+
+ private:
+  std::map<Time, int> ends_;
+  int overdue_ = 0;  // entries that ended before mark_
+  Time mark_ = -kNever;
+};
+
 // GPU quantities of tenants are in milli-GPUs (GPUs x gpu_milli): a fractional request
 // holds the share of a GPU it asks for, in quota as in lending.
 struct TenantState {
   // pending, entitled at submit (FIFO: by submit time, then id; an online driver may reuse
   // the id of a job that left, so ids alone are not arrival order)
   std::set<std::pair<Time, JobId>> entitled;
-  // pending, by predicted GPU time (ties: submit time, then id)
+  // pending, by queue key (DeepSharePolicy::key; ties: submit time, then id)
   std::set<std::tuple<double, Time, JobId>> others;
   std::set<std::pair<Time, JobId>> waiting;  // the same jobs, by the time they queued
   int guaranteed = 0;                        // running guaranteed jobs
   int borrowed = 0;                          // running borrowed jobs
   std::int64_t pending_gpus = 0;             // int64: a sum over every pending job
-  int queued_entitled = 0;                   // pending entitled jobs
-  double forecast = 0;                       // smoothed demand
+  int queued_entitled = 0;                   // pending entitled jobs that have not started yet
+  int queued_submit_entitled = 0;  // pending jobs entitled at submit, requeued ones too (the
+                                   // metric's definition of entitlement counts them)
+  double forecast = 0;             // smoothed demand
   Time last_reclaim = -kNever / 2;
   Lending lend;
   double lent = 0;
+  std::optional<Drain> drain;
+  std::uint64_t queue_epoch = 0;  // changes whenever a job enters or leaves its queues
+  ScanMark quota_scan, borrow_scan, aged_scan;
+  std::uint64_t drain_epoch = ~std::uint64_t{0};      // epoch of its last failed drain start
+  Time forecast_at = 0;                               // when `forecast` was last updated
+  bool assurance_dirty = true, lending_dirty = true;  // its inputs changed since
 };
 
 class DeepSharePolicy final : public Policy {
@@ -55,14 +110,35 @@ class DeepSharePolicy final : public Policy {
  private:
   struct JobState {
     Time predicted = 0;
-    bool entitled = false;
+    bool entitled = false;         // waits in the entitled FIFO (entitled, not started yet)
+    bool submit_entitled = false;  // entitled at submit (DESIGN §4)
     bool queued = false;
     Run run = Run::None;
-    JobId partner;               // sharing partner while both run
-    std::uint64_t tried = 0;     // partner epoch of the last failed sharing attempt (+1)
+    JobId partner;  // sharing partner while both run
+    // Its last failed sharing attempt: at which assurance refresh, and how many partners
+    // of its GPU count had been added by then (only those added since are new to it).
+    Time tried_at = kNever;
+    std::size_t tried_seen = 0;
+    double tried_budget = 0;     // its tenant's sharing budget then
+    double model_speed = 0;      // the model's speed for the pair it just joined (0: none)
     bool preempted = false;      // preempted by this policy; its requeue notice is expected
     bool quota_counted = false;  // a Shared job that holds its tenant's quota
     Time queued_since = 0;
+    double key = 0;  // its place in its tenant's `others` queue
+    // Progress (exclusive-speed ms of work), estimated from observed speeds: `prog` at
+    // time `prog_at`, advancing at `prog_speed` (the observed rate; it changes only when
+    // a sharing partner comes or goes). While pending, `prog` is what its last checkpoint
+    // kept minus the restart overhead (the simulator's and a real job's rule).
+    double prog = 0;
+    Time prog_at = 0;
+    double prog_speed = 1;
+    Time attained0 = 0;        // attained service when it last started
+    std::uint64_t run_id = 0;  // this run (checkpoint entries of earlier runs are stale)
+    Time started_at = 0;       // of this run
+    Time borrow_end = 0;       // its key in ends_ while it runs borrowed
+    std::uint64_t slice_epoch = ~std::uint64_t{0};  // epoch of its last failed slice
+    bool away = false;                              // guaranteed, on a node another tenant owns
+    std::uint64_t window_run = 0;                   // the run whose entry is in window_ (0: none)
   };
   enum class Outcome { Started, Waiting, NoRoom };
 
@@ -72,14 +148,38 @@ class DeepSharePolicy final : public Policy {
   }
 
   // Phase 1 (deepshare.cpp): queues and accounting.
-  double key(const JobSpec& j) const;
-  void enqueue(const JobSpec& j, Time now);
+  double key(const JobSpec& j, Time attained) const;
+  void enqueue(const JobSpec& j, Time now, Time attained);
   void dequeue(const JobSpec& j);
   void stopped(const ClusterSnapshot& s, JobId id);
   void add_exclusive(const JobSpec& j);
   void ingest(const ClusterSnapshot& s);
   void adopt(const ClusterSnapshot& s, JobId id);
   static bool overlaps(const Placement& a, const Placement& b);
+  // Progress and the cost of preempting (deepshare.cpp).
+  double progress(const ClusterSnapshot& s, JobId id) const;  // estimated work done now
+  Time lost_now(const ClusterSnapshot& s, JobId id) const;    // lost if preempted now
+  // First checkpoint of a running job at or after `from` (default: now).
+  Time next_checkpoint(const ClusterSnapshot& s, JobId id, Time from = -1) const;
+  double cost_of(const ClusterSnapshot& s, JobId id) const;  // GPU-seconds
+  // Wake-ups at checkpoints fall on a 60-s grid (checkpoint_grid): a victim then loses at
+  // most that much, and one cycle serves every checkpoint of the minute.
+  Time on_grid(Time t) const;
+  void preempted(const ClusterSnapshot& s, FreeMap& free, Decisions& out, JobId id);
+  // A running job as a reclaim victim, with its sharing partner if any (their GPUs free
+  // only together); none when it or its partner cannot go in this cycle.
+  std::optional<Victim> as_victim(const ClusterSnapshot& s, JobId id) const;
+  void preempt_victim(const ClusterSnapshot& s, FreeMap& free, Decisions& out, JobId id);
+  void settle(JobId id, Time now, double speed);  // progress up to now; then `speed`
+  // Checkpoints (checkpoints.cpp).
+  Time checkpoint_after(const ClusterSnapshot& s, JobId id, Time from) const;
+  void track_run(const ClusterSnapshot& s, JobId id);
+  void collect_checkpoints(const ClusterSnapshot& s);
+  Time next_cheap() const;  // when the next job reaches its checkpoint (on the grid)
+  void observe_speeds(const ClusterSnapshot& s);  // speeds of jobs whose partner changed
+  // Tenants whose assurance and lending inputs changed (refreshed in O(changes); all
+  // tenants every assurance_refresh).
+  void touch(std::size_t t);
   // Phase 2 (deepshare.cpp).
   Time remaining(const ClusterSnapshot& s, JobId id) const;
   void update_assurance(const ClusterSnapshot& s);
@@ -87,8 +187,17 @@ class DeepSharePolicy final : public Policy {
   void start(const ClusterSnapshot& s, FreeMap& free, Decisions& out, const JobSpec& j, Placement p,
              Run run);
   bool fits_quota(const ClusterSnapshot& s, const JobSpec& j) const;
+  // Guaranteed work goes home first: the nodes its tenant owns and the unowned pool (anywhere
+  // for a tenant that owns none); elsewhere it runs "away" and the nodes' owner may reclaim
+  // them as from borrowers. Without this, guaranteed jobs spilled onto other tenants' nodes
+  // fragmented them so that entitled jobs found no node to reclaim.
+  std::optional<Placement> place_guaranteed(const FreeMap& free, const JobSpec& j) const;
+  bool is_away(const ClusterSnapshot& s, const JobSpec& j, const Placement& p) const;
+  std::optional<ReclaimPlan> plan_home(const FreeMap& free, const JobSpec& j,
+                                       std::vector<Victim> candidates) const;
   // Phases 3-7 (phases.cpp).
   void place_entitled(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
+  void place_entitled_freed(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
   Outcome reclaim_or_wait(const ClusterSnapshot& s, FreeMap& free, Decisions& out,
                           const JobSpec& j);
   void place_within_quota(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
@@ -98,8 +207,17 @@ class DeepSharePolicy final : public Policy {
   void place_borrowed(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
   bool try_share(const ClusterSnapshot& s, Decisions& out, const JobSpec& j);
   void share(const ClusterSnapshot& s, Decisions& out);
+  // Phase 6b (slicing.cpp): preempt work far past a pending job's size.
+  void make_room(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
+  bool slice_for(const ClusterSnapshot& s, FreeMap& free, Decisions& out, const JobSpec& j,
+                 std::span<const JobId> candidates);
+  // Phase 4b (drain.cpp): nodes drained at checkpoints for a wide job.
+  bool drainable(const ClusterSnapshot& s, JobId v, TenantId t) const;
+  void run_drains(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
+  void start_drain(const ClusterSnapshot& s, std::size_t t);
 
-  static constexpr int kScan = 64;  // pending jobs examined per tenant and phase
+  static constexpr int kScan = 64;            // pending jobs examined per tenant and phase
+  static constexpr int kReclaimAttempts = 2;  // in-quota reclaims tried per tenant and cycle
 
   Config c_;
   std::vector<TenantState> tenants_;
@@ -110,21 +228,66 @@ class DeepSharePolicy final : public Policy {
   double model_cv_mae_ = -1;
   std::vector<JobState> job_;
   std::vector<NodeId> nodes_;
+  std::vector<std::vector<NodeId>> home_;  // per tenant: where its guaranteed work runs
+  // Free capacity kept across cycles (FreeMap::sync copies only the nodes that changed) with
+  // an indexed node set per distinct home and one of every node: placements in O(log n).
+  FreeMap free_;
+  std::vector<FreeMap::SetId> home_set_;  // per tenant
+  FreeMap::SetId all_set_ = 0;
+  bool sets_ready_ = false;
+  void register_sets();
   std::set<JobId> borrowed_running_;
+  EndIndex ends_;  // the borrowed running jobs by predicted end
+  void add_borrowed(const ClusterSnapshot& s, JobId id);
+  void remove_borrowed(const ClusterSnapshot& s, JobId id);
+  // Guaranteed jobs running on nodes another tenant owns ("away"): the owner may take its
+  // nodes back from them as from borrowers (they restart at home, within their quota).
+  std::set<JobId> away_running_;
   std::map<int, std::set<JobId>> exclusive_;  // GPU count -> running jobs alone on their GPUs
-  std::uint64_t partner_epoch_ = 0;
+  std::map<int, std::vector<JobId>> added_;   // GPU count -> partners, in the order added
+  std::vector<JobId> unlisted_;  // partners not running yet (a snapshot shows them later)
+  std::vector<JobId> speed_unknown_;
+  // Observed / predicted slowdown of shared jobs (observe_speeds): its mean scales predicted
+  // slowdowns once it exceeds the model's cross-validated error (slowdown_scale()).
+  double ratio_sum_ = 0;
+  std::size_t ratio_n_ = 0;
+  double slowdown_scale() const;
+  std::priority_queue<CheckpointEntry, std::vector<CheckpointEntry>, std::greater<>> checkpoints_;
+  std::vector<CheckpointEntry> window_;  // jobs a preemption costs at most slice_lost now
+  std::uint64_t runs_ = 0;
+  // Changes whenever capacity may have been freed: a job stopped, a drain ended, or a job
+  // reached its checkpoint (a cheap victim). Scans that found nothing are not repeated
+  // until it changes.
+  std::uint64_t epoch_ = 0;
+  std::uint64_t window_epoch_ = 0;  // changes when a job reaches its checkpoint
+  std::vector<std::size_t> assurance_dirty_, lending_dirty_;  // tenants touched since
+  std::set<std::size_t> entitled_tenants_;                    // tenants with entitled jobs waiting
+  std::set<std::size_t> other_tenants_;                       // tenants with other jobs waiting
+  std::set<std::size_t> draining_;  // tenants with a drain (run_drains looks at these only)
+  std::vector<char> own_victims_;   // per tenant, scratch of make_room (kept all clear)
+  Time assurance_at_ = -kNever / 2, lending_at_ = -kNever / 2;  // last refresh of every tenant
+  int borrowed_sum_ = 0;                 // milli-GPUs of all borrowed running jobs
+  int lendable_sum_ = 0, idle_sum_ = 0;  // over tenants' cached Lending  // started or
+                                         // joined sharing last cycle: speed not seen yet
   std::vector<double> budgets_;
-  Time budgets_at_ = -1;
+  std::vector<Time> budgets_at_;  // per tenant: the cycle its budget was computed in
   int unowned_ = 0;
   int total_gpus_ = 0;
+  int node_size_ = 0;                       // GPUs of the largest node
   std::vector<RejectJob> rejected_;         // emitted with the next decisions
   std::vector<WaitNote> waits_on_arrival_;  // arrivals and requeues of this cycle
   int lendable_total_ = 0;
-  int idle_total_ = 0;         // idle quota including reserves (not owed to entitled jobs)
+  Placement held_;       // free GPUs drains hold in this cycle
+  int free_gpus_ = 0;    // wholly free GPUs in this cycle's FreeMap (kept as jobs start and stop)
+  int borrow_room_ = 0;  // lent capacity still free for borrowers after phase 6
+  int idle_total_ = 0;   // idle quota including reserves (not owed to entitled jobs)
   bool present_risk_ = false;  // some tenant at risk or with entitled jobs waiting
   Time last_forecast_ = 0;
   Time next_wake_ = kNever;
   std::size_t reclaims_ = 0, victims_ = 0, waits_ = 0, shared_starts_ = 0, borrowed_starts_ = 0;
+  std::size_t slices_ = 0, slice_victims_ = 0, cycles_ = 0;
+  std::size_t drains_ = 0, drain_victims_ = 0;
+  double reclaim_lost_ = 0, slice_lost_ = 0, drain_lost_ = 0;  // estimated lost GPU-seconds
 };
 
 }  // namespace ds::deepshare

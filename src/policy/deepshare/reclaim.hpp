@@ -29,7 +29,7 @@ struct Victim {
   double cost = 0;  // GPU-seconds lost if preempted now
   Time started = 0;
   const Placement* placement = nullptr;
-  int milli = 1000;
+  int milli = 1000;  // share of each of its GPUs it frees
 };
 
 struct ReclaimPlan {
@@ -42,6 +42,7 @@ struct ReclaimPlan {
 double preemption_cost(const JobSpec& job, const JobRuntime& rt, Time now, Time checkpoint_interval,
                        Time restart_overhead);
 
+// `nodes` in ascending id order.
 std::optional<ReclaimPlan> plan_reclaim(const FreeMap& free, std::span<const NodeId> nodes,
                                         const JobSpec& job, std::vector<Victim> candidates);
 

@@ -36,7 +36,7 @@ bool memory_fits(const ClusterSnapshot& s, const Placement& p, double extra_mib)
 std::optional<ShareChoice> choose_partner(const ClusterSnapshot& s, const JobSpec& job,
                                           std::span<const JobId> partners,
                                           std::span<const double> budgets,
-                                          const InterferenceModel& model) {
+                                          const InterferenceModel& model, double slowdown_scale) {
   // Unknown memory cannot be checked, so such jobs never share.
   if (job.gpu_memory_mib <= 0 || job.gpu_milli < kMilliPerGpu || !job.colocatable)
     return std::nullopt;
@@ -48,7 +48,8 @@ std::optional<ShareChoice> choose_partner(const ClusterSnapshot& s, const JobSpe
   for (JobId pid : partners) {
     const JobSpec& p = s.jobs[pid.index()];
     const JobRuntime& prt = s.runtime[pid.index()];
-    if (p.gpus != job.gpus || prt.status != JobStatus::Running || prt.shared) continue;
+    if (p.gpus != job.gpus || prt.status != JobStatus::Running || prt.shared || !p.colocatable)
+      continue;
     const double partner_budget = budgets[p.tenant.index()];
     if (partner_budget <= 1.0 || p.gpu_memory_mib <= 0) continue;
     if (!memory_fits(s, prt.placement, job.gpu_memory_mib)) continue;
@@ -56,7 +57,10 @@ std::optional<ShareChoice> choose_partner(const ClusterSnapshot& s, const JobSpe
     const double v_me = model.speed(me, them);
     const double v_them = model.speed(them, me);
     if (v_me <= 0 || v_them <= 0) continue;
-    if (1.0 / v_me > own_budget || 1.0 / v_them > partner_budget) continue;
+    // No job runs faster shared than alone: a predicted speed above 1 is a slowdown of 1.
+    if (slowdown_scale * std::max(1.0, 1.0 / v_me) > own_budget ||
+        slowdown_scale * std::max(1.0, 1.0 / v_them) > partner_budget)
+      continue;
     const double total = v_me + v_them;
     if (!best || total > best_total || (total == best_total && pid < best->partner)) {
       ShareChoice c;

@@ -8,7 +8,8 @@
 //  2. Candidates: running jobs alone on their GPUs with the same GPU count (so the new
 //     job takes exactly the partner's GPUs, at most two jobs per GPU, as Lucid pairs).
 //  3. Feasible: both jobs' memory fits every shared GPU, and both predicted slowdowns
-//     (1 / predicted speed) are within their tenants' budgets.
+//     (1 / predicted speed, times the slowdown ratio learned from observed speeds) are
+//     within their tenants' budgets.
 //  4. Choose the feasible partner with the highest predicted combined speed (ties: the
 //     lowest job id).
 //  5. MPS: the new client gets CUDA_MPS_ACTIVE_THREAD_PERCENTAGE = its share of the pair's
@@ -36,10 +37,13 @@ struct ShareChoice {
   std::int64_t memory_limit_mib = 0;
 };
 
-// `budgets[t]` is sharing_budget for tenant t; `partners` the candidate running jobs.
+// `budgets[t]` is sharing_budget for tenant t; `partners` the candidate running jobs;
+// `slowdown_scale` multiplies every predicted slowdown (observed / predicted, >= 1). The
+// speeds of the choice are the model's.
 std::optional<ShareChoice> choose_partner(const ClusterSnapshot& s, const JobSpec& job,
                                           std::span<const JobId> partners,
                                           std::span<const double> budgets,
-                                          const InterferenceModel& model);
+                                          const InterferenceModel& model,
+                                          double slowdown_scale = 1.0);
 
 }  // namespace ds::deepshare

@@ -77,10 +77,19 @@ ResolvedShape FittedInterference::resolve(const JobShape& s) const {
   if (s.profile) {
     r.amp = s.profile->amp;
     r.family_name = s.profile->model;
-    const std::string key = profile_key(*s.profile);
-    if (auto it = singles_.find(key); it != singles_.end()) single = &it->second;
-    if (auto it = profiles_.find(key); it != profiles_.end()) r.profile = it->second;
-    if (auto it = families_.find(s.profile->model); it != families_.end()) r.family = it->second;
+    auto [k, fresh] = known_.try_emplace(s.profile);
+    Known& known = k->second;
+    if (fresh || !(known.profile == *s.profile)) {
+      known = Known{*s.profile, nullptr, -1, -1};
+      const std::string key = profile_key(*s.profile);
+      if (auto it = singles_.find(key); it != singles_.end()) known.single = &it->second;
+      if (auto it = profiles_.find(key); it != profiles_.end()) known.index = it->second;
+      if (auto it = families_.find(s.profile->model); it != families_.end())
+        known.family = it->second;
+    }
+    single = known.single;
+    r.profile = known.index;
+    r.family = known.family;
   }
   if (s.gpu_util >= 0) {
     r.util = std::min(s.gpu_util, 100.0) / 100.0;
@@ -133,9 +142,31 @@ double FittedInterference::speed(const JobShape& job, const JobShape& other) con
   const ResolvedShape o = resolve(other);
   if (profile_beta_.empty() || j.profile < 0 || o.profile < 0) {
     const auto f = util_features(j, o);
-    return clamp_speed(dot(util_beta_, std::vector<double>(f.begin(), f.end())));
+    double sum = 0;  // dot(util_beta_, f) without a copy
+    for (std::size_t k = 0; k < f.size() && k < util_beta_.size(); ++k) sum += util_beta_[k] * f[k];
+    return clamp_speed(sum);
   }
-  return clamp_speed(dot(profile_beta_, profile_features(j, o)));
+  // profile_features(j, o) is one-hot but for its first columns: the dot product over its
+  // non-zero entries, in column order (the same sum, bit for bit: adding x * 0 changes none).
+  const std::size_t nf = families_.size(), np = profiles_.size();
+  const auto u = util_features(j, o);
+  const std::array<double, kFlags> flags = {
+      j.amp ? 1.0 : 0.0, o.amp ? 1.0 : 0.0,
+      (!j.family_name.empty() && j.family_name == o.family_name) ? 1.0 : 0.0,
+      j.profile == o.profile ? 1.0 : 0.0};
+  double sum = 0;
+  for (std::size_t k = 0; k < kUtilFeatures; ++k) sum += profile_beta_[k] * u[k];
+  for (std::size_t k = 0; k < kFlags; ++k) sum += profile_beta_[kUtilFeatures + k] * flags[k];
+  std::size_t k = kUtilFeatures + kFlags;
+  if (j.family >= 0) sum += profile_beta_[k + static_cast<std::size_t>(j.family)];
+  if (o.family >= 0) sum += profile_beta_[k + nf + static_cast<std::size_t>(o.family)];
+  k += 2 * nf;
+  const auto jp = static_cast<std::size_t>(j.profile), op = static_cast<std::size_t>(o.profile);
+  sum += profile_beta_[k + jp];
+  sum += profile_beta_[k + np + op];
+  sum += profile_beta_[k + 2 * np + jp] * o.util;
+  sum += profile_beta_[k + 3 * np + op] * j.util;
+  return clamp_speed(sum);
 }
 
 }  // namespace ds

@@ -27,6 +27,8 @@
 #include <array>
 #include <map>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "policy/interference/interference.hpp"
@@ -48,9 +50,9 @@ struct ResolvedShape {
   double util = 1.0;  // fraction of the GPU's SMs it keeps busy alone
   double mem_gib = 0;
   bool amp = false;
-  int family = -1;   // index of its model family in the training vocabulary
-  int profile = -1;  // index of its exact profile in the training vocabulary
-  std::string family_name;
+  int family = -1;               // index of its model family in the training vocabulary
+  int profile = -1;              // index of its exact profile in the training vocabulary
+  std::string_view family_name;  // the profile's model (valid while the profile is)
 };
 
 std::array<double, kUtilFeatures> util_features(const ResolvedShape& j, const ResolvedShape& o);
@@ -72,6 +74,15 @@ class FittedInterference final : public InterferenceModel {
   [[nodiscard]] ResolvedShape resolve(const JobShape& s) const;
   [[nodiscard]] std::vector<double> profile_features(const ResolvedShape& j,
                                                      const ResolvedShape& o) const;
+
+  // What resolve() found for a profile, by its address (checked against a copy: a profile
+  // freed and another built at the same address is looked up again). Lookups only.
+  struct Known {
+    Profile profile;
+    const std::pair<double, double>* single = nullptr;
+    int index = -1, family = -1;
+  };
+  mutable std::unordered_map<const Profile*, Known> known_;
 
   std::map<std::string, int> families_;  // sorted: fixed column order, deterministic fits
   std::map<std::string, int> profiles_;  // profile_key -> column block index
