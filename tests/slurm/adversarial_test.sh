@@ -20,13 +20,9 @@
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${1:-$SRC/build/bin}
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (Slurm daemons, test users)"; exit 77; }
-for b in slurmctld slurmd slurmdbd mariadbd munged sbatch useradd runuser; do
-  command -v $b >/dev/null || { echo "SKIP: $b missing (scripts/setup-slurm.sh)"; exit 77; }
-done
-[ -x "$BIN/deepshare" ] || { echo "FAIL: no $BIN/deepshare"; exit 1; }
+source "$SRC/tests/slurm/preflight.sh"
+slurm_preflight dsv slurmctld slurmd slurmdbd mariadbd munged sbatch useradd runuser
 [ -x "$BIN/slurm_forge" ] || { echo "FAIL: no $BIN/slurm_forge"; exit 1; }
-export BASE=$(mktemp -d "${DS_SLURM_TMP:-/tmp}/dsv.XXXX")   # scripts/test.sh: stops leftovers
 CTL_PID=""; SAMPLER_PID=""; USERS=""
 cleanup() {
   rm -f "$BASE/sampling"

@@ -10,12 +10,8 @@
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${1:-$SRC/build/bin}
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (Slurm daemons)"; exit 77; }
-for b in slurmctld slurmd munged sbatch; do
-  command -v $b >/dev/null || { echo "SKIP: Slurm not installed (scripts/setup-slurm.sh)"; exit 77; }
-done
-[ -x "$BIN/deepshare" ] || { echo "FAIL: no $BIN/deepshare"; exit 1; }
-export BASE=$(mktemp -d "${DS_SLURM_TMP:-/tmp}/dsh.XXXX")   # scripts/test.sh: stops leftovers
+source "$SRC/tests/slurm/preflight.sh"
+slurm_preflight dsh slurmctld slurmd munged sbatch
 A_PID=""; B_PID=""; C_PID=""
 cleanup() {
   for p in $A_PID $B_PID $C_PID; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done

@@ -25,12 +25,8 @@ set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${1:-$SRC/build/bin}
 POLICIES=${POLICIES:-deepshare kueue fifo-pooled}
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (Slurm daemons)"; exit 77; }
-for b in slurmctld slurmd munged sbatch curl; do
-  command -v $b >/dev/null || { echo "SKIP: $b not installed (scripts/setup-slurm.sh)"; exit 77; }
-done
-[ -x "$BIN/deepshare" ] || { echo "FAIL: no $BIN/deepshare"; exit 1; }
-export BASE=$(mktemp -d "${DS_SLURM_TMP:-/tmp}/dsp.XXXX")   # scripts/test.sh: stops leftovers
+source "$SRC/tests/slurm/preflight.sh"
+slurm_preflight dsp slurmctld slurmd munged sbatch curl
 CTL_PID=""
 stop_ctl() { [ -n "$CTL_PID" ] && kill "$CTL_PID" 2>/dev/null && wait "$CTL_PID" 2>/dev/null; CTL_PID=""; }
 cleanup() {
