@@ -44,6 +44,8 @@ ClusterState::ClusterState(const Cluster& cluster, std::span<const Tenant> tenan
       gpu_jobs_(gpus_.size()),
       blocked_(gpus_.size(), 0),
       node_free_(cluster.nodes.size()),
+      no_sharing_(cluster.nodes.size(), 0),
+      memory_pad_(gpus_.size(), 0),
       usage_(tenants.size()),
       totals_(tenants.size()),
       touched_(tenants.size(), kNever),
@@ -58,7 +60,16 @@ void ClusterState::set_jobs(std::span<const JobSpec> jobs, std::span<const Profi
   if (rt_.size() < jobs.size()) {
     rt_.resize(jobs.size());
     longest_.resize(jobs.size());
+    presented_.resize(jobs.size(), 0);
+    notice_.resize(jobs.size(), 0);
   }
+}
+
+void ClusterState::set_tenants(std::span<const Tenant> tenants) {
+  tenants_ = tenants;
+  usage_.resize(tenants.size());
+  totals_.resize(tenants.size());
+  touched_.resize(tenants.size(), kNever);
 }
 
 void ClusterState::fail(JobId id, const std::string& what) const {
@@ -162,6 +173,7 @@ void ClusterState::occupy(JobId id) {
     s.memory_used_mib += memory_mib(j.gpu_memory_mib);
     gpu_free_[g] = static_cast<std::int16_t>(std::max(0, kMilliPerGpu - s.milli_used));
     gpu_jobs_[g].push_back(id);
+    show_memory(g, n);
   });
   allocated_ += j.gpus;
 }
@@ -181,6 +193,7 @@ void ClusterState::release(JobId id) {
     gpu_free_[g] = static_cast<std::int16_t>(std::max(0, kMilliPerGpu - s.milli_used));
     auto& v = gpu_jobs_[g];
     v.erase(std::find(v.begin(), v.end(), id));
+    show_memory(g, n);
   });
   allocated_ -= j.gpus;
 }
@@ -201,6 +214,26 @@ void ClusterState::set_blocked(std::size_t g, bool blocked) {
   s.milli_used = static_cast<std::int16_t>(s.milli_used + sign * kMilliPerGpu);
   s.memory_used_mib += sign * node.gpu_memory_mib;
   gpu_free_[g] = static_cast<std::int16_t>(std::max(0, kMilliPerGpu - s.milli_used));
+  show_memory(g, node.id);
+}
+
+// On a node without sharing a busy GPU shows its memory full (a pad on top of its use).
+void ClusterState::show_memory(std::size_t g, NodeId n) {
+  if (!no_sharing_[n.index()] && memory_pad_[g] == 0) return;
+  GpuState& s = gpus_[g];
+  const std::int64_t used = s.memory_used_mib - memory_pad_[g];
+  const std::int64_t full = cluster_->nodes[n.index()].gpu_memory_mib;
+  memory_pad_[g] =
+      no_sharing_[n.index()] && s.jobs > 0 ? std::max<std::int64_t>(0, full - used) : 0;
+  s.memory_used_mib = used + memory_pad_[g];
+}
+
+void ClusterState::set_no_sharing(NodeId n, bool no_sharing) {
+  if (static_cast<bool>(no_sharing_[n.index()]) == no_sharing) return;
+  no_sharing_[n.index()] = no_sharing ? 1 : 0;
+  node_changed(n);
+  const Node& node = cluster_->nodes[n.index()];
+  for (int k = 0; k < node.gpus; ++k) show_memory(static_cast<std::size_t>(node.first_gpu + k), n);
 }
 
 // --- transitions -------------------------------------------------------------------
@@ -208,24 +241,57 @@ void ClusterState::set_blocked(std::size_t g, bool blocked) {
 void ClusterState::submit(JobId id, Time now) {
   if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Future)
     fail(id, "is submitted twice (or is unknown)");
+  rt_[id.index()] = JobRuntime{};
+  longest_[id.index()] = Stretch{};
+  presented_[id.index()] = 0;
+  unpark(id, now);
+}
+
+void ClusterState::unpark(JobId id, Time now) {
+  if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Future)
+    fail(id, "becomes a candidate but is not waiting outside the queue");
   const JobSpec& j = spec(id);
   touch(j.tenant, now);
   TenantUsage& u = usage_[j.tenant.index()];
-  const std::int64_t quota = std::int64_t{tenants_[j.tenant.index()].quota_gpus} * kMilliPerGpu;
-  JobRuntime& r = rt_[id.index()];
-  r = JobRuntime{};
-  longest_[id.index()] = Stretch{};
-  r.entitled = entitled_at_submit(u.guaranteed, u.queued_entitled, milli(j), quota);
+  if (!presented_[id.index()]) {
+    const std::int64_t quota = std::int64_t{tenants_[j.tenant.index()].quota_gpus} * kMilliPerGpu;
+    rt_[id.index()].entitled = entitled_at_submit(u.guaranteed, u.queued_entitled, milli(j), quota);
+  }
   u.demand += milli(j);
   enter_pending(id, now);
-  arrived_.push_back(id);
+  if (!presented_[id.index()]) {
+    presented_[id.index()] = 1;
+    arrived_.push_back(id);
+  } else {
+    note_requeued(id, false);
+  }
 }
 
-std::optional<std::string> ClusterState::start_error(const StartJob& d) const {
+void ClusterState::recycle(JobId id) {
+  if (id.index() >= rt_.size() || rt_[id.index()].status == JobStatus::Pending ||
+      rt_[id.index()].status == JobStatus::Running)
+    fail(id, "takes the slot of a job that has not left (or is unknown)");
+  rt_[id.index()] = JobRuntime{};
+  longest_[id.index()] = Stretch{};
+  presented_[id.index()] = notice_[id.index()] = 0;
+}
+
+void ClusterState::park(JobId id, Time now) {
+  leave_without_running(id, now, JobStatus::Future, "is parked but is not pending");
+  note_withdrawn(id);
+}
+
+void ClusterState::drop(JobId id, Time now) {
+  if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Future)
+    fail(id, "is dropped but is not waiting outside the queue");
+  rt_[id.index()].status = JobStatus::Done;
+  rt_[id.index()].end = now;
+}
+
+std::optional<std::string> ClusterState::placement_error(const StartJob& d) const {
   const JobId id = d.job;
   if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Pending)
     return "is started but is not pending";
-  const JobSpec& j = spec(id);
   int total = 0;
   for (const auto& a : d.placement) {
     if (!a.node.valid() || a.node.index() >= cluster_->nodes.size())
@@ -235,7 +301,13 @@ std::optional<std::string> ClusterState::start_error(const StartJob& d) const {
       return "is placed on a GPU index beyond its node";
     total += a.gpus();
   }
-  if (total != j.gpus) return "is placed on a different number of GPUs than it asks for";
+  if (total != spec(id).gpus) return "is placed on a different number of GPUs than it asks for";
+  return std::nullopt;
+}
+
+std::optional<std::string> ClusterState::start_error(const StartJob& d) const {
+  if (auto e = placement_error(d)) return e;
+  const JobSpec& j = spec(d.job);
   std::optional<std::string> error;
   for_each_gpu(d.placement, [&](std::size_t g, NodeId n) {
     if (error) return;
@@ -278,23 +350,29 @@ void ClusterState::start_checked(const StartJob& d, Time now, Time running_at) {
   r.shared = d.shared;
   r.placement = d.placement;
   r.speed = 1.0;
-  TenantUsage& u = usage_[j.tenant.index()];
-  u.held += milli(j);
-  ++u.running_jobs;
-  (r.borrowed ? u.borrowed : u.guaranteed) += milli(j);
+  count_running(id, 1);
   running_.insert(id);
   occupy(id);
 }
 
-void ClusterState::stop_running(JobId id, Time now) {
+void ClusterState::count_running(JobId id, int sign) {
   const JobSpec& j = spec(id);
-  JobRuntime& r = rt_[id.index()];
-  r.attained += std::max<Time>(0, now - r.last_start);  // 0 if stopped while starting
-  release(id);
+  const JobRuntime& r = rt_[id.index()];
   TenantUsage& u = usage_[j.tenant.index()];
-  u.held -= milli(j);
-  --u.running_jobs;
-  (r.borrowed ? u.borrowed : u.guaranteed) -= milli(j);
+  u.held += sign * milli(j);
+  u.running_jobs += sign;
+  (r.borrowed ? u.borrowed : u.guaranteed) += sign * milli(j);
+  if (r.shared) {
+    u.colocated += sign * milli(j);
+    u.colocated_jobs += sign;
+  }
+}
+
+void ClusterState::stop_running(JobId id, Time now, bool ran) {
+  JobRuntime& r = rt_[id.index()];
+  if (ran) r.attained += std::max<Time>(0, now - r.last_start);  // 0 if stopped while starting
+  release(id);
+  count_running(id, -1);
   running_.erase(id);
   r.placement.clear();
 }
@@ -312,7 +390,7 @@ void ClusterState::finish(JobId id, Time now) {
   finished_.push_back({id, r.attained});
 }
 
-void ClusterState::requeue(JobId id, Time now) {
+void ClusterState::requeue(JobId id, Time now, bool by_policy) {
   if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Running)
     fail(id, "is preempted but is not running");
   touch(spec(id).tenant, now);
@@ -321,13 +399,82 @@ void ClusterState::requeue(JobId id, Time now) {
   ++r.preemptions;
   r.borrowed = r.shared = false;
   enter_pending(id, now);
-  requeued_.push_back(id);
+  note_requeued(id, by_policy);
+}
+
+void ClusterState::unstart(JobId id, Time now) {
+  if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Running)
+    fail(id, "is rolled back but is not running");
+  touch(spec(id).tenant, now);
+  JobRuntime& r = rt_[id.index()];
+  if (r.first_start == r.last_start) r.first_start = kNever;  // it never ran
+  stop_running(id, now, false);
+  r.borrowed = r.shared = false;
+  enter_pending(id, now);
+  note_requeued(id, false);
+}
+
+void ClusterState::relocate(JobId id, Placement placement) {
+  JobRuntime& r = rt_[id.index()];
+  if (r.status != JobStatus::Running) fail(id, "is moved but is not running");
+  if (r.placement == placement) return;
+  release(id);
+  r.placement = std::move(placement);
+  occupy(id);
+}
+
+void ClusterState::confirm_start(JobId id, Time now) {
+  JobRuntime& r = rt_[id.index()];
+  if (r.status != JobStatus::Running) fail(id, "is confirmed running but is not running");
+  if (r.first_start == r.last_start || r.first_start > now) r.first_start = now;
+  r.last_start = now;
+}
+
+void ClusterState::start_not_applied(JobId id) {
+  if (rt_[id.index()].status != JobStatus::Pending) fail(id, "was not started but is not pending");
+  // A job the policy preempted in this cycle and placed again at once has a "requeued"
+  // entry, which the policy takes as its preemption's confirmation: a second entry says
+  // the start did not happen either.
+  if (notice_[id.index()] && std::find(requeued_.begin(), requeued_.end(), id) != requeued_.end())
+    requeued_.push_back(id);
+  else
+    note_requeued(id, false);
+}
+
+void ClusterState::preempt_not_applied(JobId id) {
+  if (rt_[id.index()].status != JobStatus::Running)
+    fail(id, "was not preempted but is not running");
+  adopted_.push_back(id);  // it runs on
+  note_requeued(id, true);
+}
+
+void ClusterState::note_requeued(JobId id, bool notice) {
+  if (std::find(requeued_.begin(), requeued_.end(), id) == requeued_.end()) requeued_.push_back(id);
+  if (notice) notice_[id.index()] = 1;
+}
+
+void ClusterState::note_withdrawn(JobId id) {
+  if (auto it = std::find(arrived_.begin(), arrived_.end(), id); it != arrived_.end()) {
+    arrived_.erase(it);  // the policy never saw it
+    presented_[id.index()] = 0;
+    return;
+  }
+  if (auto it = std::find(requeued_.begin(), requeued_.end(), id); it != requeued_.end()) {
+    // The policy's own preemption is still confirmed to it; a second entry (a start that
+    // was not applied) is dropped: the job leaves.
+    if (!notice_[id.index()])
+      requeued_.erase(it);
+    else if (auto again = std::find(std::next(it), requeued_.end(), id); again != requeued_.end())
+      requeued_.erase(again);
+  }
+  if (std::find(withdrawn_.begin(), withdrawn_.end(), id) == withdrawn_.end())
+    withdrawn_.push_back(id);
 }
 
 void ClusterState::withdraw(JobId id, Time now) {
   leave_without_running(id, now, JobStatus::Done, "is withdrawn but is not pending");
   rt_[id.index()].end = now;
-  withdrawn_.push_back(id);
+  note_withdrawn(id);
 }
 
 void ClusterState::reject(JobId id, Time now) {
@@ -345,7 +492,7 @@ void ClusterState::leave_without_running(JobId id, Time now, JobStatus to, const
 }
 
 void ClusterState::adopt(JobId id, Time now, Placement placement, bool borrowed, bool shared,
-                         Time last_start) {
+                         Time last_start, int restarts) {
   if (id.index() >= rt_.size()) fail(id, "is adopted but is unknown");
   JobRuntime& r = rt_[id.index()];
   const JobSpec& j = spec(id);
@@ -368,13 +515,12 @@ void ClusterState::adopt(JobId id, Time now, Placement placement, bool borrowed,
   r.placement = std::move(placement);
   r.last_start = last_start;
   if (r.first_start == kNever) r.first_start = last_start;
+  if (restarts >= 0) r.preemptions = static_cast<std::uint16_t>(std::min(restarts, 0xffff));
   r.speed = 1.0;
-  TenantUsage& u = usage_[j.tenant.index()];
-  u.held += milli(j);
-  ++u.running_jobs;
-  (borrowed ? u.borrowed : u.guaranteed) += milli(j);
+  count_running(id, 1);
   running_.insert(id);
   occupy(id);
+  presented_[id.index()] = 1;
   adopted_.push_back(id);
 }
 
@@ -410,9 +556,31 @@ void ClusterState::present_all() {
   adopted_.assign(running_.view().begin(), running_.view().end());
   std::sort(arrived_.begin(), arrived_.end());
   std::sort(adopted_.begin(), adopted_.end());
+  for (JobId id : arrived_) presented_[id.index()] = 1;
+  for (JobId id : adopted_) presented_[id.index()] = 1;
+}
+
+void ClusterState::order_arrivals() {
+  std::stable_sort(arrived_.begin(), arrived_.end(),
+                   [&](JobId a, JobId b) { return spec(a).submit < spec(b).submit; });
+}
+
+std::size_t ClusterState::delta_count() const {
+  return arrived_.size() + requeued_.size() + finished_.size() + adopted_.size() +
+         withdrawn_.size();
+}
+
+std::vector<JobId> ClusterState::listed() const {
+  std::vector<JobId> out;
+  out.reserve(delta_count());
+  for (const auto* v : {&arrived_, &requeued_, &adopted_, &withdrawn_})
+    out.insert(out.end(), v->begin(), v->end());
+  for (const auto& f : finished_) out.push_back(f.job);
+  return out;
 }
 
 void ClusterState::clear_deltas() {
+  for (JobId id : requeued_) notice_[id.index()] = 0;
   arrived_.clear();
   requeued_.clear();
   finished_.clear();

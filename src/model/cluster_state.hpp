@@ -19,6 +19,23 @@
 //   withdraw Pending -> Done     (cancelled while waiting; "withdrawn")
 //   reject   Pending -> Rejected
 //   adopt    Pending|Future -> Running without a start decision (found running; "adopted")
+// and, for an online driver (the Slurm controller) that learns jobs while they run:
+//   recycle  a slot whose job left is reset to Future for a new job (memory stays flat)
+//   unpark   Future  -> Pending  (it became a candidate: "arrived" the first time, then
+//                                 "requeued")
+//   park     Pending -> Future   (no longer a candidate: "withdrawn", or its "arrived" taken
+//                                 back when the policy never saw it)
+//   drop     Future  -> Done     (left before it was a candidate; no change for the policy)
+//   unstart  Running -> Pending  (a start the cluster did not carry out, rolled back: no run,
+//                                 no preemption; "requeued")
+//   relocate / confirm_start     (a running job's placement and run start as the cluster
+//                                 shows them)
+//   start_not_applied / preempt_not_applied  (a decision the driver could not apply: the
+//                                 policy is told through "requeued" / "adopted")
+//   set_blocked / set_no_sharing (GPUs held outside the policy's jobs; nodes where a busy
+//                                 GPU shows its memory full, so nothing is colocated there)
+// A job preempted by the policy is "requeued" with a notice: should it leave before the
+// policy's next snapshot, the policy still sees its preemption confirmed, then "withdrawn".
 // Waiting reasons (model/snapshot.hpp): a pending job's reason is what the policy last
 // stated (note_waits); time is accounted per reason exactly, per job (its longest
 // uninterrupted stretch) and in total.
@@ -49,7 +66,9 @@ class DecisionError : public std::logic_error {
 
 // A tenant's current usage, in milli-GPUs unless named otherwise.
 struct TenantUsage {
-  std::int64_t held = 0;        // running jobs
+  std::int64_t held = 0;       // running jobs
+  std::int64_t colocated = 0;  // running jobs placed on a partner's GPUs (shared)
+  int colocated_jobs = 0;
   std::int64_t borrowed = 0;    // running borrowed jobs
   std::int64_t guaranteed = 0;  // running non-borrowed jobs
   std::int64_t demand = 0;      // pending + running jobs
@@ -76,11 +95,40 @@ class ClusterState {
   void start_checked(const StartJob& d, Time now, Time running_at);
   // Why `d` cannot be applied now, or nullopt.
   [[nodiscard]] std::optional<std::string> start_error(const StartJob& d) const;
+  // The part of start_error that does not depend on usage: the job is pending, its
+  // placement names known nodes and GPUs, as many as it asks for.
+  [[nodiscard]] std::optional<std::string> placement_error(const StartJob& d) const;
   void finish(JobId id, Time now);
-  void requeue(JobId id, Time now);
+  // `by_policy`: the policy's own preemption (its "requeued" entry is a notice, kept
+  // should the job leave before the next snapshot); false: the cluster requeued it.
+  void requeue(JobId id, Time now, bool by_policy = true);
   void withdraw(JobId id, Time now);
   void reject(JobId id, Time now);
-  void adopt(JobId id, Time now, Placement placement, bool borrowed, bool shared, Time last_start);
+  // `restarts` >= 0 sets the job's preemption count (what the cluster says it had).
+  void adopt(JobId id, Time now, Placement placement, bool borrowed, bool shared, Time last_start,
+             int restarts = -1);
+  // --- the online driver (see the header comment) --------------------------------
+  void recycle(JobId id);
+  void unpark(JobId id, Time now);
+  void park(JobId id, Time now);
+  void drop(JobId id, Time now);
+  void unstart(JobId id, Time now);
+  void relocate(JobId id, Placement placement);
+  // The cluster runs the started job from `now` (its first run too, if this is it).
+  void confirm_start(JobId id, Time now);
+  // The policy's start of a pending job was not applied: it is told the job waits again.
+  void start_not_applied(JobId id);
+  // The policy's preemption of a running job was not applied: the job runs on.
+  void preempt_not_applied(JobId id);
+  // Whether GPUs of node `n` may be shared (false: a busy GPU shows its memory full).
+  void set_no_sharing(NodeId n, bool no_sharing);
+  // The tenants grew or changed (same ids; new ones appended).
+  void set_tenants(std::span<const Tenant> tenants);
+  // Arrivals in submission order (an online driver learns them in another order).
+  void order_arrivals();
+  // Changes listed for the next snapshot, and whether `id` is among them.
+  [[nodiscard]] std::size_t delta_count() const;
+  [[nodiscard]] std::vector<JobId> listed() const;
   // Applies the policy's waiting reasons (the last one stated for a job wins); notes for
   // jobs that are not pending are ignored.
   void note_waits(std::span<const WaitNote> notes, Time now);
@@ -158,7 +206,11 @@ class ClusterState {
   void leave_pending(JobId id);
   void occupy(JobId id);
   void release(JobId id);
-  void stop_running(JobId id, Time now);
+  void stop_running(JobId id, Time now, bool ran = true);
+  void count_running(JobId id, int sign);
+  void note_requeued(JobId id, bool notice);
+  void note_withdrawn(JobId id);
+  void show_memory(std::size_t g, NodeId n);
   void leave_without_running(JobId id, Time now, JobStatus to, const char* what);
   void switch_wait(JobId id, WaitReason r, Time now);
   void fail(JobId id, const std::string& what) const;
@@ -174,11 +226,15 @@ class ClusterState {
   std::span<const Profile> profiles_;
   std::vector<JobRuntime> rt_;
   std::vector<Stretch> longest_;
+  std::vector<std::uint8_t> presented_;  // per job: the policy was told it arrived
+  std::vector<std::uint8_t> notice_;     // per job: its "requeued" entry is a preemption's
   std::vector<GpuState> gpus_;
   std::vector<std::int16_t> gpu_free_;
   std::vector<std::vector<JobId>> gpu_jobs_;
   std::vector<std::uint8_t> blocked_;
   std::vector<std::int32_t> node_free_;
+  std::vector<std::uint8_t> no_sharing_;  // per node
+  std::vector<std::int64_t> memory_pad_;  // per GPU: memory shown beyond use (no sharing)
   std::vector<TenantUsage> usage_;
   std::vector<TenantTotals> totals_;
   std::vector<Time> touched_;  // per tenant: time its integrals reach

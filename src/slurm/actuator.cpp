@@ -35,34 +35,31 @@ bool ended(const JobInfo& j) {
 void Controller::apply(Decisions& d) {
   std::unordered_set<std::size_t> taken, blocked;
   auto gpus_of = [&](const Placement& p, std::unordered_set<std::size_t>& out) {
-    for (const auto& a : p) {
-      const Node& n = cluster_.nodes[a.node.index()];
-      for (std::uint64_t m = a.gpu_mask; m; m &= m - 1)
-        out.insert(static_cast<std::size_t>(n.first_gpu + std::countr_zero(m)));
-    }
+    state_->for_each_gpu(p, [&](std::size_t g, NodeId) { out.insert(g); });
   };
-  for (const auto& w : d.waiting)
-    if (rt_[w.job.index()].status == JobStatus::Pending) rt_[w.job.index()].wait = w.reason;
+  // GPU use as the policy saw it: a restart that must keep its GPU indices moves only to
+  // GPUs that were idle then (a victim preempted in this cycle holds its GPUs in Slurm).
+  std::vector<std::uint16_t> jobs_on(static_cast<std::size_t>(cluster_.total_gpus()));
+  for (std::size_t g = 0; g < jobs_on.size(); ++g) jobs_on[g] = state_->gpu(g).jobs;
+  state_->note_waits(d.waiting, now());
   for (const auto& r : d.reject) reject(r);
   for (const auto& p : d.preempt) {
-    const Placement before = rt_[p.job.index()].placement;
+    if (p.job.index() >= recs_.size() || recs_[p.job.index()].free) {
+      invalid_decision("preempt", p.job, "is preempted but is unknown");
+      continue;
+    }
+    const Placement before = rt(p.job).placement;
     if (!preempt(p.job)) gpus_of(before, blocked);
   }
   for (auto& s : d.start) {
-    if (start(s, taken, blocked)) continue;
+    if (s.job.index() >= recs_.size() || recs_[s.job.index()].free) {
+      invalid_decision("start", s.job, "is started but is unknown");
+      continue;
+    }
+    if (start(s, taken, blocked, jobs_on) != Applied::Deferred) continue;
+    // The policy thinks it started: it is told the job waits again.
     ++counters_.deferrals;
-    // The policy thinks it started: it is pending again. A job the policy preempted in this
-    // same cycle (and placed again at once) already has a `requeued` entry, which the policy
-    // takes as the confirmation of its own preemption: a second entry says the start did
-    // not happen either (otherwise the policy would believe it runs, and it would wait
-    // forever; found on the fake cluster).
-    const bool own_preempt =
-        recs_[s.job.index()].preempt_notice &&
-        std::find(requeued_.begin(), requeued_.end(), s.job) != requeued_.end();
-    if (own_preempt)
-      requeued_.push_back(s.job);
-    else
-      notify_requeued(s.job, false);
+    state_->start_not_applied(s.job);
   }
 }
 
@@ -75,21 +72,25 @@ std::string Controller::record_text(const Rec& rec, const View* v, bool with_pin
   return format_fields(f);
 }
 
-bool Controller::start(StartJob& s, std::unordered_set<std::size_t>& taken,
-                       const std::unordered_set<std::size_t>& blocked) {
+Controller::Applied Controller::start(StartJob& s, std::unordered_set<std::size_t>& taken,
+                                      const std::unordered_set<std::size_t>& blocked,
+                                      const std::vector<std::uint16_t>& jobs_on) {
   const JobId id = s.job;
-  JobRuntime& r = rt_[id.index()];
   Rec& rec = recs_[id.index()];
-  if (r.status != JobStatus::Pending) {
+  if (rt(id).status != JobStatus::Pending) {
     ++counters_.failed;
-    log_.error("start_not_pending", {{"job", rec.ref}});
-    return true;
+    invalid_decision("start", id, "is started but is not pending");
+    return Applied::Ignored;
+  }
+  if (auto e = state_->placement_error(s)) {
+    invalid_decision("start", id, *e);
+    return Applied::Deferred;
   }
   if (s.borrowed && !jobs_[id.index()].preemptible) {
     ++counters_.failed;
     log_.error("borrowed_not_preemptible",
                {{"job", rec.ref}, {"detail", "a job that cannot be requeued never borrows"}});
-    return false;
+    return Applied::Deferred;
   }
   std::map<std::string, std::uint64_t> placement;
   bool shared_node = false;
@@ -106,7 +107,7 @@ bool Controller::start(StartJob& s, std::unordered_set<std::size_t>& taken,
     if (n.gpus < 64 && (mask >> n.gpus) != 0) return false;
     for (std::uint64_t m = mask; m; m &= m - 1) {
       const std::size_t g = flat(node, std::countr_zero(m));
-      if (gpus_[g].jobs != 0 || taken.count(g) || blocked.count(g)) return false;
+      if (jobs_on[g] != 0 || taken.count(g) || blocked.count(g)) return false;
     }
     return true;
   };
@@ -121,20 +122,19 @@ bool Controller::start(StartJob& s, std::unordered_set<std::size_t>& taken,
   // of GRES it holds there (the colocated job takes the other kind).
   GresKind partner = GresKind::Whole;
   std::string partner_ref;
-  if (s.shared)
-    for (std::size_t i = 0; i < rt_.size(); ++i) {
-      if (rt_[i].status != JobStatus::Running || rt_[i].shared || i == id.index()) continue;
-      bool overlap = false;
-      for (const auto& a : rt_[i].placement)
-        for (const auto& b : s.placement)
-          overlap = overlap || (a.node == b.node && (a.gpu_mask & b.gpu_mask));
-      if (!overlap) continue;
-      const Rec& p = recs_[i];
+  if (s.shared) {
+    JobId host;  // the lowest id among them
+    state_->for_each_gpu(s.placement, [&](std::size_t g, NodeId) {
+      for (JobId o : state_->jobs_on_gpu(g))
+        if (o != id && !rt(o).shared && (!host.valid() || o < host)) host = o;
+    });
+    if (host.valid()) {
+      const Rec& p = recs_[host.index()];
       const GresKind held = p.fixed.kind != GresKind::None ? p.fixed.kind : p.start_kind;
       partner = held == GresKind::Slot ? GresKind::Slot : GresKind::Whole;
       partner_ref = p.ref;
-      break;
     }
+  }
   std::optional<Expressed> e;
   if (!(s.shared && shared_node))
     e = express_start(placement, s.shared, rec.fixed, candidates, occ, partner);
@@ -152,15 +152,20 @@ bool Controller::start(StartJob& s, std::unordered_set<std::size_t>& taken,
                                "is fixed, or its nodes differ)"
                              : "its GPUs are not free this cycle"}});
     journal("defer " + rec.ref);
-    return false;
+    return Applied::Deferred;
   }
   Placement real;
-  for (const auto& [node, mask] : e->gpus) {
+  for (const auto& [node, mask] : e->gpus)
     real.push_back({NodeId(static_cast<std::uint32_t>(node_index_.at(node))), mask});
-    for (std::uint64_t m = mask; m; m &= m - 1) taken.insert(flat(node, std::countr_zero(m)));
-  }
   std::sort(real.begin(), real.end(),
             [](const NodeAlloc& a, const NodeAlloc& b) { return a.node < b.node; });
+  StartJob applied = s;
+  applied.placement = real;
+  if (auto err = state_->start_error(applied)) {  // GPUs or memory the policy did not have
+    invalid_decision("start", id, *err);
+    return Applied::Deferred;
+  }
+  state_->for_each_gpu(real, [&](std::size_t g, NodeId) { taken.insert(g); });
   Pin pin;
   pin.restart = rec.intent == Intent::Preempt ? rec.restarts + 1 : rec.restarts;
   pin.borrowed = s.borrowed;
@@ -176,12 +181,8 @@ bool Controller::start(StartJob& s, std::unordered_set<std::size_t>& taken,
   rec.released = false;
   rec.intent_wall = wall_;
   rec.last_retry_wall = 0;
-  r.status = JobStatus::Running;
-  r.borrowed = s.borrowed;
-  r.shared = s.shared;
-  r.placement = real;
-  r.last_start = now();
-  r.speed = 1.0;
+  const Time queued_since = rt(id).queued_since;
+  state_->start_checked(applied, now(), now());
   ++counters_.starts;
   ++decision_seq_;
   std::string where;
@@ -196,11 +197,11 @@ bool Controller::start(StartJob& s, std::unordered_set<std::size_t>& taken,
              {"partner", partner_ref},
              {"kind", e->kind == GresKind::Slot ? "slots" : "gpus"},
              {"moved", real != s.placement},
-             {"queued_s", static_cast<double>(now() - r.queued_since) / 1000.0}});
+             {"queued_s", static_cast<double>(now() - queued_since) / 1000.0}});
   journal("start " + rec.ref + " " + where + (s.borrowed ? " borrowed" : "") +
           (s.shared ? " shared" : ""));
   try_start(id);
-  return true;
+  return Applied::Started;
 }
 
 // Whether Slurm shows the start's GPUs ready: no other job holds them (a preempted job
@@ -284,7 +285,6 @@ void Controller::park_again(const Rec& rec) {
 
 void Controller::rollback_start(JobId id, const char* why) {
   Rec& rec = recs_[id.index()];
-  JobRuntime& r = rt_[id.index()];
   ++counters_.rollbacks;
   std::string held;
   for (const auto& [node, mask] : rec.pin.gpus) {
@@ -302,10 +302,7 @@ void Controller::rollback_start(JobId id, const char* why) {
   if (rec.released) park_again(rec);
   rec.intent = Intent::None;
   rec.released = false;
-  r.status = JobStatus::Pending;
-  r.placement.clear();
-  r.queued_since = now();
-  notify_requeued(id, false);
+  state_->unstart(id, now());
 }
 
 void Controller::note_requeue(Rec& rec) {
@@ -330,11 +327,10 @@ bool Controller::must_wait_for_revocation(const Rec& rec) const {
 
 // Returns false when the preemption failed (the victim runs on).
 bool Controller::preempt(JobId id) {
-  JobRuntime& r = rt_[id.index()];
   Rec& rec = recs_[id.index()];
-  if (r.status != JobStatus::Running) {
+  if (rt(id).status != JobStatus::Running) {
     ++counters_.failed;
-    log_.error("preempt_not_running", {{"job", rec.ref}});
+    invalid_decision("preempt", id, "is preempted but is not running");
     return true;
   }
   auto v = views_.find(rec.key);
@@ -344,8 +340,7 @@ bool Controller::preempt(JobId id) {
     ++counters_.preemptions_failed;
     log_.error(event, who(id), {{"job", rec.ref}, {"detail", detail}});
     journal(std::string(event) + " " + rec.ref);
-    adopted_.push_back(id);     // it runs on
-    notify_requeued(id, true);  // clears the policy's own preemption mark
+    state_->preempt_not_applied(id);
     return false;
   };
   if (rec.intent == Intent::Start && (!j || !j->running()) && !(j && ended(*j))) {
@@ -355,15 +350,13 @@ bool Controller::preempt(JobId id) {
     rec.intent = Intent::None;
   } else if (!j || !j->running()) {
     // Ending (cancelled by its user, completing) or gone: never requeued, its end stands.
-    // Its GPUs stay busy in Slurm until it is gone; starts wait for that.
+    // Its GPUs stay busy in Slurm until it is gone; starts wait for that. The policy sees
+    // its preemption confirmed and the job withdrawn.
     log_.info("victim_ending", who(id), {{"job", rec.ref}});
     journal("victim_ending " + rec.ref);
-    r.status = JobStatus::Done;
-    r.end = now();
-    r.placement.clear();
+    state_->requeue(id, now());
+    state_->withdraw(id, now());
     rec.intent = Intent::None;
-    notify_requeued(id, true);
-    notify_withdrawn(id);
     return true;
   } else if (!jobs_[id.index()].preemptible) {
     return failed("preempt_not_allowed", "the job cannot be requeued (--no-requeue)");
@@ -378,17 +371,11 @@ bool Controller::preempt(JobId id) {
     note_requeue(rec);
     rec.intent = Intent::Preempt;
   }
-  r.attained += std::max<Time>(0, now() - r.last_start);
-  r.status = JobStatus::Pending;
-  r.placement.clear();
-  r.borrowed = r.shared = false;
-  r.queued_since = now();
-  ++r.preemptions;
+  state_->requeue(id, now());
   rec.intent_wall = rec.last_retry_wall = wall_;
   rec.released = false;
   // Its GRES request is fixed now: it cannot be colocated (gres.hpp).
   if (rec.fixed.kind != GresKind::None) jobs_[id.index()].colocatable = false;
-  notify_requeued(id, true);
   ++counters_.preemptions;
   ++counters_.applied;
   {
@@ -396,13 +383,19 @@ bool Controller::preempt(JobId id) {
     if (counters_.tenant_preemptions.size() <= t) counters_.tenant_preemptions.resize(t + 1, 0);
     ++counters_.tenant_preemptions[t];
   }
-  log_.info("preempt", who(id),
-            {{"job", rec.ref}, {"gpu_count", jobs_[id.index()].gpus}, {"restarts", r.preemptions}});
+  log_.info(
+      "preempt", who(id),
+      {{"job", rec.ref}, {"gpu_count", jobs_[id.index()].gpus}, {"restarts", rt(id).preemptions}});
   journal("preempt " + rec.ref);
   return true;
 }
 
 void Controller::reject(const RejectJob& rj) {
+  if (rj.job.index() >= recs_.size() || recs_[rj.job.index()].free ||
+      rt(rj.job).status != JobStatus::Pending) {
+    invalid_decision("reject", rj.job, "is rejected but is not pending");
+    return;
+  }
   Rec& rec = recs_[rj.job.index()];
   log_.warn("reject", who(rj.job), {{"job", rec.ref}, {"reason", rj.reason}});
   journal("reject " + rec.ref + " " + rj.reason);
@@ -418,7 +411,7 @@ void Controller::reject(const RejectJob& rj) {
     ++counters_.failed;
   else
     ++counters_.applied;
-  rt_[rj.job.index()].status = JobStatus::Rejected;
+  state_->reject(rj.job, now());
   ++counters_.refused;
 }
 

@@ -132,29 +132,24 @@ void Controller::load_tenants(bool at_init) {
     t.cls = TenantClass::BestEffort;
     changed = true;
   }
+  if (state_) state_->set_tenants(tenants_);
   if (changed && !at_init) {
     tenants_added_ = true;  // the policy is rebuilt after this cycle's observation
     ++counters_.tenant_reloads;
   }
 }
 
+std::unique_ptr<Policy> Controller::build_policy() {
+  PolicyContext ctx{cluster_, tenants_, options_};
+  return policy_factory_ ? policy_factory_(ctx) : make_policy(cfg_.policy, ctx);
+}
+
 // A policy for the current tenants, fed the current state as a restarted controller
 // would: running jobs adopted, candidates arriving. (DeepShare sizes per-tenant state at
 // construction; a rebuild loses its learned run times, like a restart.)
 void Controller::rebuild_policy() {
-  PolicyContext ctx{cluster_, tenants_, options_};
-  policy_ = make_policy(cfg_.policy, ctx);
-  adopted_.clear();
-  arrived_.clear();
-  requeued_.clear();
-  withdrawn_.clear();
-  finished_.clear();
-  for (std::size_t i = 0; i < rt_.size(); ++i) {
-    const JobId id(static_cast<std::uint32_t>(i));
-    if (rt_[i].status == JobStatus::Running) adopted_.push_back(id);
-    if (rt_[i].status == JobStatus::Pending) arrived_.push_back(id);
-    if (rt_[i].status == JobStatus::Pending) recs_[i].arrived_once = true;
-  }
+  policy_ = build_policy();
+  state_->present_all();
   log_.info("policy_rebuilt", {{"policy", cfg_.policy}, {"tenants", tenants_.size()}});
   journal("policy_rebuilt tenants=" + std::to_string(tenants_.size()));
 }
@@ -217,11 +212,9 @@ void Controller::init() {
         "NAME GrpTRES=" +
         cfg_.quota_tres + "=N)");
   for (const auto& [k, v] : cfg_.options) options_.set(k + "=" + v);
-  PolicyContext ctx{cluster_, tenants_, options_};
-  policy_ = make_policy(cfg_.policy, ctx);
-  gpus_.resize(static_cast<std::size_t>(cluster_.total_gpus()));
-  gpu_free_.resize(gpus_.size());
-  node_free_.resize(cluster_.nodes.size());
+  policy_ = build_policy();
+  state_ = std::make_unique<ClusterState>(cluster_, tenants_);
+  state_->set_jobs(jobs_);
   std::string quotas;
   for (const auto& t : tenants_)
     quotas += (quotas.empty() ? "" : ",") + t.name + "=" + std::to_string(t.quota_gpus);
@@ -236,107 +229,53 @@ void Controller::init() {
              {"version", DEEPSHARE_VERSION}});
 }
 
-void Controller::build_gpu_state(const std::vector<JobInfo>& jobs) {
-  std::fill(gpus_.begin(), gpus_.end(), GpuState{});
-  auto occupy = [&](std::size_t g, int milli, double mem) {
-    GpuState& s = gpus_[g];
-    ++s.jobs;
-    s.milli_used = static_cast<std::int16_t>(std::min(32000, s.milli_used + milli));
-    s.memory_used_mib += static_cast<std::int32_t>(mem);
-  };
-  auto each_gpu = [&](std::size_t node, std::uint64_t mask, auto fn) {
+void Controller::sync_blocked(const std::vector<JobInfo>& jobs) {
+  std::vector<std::uint8_t> blocked(static_cast<std::size_t>(cluster_.total_gpus()), 0);
+  auto block = [&](std::size_t node, std::uint64_t mask) {
     const Node& n = cluster_.nodes[node];
     for (std::uint64_t m = mask; m; m &= m - 1)
       if (std::countr_zero(m) < n.gpus)
-        fn(static_cast<std::size_t>(n.first_gpu + std::countr_zero(m)));
+        blocked[static_cast<std::size_t>(n.first_gpu + std::countr_zero(m))] = 1;
   };
-  for (std::size_t n = 0; n < cluster_.nodes.size(); ++n) {
-    if (node_usable_[n]) continue;
-    const Node& node = cluster_.nodes[n];
-    for (int k = 0; k < node.gpus; ++k)
-      occupy(static_cast<std::size_t>(node.first_gpu + k), kMilliPerGpu,
-             static_cast<double>(node.gpu_memory_mib));
-  }
-  pending_.clear();
-  running_.clear();
-  for (std::size_t i = 0; i < jobs_.size(); ++i) {
-    const JobRuntime& r = rt_[i];
-    const JobId id(static_cast<std::uint32_t>(i));
-    if (r.status == JobStatus::Pending) pending_.push_back(id);
-    if (r.status != JobStatus::Running) continue;
-    running_.push_back(id);
-    for (const auto& a : r.placement)
-      each_gpu(a.node.index(), a.gpu_mask,
-               [&](std::size_t g) { occupy(g, jobs_[i].gpu_milli, jobs_[i].gpu_memory_mib); });
-  }
+  for (std::size_t n = 0; n < cluster_.nodes.size(); ++n)
+    if (!node_usable_[n]) block(n, ~std::uint64_t{0});
   // GPUs Slurm has allocated to jobs the model does not run: other partitions, ungated
   // jobs, and DeepShare's own jobs that are ending or being requeued (they hold their GPUs
   // until their processes are gone).
   for (const auto& j : jobs) {
     if (j.alloc.empty() || (!j.running() && !j.completing)) continue;
     auto it = by_key_.find(key_of(j));
-    if (it != by_key_.end() && rt_[it->second.index()].status == JobStatus::Running) continue;
-    for (const auto& [name, a] : j.alloc) {
-      auto n = node_index_.find(name);
-      if (n == node_index_.end()) continue;
-      each_gpu(n->second, a.gpus | a.slots, [&](std::size_t g) {
-        occupy(g, kMilliPerGpu, static_cast<double>(cluster_.nodes[n->second].gpu_memory_mib));
-      });
-    }
+    if (it != by_key_.end() && rt(it->second).status == JobStatus::Running) continue;
+    for (const auto& [name, a] : j.alloc)
+      if (auto n = node_index_.find(name); n != node_index_.end())
+        block(n->second, a.gpus | a.slots);
   }
+  for (std::size_t g = 0; g < blocked.size(); ++g) state_->set_blocked(g, blocked[g] != 0);
   // No colocation on GPUs of nodes other partitions use too (Slurm would not know that a
   // GPU whose partner ended still serves a colocated job): they show their memory full.
-  for (std::size_t n = 0; n < cluster_.nodes.size(); ++n) {
-    const Node& node = cluster_.nodes[n];
-    for (int k = 0; k < node.gpus; ++k) {
-      const auto g = static_cast<std::size_t>(node.first_gpu + k);
-      if (gpus_[g].jobs > 0 && node_shared_[n])
-        gpus_[g].memory_used_mib = std::max<std::int32_t>(
-            gpus_[g].memory_used_mib, static_cast<std::int32_t>(node.gpu_memory_mib));
-    }
-  }
-  for (std::size_t g = 0; g < gpus_.size(); ++g)
-    gpu_free_[g] = static_cast<std::int16_t>(std::max(0, kMilliPerGpu - gpus_[g].milli_used));
-  for (std::size_t n = 0; n < cluster_.nodes.size(); ++n) {
-    const Node& node = cluster_.nodes[n];
-    int free = 0;
-    for (int k = 0; k < node.gpus; ++k)
-      free += gpus_[static_cast<std::size_t>(node.first_gpu + k)].jobs == 0;
-    node_free_[n] = free;
-  }
+  for (std::size_t n = 0; n < cluster_.nodes.size(); ++n)
+    state_->set_no_sharing(NodeId(static_cast<std::uint32_t>(n)), node_shared_[n]);
 }
 
 Decisions Controller::decide() {
-  ClusterSnapshot s;
-  s.now = now();
-  s.cluster = &cluster_;
-  s.tenants = tenants_;
-  s.jobs = jobs_;
-  s.runtime = rt_;
-  s.gpus = gpus_;
-  s.gpu_free_milli = gpu_free_;
-  s.node_free_gpus = node_free_;
-  s.pending = pending_;
-  s.running = running_;
-  // the policy expects arrivals in submission order
-  std::stable_sort(arrived_.begin(), arrived_.end(), [&](JobId a, JobId b) {
-    return jobs_[a.index()].submit < jobs_[b.index()].submit;
-  });
-  s.arrived = arrived_;
-  s.requeued = requeued_;
-  s.finished = finished_;
-  s.adopted = adopted_;
-  s.withdrawn = withdrawn_;
-  Decisions d = policy_->decide(s);
-  if (d.wake_at != kNever && d.wake_at > s.now && (wake_at_ == kNever || d.wake_at < wake_at_))
+  state_->order_arrivals();  // the policy expects arrivals in submission order
+  Decisions d = policy_->decide(state_->snapshot(now()));
+  if (d.wake_at != kNever && d.wake_at > now() && (wake_at_ == kNever || d.wake_at < wake_at_))
     wake_at_ = d.wake_at;
-  for (JobId id : requeued_) recs_[id.index()].preempt_notice = false;
-  arrived_.clear();
-  requeued_.clear();
-  finished_.clear();
-  adopted_.clear();
-  withdrawn_.clear();
+  state_->clear_deltas();
   return d;
+}
+
+void Controller::invalid_decision(const char* kind, JobId id, const std::string& error) {
+  ++counters_.invalid_decisions;
+  const bool known = id.valid() && id.index() < recs_.size() && !recs_[id.index()].free;
+  log_.error(
+      "decision_invalid", known ? who(id) : Log::Fields{},
+      {{"decision", kind},
+       {"job", known ? recs_[id.index()].ref : std::string("id ") + std::to_string(id.index())},
+       {"error", error},
+       {"detail", "a decision the policy should not have made: skipped"}});
+  journal(std::string("invalid ") + kind + " " + (known ? recs_[id.index()].ref : "?"));
 }
 
 void Controller::depose(const std::string& why) {
@@ -399,31 +338,24 @@ const std::string& Controller::act_error() const {
 // give their slot back: its id is reused by a later job (policy contract 1). What survives
 // is counters (ControllerCounters::tenant_preemptions) and the policy's own statistics.
 void Controller::compact() {
-  auto listed = [](const std::vector<JobId>& v, JobId id) {
-    return std::find(v.begin(), v.end(), id) != v.end();
-  };
+  std::vector<std::uint8_t> listed(recs_.size(), 0);  // the policy has not seen it leave yet
+  for (JobId id : state_->listed()) listed[id.index()] = 1;
   open_intents_ = 0;
   next_timer_wall_ = std::numeric_limits<std::int64_t>::max();
   for (std::size_t i = 0; i < recs_.size(); ++i) {
     Rec& rec = recs_[i];
-    const JobStatus st = rt_[i].status;
+    const JobId id(static_cast<std::uint32_t>(i));
+    const JobStatus st = rt(id).status;
     if (!rec.free && rec.intent != Intent::None) ++open_intents_;
     if (!rec.free && st == JobStatus::Future && rec.request.begin_s * 1000 > wall_)
       next_timer_wall_ = std::min(next_timer_wall_, rec.request.begin_s * 1000);
-    if (rec.free || (st != JobStatus::Done && st != JobStatus::Rejected)) continue;
-    const JobId id(static_cast<std::uint32_t>(i));
-    bool pending_delta = listed(arrived_, id) || listed(requeued_, id) || listed(adopted_, id) ||
-                         listed(withdrawn_, id);
-    for (const auto& f : finished_) pending_delta = pending_delta || f.job == id;
-    if (pending_delta) continue;  // the policy has not seen it leave yet
+    if (rec.free || (st != JobStatus::Done && st != JobStatus::Rejected) || listed[i]) continue;
     if (auto it = by_key_.find(rec.key); it != by_key_.end() && it->second == id) by_key_.erase(it);
     if (!rec.vanished) left_.insert(rec.key);  // Slurm may still list it, as ended
     reported_.erase(rec.key);
     untrusted_.erase(rec.key);
     jobs_[i] = JobSpec{};
     jobs_[i].id = id;
-    rt_[i] = JobRuntime{};
-    rt_[i].status = JobStatus::Done;
     rec = Rec{};
     rec.free = true;
     free_ids_.push_back(id);
@@ -468,7 +400,7 @@ bool Controller::step() {
     for (const auto& j : *jobs) {
       auto it = by_key_.find(key_of(j));
       requeued = requeued || (it != by_key_.end() && j.state == JobState::Pending &&
-                              rt_[it->second.index()].status == JobStatus::Running &&
+                              rt(it->second).status == JobStatus::Running &&
                               recs_[it->second.index()].intent == Intent::None);
     }
   if (counters_.cycles % 5 == 0 || requeued) nodes = source_->nodes();
@@ -507,10 +439,9 @@ bool Controller::step() {
       tenants_added_ = false;
       rebuild_policy();
     }
-    build_gpu_state(*jobs);
+    sync_blocked(*jobs);
   }
-  const std::size_t deltas =
-      arrived_.size() + requeued_.size() + finished_.size() + adopted_.size() + withdrawn_.size();
+  const std::size_t deltas = state_->delta_count();
   Decisions d = decide();
   apply(d);
   if (!quiet) compact();

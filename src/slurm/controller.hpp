@@ -60,6 +60,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "model/cluster_state.hpp"
 #include "model/snapshot.hpp"
 #include "model/workload.hpp"
 #include "policy/policy.hpp"
@@ -112,6 +113,7 @@ struct ControllerCounters {
   std::uint64_t compacted = 0;                 // jobs compacted out of memory
   std::uint64_t quiet_cycles = 0;              // cycles that had nothing to reconcile
   std::uint64_t actions_sent = 0;              // actions handed to the Actuator
+  std::uint64_t invalid_decisions = 0;         // decisions ClusterState refused (skipped, logged)
   Histogram cycle_seconds{latency_buckets()};  // observe + decide + apply
   std::int64_t last_observe_ms = 0;            // Unix ms of the last successful read of Slurm
   std::vector<std::uint64_t> tenant_preemptions;  // DeepShare's own preemptions, per tenant
@@ -161,6 +163,9 @@ class Controller {
   // Where the Slurm ports record each RPC's latency and outcome (SlurmApi::set_stats;
   // deepshare_slurm_rpc_* in the metrics).
   [[nodiscard]] RpcStats& rpc_stats() { return rpc_; }
+  // Builds the policy instead of the registry (tests: a policy that errs). Before init().
+  using PolicyFactory = std::function<std::unique_ptr<Policy>(const PolicyContext&)>;
+  void set_policy_factory(PolicyFactory f) { policy_factory_ = std::move(f); }
 
  private:
   enum class Intent : std::uint8_t { None, Start, Preempt };
@@ -186,7 +191,6 @@ class Controller {
     GresKind start_kind = GresKind::Whole;
     bool write_request = false;
     bool released = false;
-    bool arrived_once = false;
     std::int64_t intent_wall = 0;
     std::int64_t release_wall = 0;
     std::int64_t last_retry_wall = 0;
@@ -199,9 +203,8 @@ class Controller {
     std::vector<std::string> requeued_from;
     std::int64_t pending_again_wall = 0;
     bool start_deferred = false;
-    bool preempt_notice = false;  // its pending `requeued` delta is a preemption's
-    bool free = false;            // a compacted slot, waiting for reuse
-    bool vanished = false;        // left because Slurm no longer listed it
+    bool free = false;      // a compacted slot, waiting for reuse
+    bool vanished = false;  // left because Slurm no longer listed it
   };
   static Key key_of(const JobInfo& j) {
     return j.array_job != 0 && j.array_task != kNoTask ? (Key{j.array_job} << 32 | j.array_task)
@@ -215,8 +218,14 @@ class Controller {
   // controller.cpp: lifecycle, tenants, snapshot
   void load_tenants(bool at_init);
   void rebuild_policy();
+  std::unique_ptr<Policy> build_policy();
   TenantId tenant_of(const std::string& account);
-  void build_gpu_state(const std::vector<JobInfo>& jobs);
+  // GPUs Slurm holds for jobs the model does not run, and nodes that are down or shared
+  // with other partitions, into the ClusterState.
+  void sync_blocked(const std::vector<JobInfo>& jobs);
+  // A decision ClusterState refuses: logged, counted, skipped.
+  void invalid_decision(const char* kind, JobId id, const std::string& error);
+  [[nodiscard]] const JobRuntime& rt(JobId id) const { return state_->runtime(id); }
   Decisions decide();
   void journal(const std::string& line);
   void compact();
@@ -242,10 +251,6 @@ class Controller {
   void observe_known(JobId id, const View& v);
   bool candidate(const Rec& rec, const View& v) const;
   bool fixed_gpus_free(const Rec& rec) const;
-  void become_candidate(JobId id);
-  void become_waiting(JobId id);
-  void notify_withdrawn(JobId id);
-  void notify_requeued(JobId id, bool preempt_notice);
   void update_waiting(JobId id, const View& v);
   void vanish(JobId id);
   void finish(JobId id);
@@ -259,8 +264,10 @@ class Controller {
 
   // actuator.cpp: actions
   void apply(Decisions& d);
-  bool start(StartJob& s, std::unordered_set<std::size_t>& taken,
-             const std::unordered_set<std::size_t>& blocked);
+  enum class Applied : std::uint8_t { Started, Deferred, Ignored };
+  Applied start(StartJob& s, std::unordered_set<std::size_t>& taken,
+                const std::unordered_set<std::size_t>& blocked,
+                const std::vector<std::uint16_t>& jobs_on);
   bool try_start(JobId id);
   bool gpus_free_in_slurm(const Rec& rec) const;
   void rollback_start(JobId id, const char* why);
@@ -291,6 +298,7 @@ class Controller {
   // for new jobs, even from a late duplicate of an older table.
   std::unordered_set<Key> left_;
   std::unique_ptr<Policy> policy_;
+  PolicyFactory policy_factory_;
   PolicyOptions options_;
   SlurmConfig slurm_;
   Cluster cluster_;
@@ -301,9 +309,11 @@ class Controller {
   std::unordered_map<std::string, std::size_t> node_index_;
   std::vector<bool> node_usable_;
   std::vector<bool> node_shared_;  // also in another partition: no colocation there
+  // The job specs (ClusterState's job table views them) and the controller's own record of
+  // each; ids index both, and the state.
   std::vector<JobSpec> jobs_;
-  std::vector<JobRuntime> rt_;
   std::vector<Rec> recs_;
+  std::unique_ptr<ClusterState> state_;  // GPUs, job runtimes, tenant usage, deltas
   std::vector<std::string> users_;
   std::unordered_map<std::string, std::uint32_t> user_ids_;
   std::unordered_map<Key, JobId> by_key_;
@@ -312,11 +322,6 @@ class Controller {
   std::unordered_map<std::uint32_t, int> array_room_;   // %N throttle: tasks that may still go
   std::set<Key> reported_;   // jobs whose bad record / refusal was logged
   std::set<Key> untrusted_;  // jobs whose Comment carried pin keys (logged once)
-  std::vector<GpuState> gpus_;
-  std::vector<std::int16_t> gpu_free_;
-  std::vector<std::int32_t> node_free_;
-  std::vector<JobId> pending_, running_, arrived_, requeued_, adopted_, withdrawn_;
-  std::vector<FinishedJob> finished_;
   std::int64_t wall_ = 0;
   Time cycle_now_ = std::numeric_limits<Time>::min();  // this cycle's time (controller clock)
   Time wake_at_ = kNever;  // the earliest time a policy asked for a cycle at, still ahead

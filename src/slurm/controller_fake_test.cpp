@@ -14,6 +14,7 @@
 #include <random>
 
 #include "core/error.hpp"
+#include "registry/registry.hpp"
 #include "slurm/controller.hpp"
 #include "slurm/fake_cluster.hpp"
 #include "slurm/lease.hpp"
@@ -80,6 +81,7 @@ class Harness {
     for (int attempt = 0;; ++attempt) {
       auto ctl = std::make_unique<Controller>(cfg, log, c, Ports{&fc, act ? act : &fc, &fc});
       ctl->set_lease(lease);
+      if (policy) ctl->set_policy_factory(policy);
       try {
         ctl->init();
         return ctl;
@@ -95,6 +97,18 @@ class Harness {
       fc.advance(poll);
       c.step();
     }
+  }
+  // `waves` waves of `jobs` jobs (submit_wave), `ms` apart, then 400 s to drain: every job
+  // must have run soundly.
+  void run_waves_and_drain(Controller& c, std::uint64_t seed, int waves, int jobs,
+                           std::int64_t ms) {
+    std::mt19937_64 rng(seed);
+    for (int wave = 0; wave < waves; ++wave) {
+      submit_wave(rng, jobs);
+      run(c, ms);
+    }
+    run(c, 400000);
+    expect_sound();
   }
   // A multi-tenant load with borrowing and reclaims: scav borrows idle quota, alpha and
   // beta come back for it.
@@ -125,6 +139,7 @@ class Harness {
   }
 
   FakeCluster fc;
+  Controller::PolicyFactory policy;  // unset: the registry's (cfg.policy)
   ControllerConfig cfg = [] {
     ControllerConfig c = config();
     if (const char* j = std::getenv("DS_TEST_JOURNAL")) c.journal = j;
@@ -220,13 +235,7 @@ TEST(ControllerFake, KillAndRestartWithoutContentionRunsEveryJobOnce) {
 TEST(ControllerFake, BorrowingAndReclaimUnderLoad) {
   Harness h;
   auto ctl = h.start();
-  std::mt19937_64 rng(7);
-  for (int wave = 0; wave < 6; ++wave) {
-    h.submit_wave(rng, 12);
-    h.run(*ctl, 8000);
-  }
-  h.run(*ctl, 400000);
-  h.expect_sound();
+  h.run_waves_and_drain(*ctl, 7, 6, 12, 8000);
   EXPECT_EQ(ctl->counters().rollbacks, 0u);
 }
 
@@ -413,6 +422,64 @@ TEST(Leadership, OlderEpochSeesNewerRecordsAndStops) {
   h.run(*c, 1000);
   std::filesystem::remove_all(d1);
   std::filesystem::remove_all(d2);
+}
+
+// A policy that errs: DeepShare's decisions, some of them spoiled (a start on a GPU beyond
+// the node, a start on a running job's GPUs), plus decisions ClusterState must refuse
+// every cycle (a second start of a started job, a start of a running job, a preemption of
+// a waiting job, a rejection of a running job, ids that do not exist).
+class ErringPolicy final : public Policy {
+ public:
+  explicit ErringPolicy(const PolicyContext& ctx) : inner_(make_policy("deepshare", ctx)) {}
+  Decisions decide(const ClusterSnapshot& s) override {
+    Decisions d = inner_->decide(s);
+    ++cycle_;
+    const JobId ghost(static_cast<std::uint32_t>(s.jobs.size() + 7));
+    d.preempt.push_back({ghost});
+    d.reject.push_back({ghost, "no such job"});
+    for (JobId p : s.pending)
+      if (std::none_of(d.start.begin(), d.start.end(),
+                       [&](const StartJob& x) { return x.job == p; })) {
+        d.preempt.push_back({p});
+        break;
+      }
+    if (!s.running.empty()) {
+      const JobId r = s.running.front();
+      d.start.push_back(StartJob{r, s.runtime[r.index()].placement});
+      d.reject.push_back({r, "a running job"});
+    }
+    if (d.start.empty() || d.start.front().job == (s.running.empty() ? JobId() : s.running.front()))
+      return d;
+    StartJob& first = d.start.front();
+    if (cycle_ % 3 == 0) {
+      first.placement = {NodeAlloc{NodeId(0), std::uint64_t{1} << 40}};
+    } else if (cycle_ % 3 == 1) {
+      for (JobId r : s.running)
+        if (s.jobs[r.index()].gpus == s.jobs[first.job.index()].gpus &&
+            !s.runtime[r.index()].shared) {
+          first.placement = s.runtime[r.index()].placement;
+          first.shared = false;
+          break;
+        }
+    }
+    d.start.push_back(d.start.front());
+    return d;
+  }
+
+ private:
+  std::unique_ptr<Policy> inner_;
+  int cycle_ = 0;
+};
+
+// A live controller does not die on a bad decision: each is refused by ClusterState,
+// logged (decision_invalid), counted, and skipped; the good ones run every job.
+TEST(ControllerFake, InvalidDecisionsAreRefusedCountedAndSkipped) {
+  Harness h;
+  h.policy = [](const PolicyContext& ctx) { return std::make_unique<ErringPolicy>(ctx); };
+  auto ctl = h.start();
+  h.run_waves_and_drain(*ctl, 29, 4, 10, 6000);
+  EXPECT_GT(ctl->counters().invalid_decisions, 100u);
+  EXPECT_NE(ctl->metrics_text().find("deepshare_decisions_invalid_total "), std::string::npos);
 }
 
 std::size_t rss_kib() {

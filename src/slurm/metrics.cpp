@@ -16,32 +16,17 @@ std::string Controller::metrics_text() const {
   PromWriter w;
   std::vector<TenantTelemetry> tel(tenants_.size());
   if (policy_) policy_->telemetry(tel);
-  struct Per {
-    int held = 0, shared_jobs = 0, running = 0, pending = 0;
-    long pending_gpus = 0;
+  // Per-tenant usage as ClusterState counts it (colocated clients hold no GPU of their own).
+  auto usage = [&](std::size_t t) {
+    return state_ ? state_->usage(TenantId(static_cast<std::uint32_t>(t))) : TenantUsage{};
   };
-  std::vector<Per> per(tenants_.size());
   std::vector<long> by_reason(kWaitReasons, 0);
-  for (std::size_t i = 0; i < jobs_.size(); ++i) {
-    if (recs_[i].free) continue;
-    Per& p = per[jobs_[i].tenant.index()];
-    const JobRuntime& r = rt_[i];
-    if (r.status == JobStatus::Running) {
-      ++p.running;
-      if (r.shared)
-        ++p.shared_jobs;
-      else
-        p.held += jobs_[i].gpus;
-    } else if (r.status == JobStatus::Pending) {
-      ++p.pending;
-      p.pending_gpus += jobs_[i].gpus;
-      ++by_reason[static_cast<std::size_t>(r.wait)];
-    }
-  }
+  if (state_)
+    for (JobId id : state_->pending()) ++by_reason[static_cast<std::size_t>(rt(id).wait)];
   std::vector<int> quota(tenants_.size()), held(tenants_.size());
   for (std::size_t t = 0; t < tenants_.size(); ++t) {
     quota[t] = tenants_[t].quota_gpus;
-    held[t] = per[t].held;
+    held[t] = static_cast<int>((usage(t).held - usage(t).colocated) / kMilliPerGpu);
   }
   const Lending lend = account_lending(quota, held);
   auto tenant = [&](std::size_t t) { return PromWriter::Labels{{"tenant", tenants_[t].name}}; };
@@ -68,7 +53,7 @@ std::string Controller::metrics_text() const {
              [&](std::size_t t) { return tenants_[t].quota_gpus; });
   per_tenant("deepshare_tenant_held_gpus", "gauge",
              "GPUs held by running jobs (colocated clients excluded)",
-             [&](std::size_t t) { return per[t].held; });
+             [&](std::size_t t) { return held[t]; });
   per_tenant("deepshare_tenant_borrowed_gpus", "gauge",
              "GPUs held beyond the quota (sum over tenants = lent + unowned)",
              [&](std::size_t t) { return lend.borrowed[t]; });
@@ -76,15 +61,15 @@ std::string Controller::metrics_text() const {
              "Idle quota in use by other tenants' borrowed jobs",
              [&](std::size_t t) { return lend.lent[t]; });
   per_tenant("deepshare_tenant_running_jobs", "gauge", "Running jobs",
-             [&](std::size_t t) { return per[t].running; });
+             [&](std::size_t t) { return usage(t).running_jobs; });
   per_tenant("deepshare_tenant_shared_jobs", "gauge",
              "Running jobs colocated on a partner's GPUs (MPS)",
-             [&](std::size_t t) { return per[t].shared_jobs; });
+             [&](std::size_t t) { return usage(t).colocated_jobs; });
   per_tenant("deepshare_tenant_pending_jobs", "gauge",
              "Jobs Slurm would let run now, waiting for the policy",
-             [&](std::size_t t) { return per[t].pending; });
+             [&](std::size_t t) { return usage(t).pending_jobs; });
   per_tenant("deepshare_tenant_pending_gpus", "gauge", "GPUs requested by the pending jobs",
-             [&](std::size_t t) { return per[t].pending_gpus; });
+             [&](std::size_t t) { return usage(t).pending_gpus; });
   per_tenant(
       "deepshare_tenant_preemptions_total", "counter",
       "Preemptions of this tenant's jobs decided by the controller since it started (Slurm's "
@@ -102,9 +87,10 @@ std::string Controller::metrics_text() const {
       w.sample("deepshare_pending_jobs", {{"reason", to_string(static_cast<WaitReason>(r))}},
                static_cast<double>(by_reason[static_cast<std::size_t>(r)]));
   int busy = 0;
-  for (const auto& g : gpus_) busy += g.jobs > 0;
+  const auto gpus = static_cast<std::size_t>(cluster_.total_gpus());
+  for (std::size_t g = 0; state_ && g < gpus; ++g) busy += state_->gpu(g).jobs > 0;
   w.family("deepshare_gpus", "gauge", "GPUs of the partition's nodes");
-  w.sample("deepshare_gpus", static_cast<double>(gpus_.size()));
+  w.sample("deepshare_gpus", static_cast<double>(gpus));
   w.family("deepshare_busy_gpus", "gauge",
            "GPUs with at least one job (any partition), or on a node that is down");
   w.sample("deepshare_busy_gpus", busy);
@@ -117,6 +103,10 @@ std::string Controller::metrics_text() const {
   counter("deepshare_decisions_applied_total", "Decisions applied through Slurm",
           counters_.applied);
   counter("deepshare_decisions_failed_total", "Decisions Slurm refused", counters_.failed);
+  counter("deepshare_decisions_invalid_total",
+          "Decisions the cluster state refused as invalid (a policy bug: skipped, logged as "
+          "decision_invalid)",
+          counters_.invalid_decisions);
   counter("deepshare_starts_total", "Job starts decided", counters_.starts);
   counter("deepshare_preemptions_total", "Preemptions applied (sum of the tenants' counters)",
           counters_.preemptions);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "model/cluster_state.hpp"
 #include "model/execution.hpp"
 
 namespace ds::slurm {
@@ -61,76 +62,59 @@ RunRecord result_from_observation(const Workload& w, const std::vector<ObservedJ
   std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) {
     return a.t != b.t ? a.t < b.t : a.order != b.order ? a.order < b.order : a.job < b.job;
   });
-  // Sweep: GPU occupancy, tenant shares and entitlement at submit (as the simulator).
-  std::vector<int> gpu_jobs(static_cast<std::size_t>(w.cluster.total_gpus()), 0);
-  std::vector<double> gpu_util(gpu_jobs.size(), 0);
-  struct T {
-    int held = 0, demand = 0, guaranteed = 0, queued_entitled = 0;
-    Time last = 0;
-  };
-  std::vector<T> ts(w.tenants.size());
-  for (auto& t : ts) t.last = r.origin;
-  std::vector<bool> waiting_entitled(n, false);
-  int busy = 0, allocated = 0;
+  // Sweep: the runs drive a ClusterState as the simulator's events do (GPU occupancy,
+  // tenant shares and integrals, entitlement at submit); SM use on top.
+  ClusterState cs(w.cluster, w.tenants);
+  cs.set_jobs(w.jobs);
+  std::vector<double> gpu_util(static_cast<std::size_t>(w.cluster.total_gpus()), 0);
   double sm = 0;
-  auto touch = [&](std::size_t t, Time now) {
-    const double dt = static_cast<double>(now - ts[t].last);
-    if (dt > 0) {
-      r.tenants[t].received_gpu_ms += dt * ts[t].held;
-      r.tenants[t].entitled_gpu_ms += dt * std::min(w.tenants[t].quota_gpus, ts[t].demand);
-      ts[t].last = now;
-    }
-  };
-  auto gpus_of = [&](const Placement& p, auto&& f) {
+  // A placement on known GPUs only (a run Slurm placed outside the workload's cluster
+  // occupies nothing here).
+  auto known = [&](const Placement& p) {
+    Placement out;
     for (const auto& a : p) {
-      const Node& node = w.cluster.nodes[a.node.index()];
-      for (std::uint64_t m = a.gpu_mask; m; m &= m - 1)
-        f(static_cast<std::size_t>(node.first_gpu + std::countr_zero(m)));
+      if (a.node.index() >= w.cluster.nodes.size()) continue;
+      const int gpus = w.cluster.nodes[a.node.index()].gpus;
+      const std::uint64_t mask =
+          gpus >= 64 ? a.gpu_mask : a.gpu_mask & ((std::uint64_t{1} << gpus) - 1);
+      if (mask) out.push_back({a.node, mask});
     }
+    return out;
   };
   for (const Ev& e : evs) {
-    const JobSpec& j = w.jobs[e.job];
-    const std::size_t t = j.tenant.index();
-    touch(t, e.t);
-    const double util = j.gpu_util >= 0 ? j.gpu_util : 100.0;
-    if (e.order == 1) {  // submit
-      r.jobs[e.job].entitled =
-          ts[t].guaranteed + ts[t].queued_entitled + j.gpus <= w.tenants[t].quota_gpus;
-      ts[t].demand += j.gpus;
-      if (r.jobs[e.job].entitled) {
-        ts[t].queued_entitled += j.gpus;
-        waiting_entitled[e.job] = true;
-      }
+    const JobId id(static_cast<std::uint32_t>(e.job));
+    if (e.order == 1) {
+      cs.submit(id, e.t);
       continue;
     }
     const ObservedRun& run = obs[e.job].runs[e.run];
     const int sign = e.order == 2 ? 1 : -1;
-    if (sign > 0 && waiting_entitled[e.job]) {
-      ts[t].queued_entitled -= j.gpus;
-      waiting_entitled[e.job] = false;
+    const Placement placement = known(run.placement);
+    if (sign > 0) {
+      cs.adopt(id, e.t, placement, run.borrowed, run.shared, e.t);
+    } else if (run.preempted || e.run + 1 < obs[e.job].runs.size()) {
+      cs.requeue(id, e.t);
+    } else {
+      cs.finish(id, e.t);
     }
-    if (sign < 0 && run.preempted && r.jobs[e.job].entitled) {
-      ts[t].queued_entitled += j.gpus;
-      waiting_entitled[e.job] = true;
-    }
-    ts[t].held += sign * j.gpus;
-    if (!run.borrowed) ts[t].guaranteed += sign * j.gpus;
-    if (sign < 0 && !run.preempted) ts[t].demand -= j.gpus;
-    allocated += sign * j.gpus;
-    gpus_of(run.placement, [&](std::size_t g) {
-      if (g >= gpu_jobs.size()) return;
+    const JobSpec& j = w.jobs[e.job];
+    const double util = j.gpu_util >= 0 ? j.gpu_util : 100.0;
+    cs.for_each_gpu(placement, [&](std::size_t g, NodeId) {
       const double before = std::min(100.0, gpu_util[g]);
-      if (sign > 0 && gpu_jobs[g]++ == 0) ++busy;
-      if (sign < 0 && --gpu_jobs[g] == 0) --busy;
       gpu_util[g] = std::max(0.0, gpu_util[g] + sign * util);
       sm += std::min(100.0, gpu_util[g]) - before;
     });
+    const StepPoint p{e.t, cs.busy_gpus(), cs.allocated_gpus(), sm};
     if (!r.steps.empty() && r.steps.back().t == e.t)
-      r.steps.back() = {e.t, busy, allocated, sm};
+      r.steps.back() = p;
     else
-      r.steps.push_back({e.t, busy, allocated, sm});
+      r.steps.push_back(p);
+    cs.clear_deltas();
   }
-  for (std::size_t t = 0; t < ts.size(); ++t) touch(t, last);
+  cs.touch_all(last);
+  for (std::size_t i = 0; i < n; ++i)
+    r.jobs[i].entitled = cs.runtime(JobId(static_cast<std::uint32_t>(i))).entitled;
+  r.tenants.assign(cs.tenant_totals().begin(), cs.tenant_totals().end());
   r.end = last;
   return r;
 }

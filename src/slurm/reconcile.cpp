@@ -185,8 +185,9 @@ void Controller::observe(const std::vector<JobInfo>& jobs, const std::vector<Nod
       array_room_[v.array_job] = static_cast<int>(v.j->array_max_running);
   for (std::size_t i = 0; i < recs_.size(); ++i) {
     auto it = array_room_.find(recs_[i].array_job);
+    const JobStatus st = rt(JobId(static_cast<std::uint32_t>(i))).status;
     if (recs_[i].array_job && it != array_room_.end() &&
-        (rt_[i].status == JobStatus::Running || rt_[i].status == JobStatus::Pending))
+        (st == JobStatus::Running || st == JobStatus::Pending))
       --it->second;
   }
   bool refreshed = false;
@@ -229,8 +230,8 @@ void Controller::observe(const std::vector<JobInfo>& jobs, const std::vector<Nod
   for (auto it = left_.begin(); it != left_.end();)  // Slurm no longer lists them
     it = views_.count(*it) ? std::next(it) : left_.erase(it);
   for (std::size_t i = 0; i < recs_.size(); ++i) {
-    const JobStatus s = rt_[i].status;
-    if (!recs_[i].seen &&
+    const JobStatus s = rt(JobId(static_cast<std::uint32_t>(i))).status;
+    if (!recs_[i].seen && !recs_[i].free &&
         (s == JobStatus::Pending || s == JobStatus::Running || s == JobStatus::Future))
       vanish(JobId(static_cast<std::uint32_t>(i)));
   }
@@ -279,12 +280,12 @@ void Controller::observe_new(const View& v) {
     return;
   }
   JobId id(static_cast<std::uint32_t>(jobs_.size()));
-  if (!free_ids_.empty() && jobs_.size() >= reuse_ids_after_) {
+  const bool reuse = !free_ids_.empty() && jobs_.size() >= reuse_ids_after_;
+  if (reuse) {
     id = free_ids_.back();  // a compacted slot
     free_ids_.pop_back();
   } else {
     jobs_.emplace_back();
-    rt_.emplace_back();
     recs_.emplace_back();
   }
   const Request& req = v.record.request;
@@ -306,10 +307,8 @@ void Controller::observe_new(const View& v) {
   const std::int64_t sub_ms = j.submit_s * 1000;
   spec.submit = clock_.at(std::clamp(wall_, sub_ms, sub_ms + 999));
   jobs_[id.index()] = spec;
-  JobRuntime r;
-  r.status = JobStatus::Future;
-  r.queued_since = spec.submit;
-  rt_[id.index()] = r;
+  state_->set_jobs(jobs_);  // the table may have moved
+  if (reuse) state_->recycle(id);
   Rec rec;
   rec.key = v.key;
   rec.ref = v.ref;
@@ -333,17 +332,13 @@ void Controller::observe_new(const View& v) {
     rc.intent = Intent::Start;
     rc.pin = *pin;
     rc.released = true;
-    rc.arrived_once = true;
     rc.intent_wall = rc.release_wall = wall_;
-    JobRuntime& rr = rt_[id.index()];
-    rr.status = JobStatus::Running;
-    rr.borrowed = pin->borrowed;
-    rr.shared = pin->shared;
+    Placement placement;
     for (const auto& [name, mask] : pin->gpus)
       if (auto n = node_index_.find(name); n != node_index_.end())
-        rr.placement.push_back({NodeId(static_cast<std::uint32_t>(n->second)), mask});
-    rr.last_start = rr.first_start = pin->decided_ms ? pin->decided_ms : now();
-    adopted_.push_back(id);
+        placement.push_back({NodeId(static_cast<std::uint32_t>(n->second)), mask});
+    state_->adopt(id, now(), std::move(placement), pin->borrowed, pin->shared,
+                  pin->decided_ms ? pin->decided_ms : now());
     log_.info("adopt", {{"job", v.ref}, {"state", "released"}});
     return;
   }
@@ -362,12 +357,12 @@ bool Controller::fixed_gpus_free(const Rec& rec) const {
     const Node& node = cluster_.nodes[n];
     int idle_gpus = 0;
     for (int k = 0; k < node.gpus; ++k)
-      idle_gpus += gpus_[static_cast<std::size_t>(node.first_gpu + k)].jobs == 0;
+      idle_gpus += state_->gpu(static_cast<std::size_t>(node.first_gpu + k)).jobs == 0;
     fits += idle_gpus >= want;
     if (rec.fixed.kind == GresKind::Slot && node_shared_[n]) continue;
     bool idle = node.gpus >= 64 || (rec.fixed.mask >> node.gpus) == 0;
     for (std::uint64_t m = rec.fixed.mask; m && idle; m &= m - 1)
-      idle = gpus_[static_cast<std::size_t>(node.first_gpu + std::countr_zero(m))].jobs == 0;
+      idle = state_->gpu(static_cast<std::size_t>(node.first_gpu + std::countr_zero(m))).jobs == 0;
     exact += idle;
   }
   return exact >= rec.request.nodes || fits < rec.request.nodes;
@@ -383,58 +378,11 @@ bool Controller::candidate(const Rec& rec, const View& v) const {
   if (rec.request.begin_s * 1000 > wall_) return false;
   if (rec.fixed.kind != GresKind::None && !fixed_gpus_free(rec)) return false;
   const JobId id = by_key_.at(v.key);
-  if (v.array_job && rt_[id.index()].status != JobStatus::Pending) {
+  if (v.array_job && rt(id).status != JobStatus::Pending) {
     auto it = array_room_.find(v.array_job);
     if (it != array_room_.end() && it->second <= 0) return false;
   }
   return true;
-}
-
-void Controller::notify_withdrawn(JobId id) {
-  Rec& rec = recs_[id.index()];
-  if (auto it = std::find(arrived_.begin(), arrived_.end(), id); it != arrived_.end()) {
-    arrived_.erase(it);
-    rec.arrived_once = false;
-    return;  // the policy never saw it
-  }
-  if (auto it = std::find(requeued_.begin(), requeued_.end(), id); it != requeued_.end()) {
-    // The policy's own preemption is still confirmed to it; a second entry (a deferred
-    // restart, Controller::apply) is dropped: the job leaves.
-    if (!rec.preempt_notice)
-      requeued_.erase(it);
-    else if (auto again = std::find(std::next(it), requeued_.end(), id); again != requeued_.end())
-      requeued_.erase(again);
-  }
-  if (std::find(withdrawn_.begin(), withdrawn_.end(), id) == withdrawn_.end())
-    withdrawn_.push_back(id);
-}
-
-void Controller::notify_requeued(JobId id, bool preempt_notice) {
-  if (std::find(requeued_.begin(), requeued_.end(), id) == requeued_.end()) requeued_.push_back(id);
-  recs_[id.index()].preempt_notice = recs_[id.index()].preempt_notice || preempt_notice;
-}
-
-void Controller::become_candidate(JobId id) {
-  Rec& rec = recs_[id.index()];
-  JobRuntime& r = rt_[id.index()];
-  r.status = JobStatus::Pending;
-  r.queued_since = now();
-  if (rec.array_job)
-    if (auto it = array_room_.find(rec.array_job); it != array_room_.end()) --it->second;
-  if (!rec.arrived_once) {
-    rec.arrived_once = true;
-    arrived_.push_back(id);
-  } else {
-    notify_requeued(id, false);
-  }
-}
-
-void Controller::become_waiting(JobId id) {
-  if (rt_[id.index()].status == JobStatus::Pending) {
-    notify_withdrawn(id);
-    journal("wait " + recs_[id.index()].ref);
-  }
-  rt_[id.index()].status = JobStatus::Future;
 }
 
 // A pending job without an intent: park it if it lost its parking, and make it a
@@ -445,15 +393,22 @@ void Controller::update_waiting(JobId id, const View& v) {
   if (j.state != JobState::Pending || j.completing) return;
   if (!j.held && !parked(j) && rec.intent == Intent::None) park(v);
   const bool cand = candidate(rec, v);
-  const JobStatus s = rt_[id.index()].status;
-  if (s == JobStatus::Future && cand) become_candidate(id);
-  if (s == JobStatus::Pending && !cand) become_waiting(id);
+  const JobStatus s = rt(id).status;
+  if (s == JobStatus::Future && cand) {
+    if (rec.array_job)
+      if (auto it = array_room_.find(rec.array_job); it != array_room_.end()) --it->second;
+    state_->unpark(id, now());
+  }
+  if (s == JobStatus::Pending && !cand) {
+    state_->park(id, now());
+    journal("wait " + rec.ref);
+  }
 }
 
 void Controller::observe_known(JobId id, const View& v) {
   const JobInfo& j = *v.j;
   Rec& rec = recs_[id.index()];
-  JobRuntime& r = rt_[id.index()];
+  const JobRuntime& r = rt(id);
   const GresRequest fixed = parse_gres_request(j.tres_per_node);
   if (fixed.kind == GresKind::Whole || fixed.kind == GresKind::Slot) rec.fixed = fixed;
   rec.ref = v.ref;
@@ -465,8 +420,7 @@ void Controller::observe_known(JobId id, const View& v) {
       if (j.running()) {
         adopt_running(id, v);
       } else if (ended(j)) {
-        r.status = JobStatus::Done;
-        r.end = now();
+        state_->drop(id, now());
       } else {
         update_waiting(id, v);
       }
@@ -508,12 +462,11 @@ void Controller::observe_known(JobId id, const View& v) {
   if (rec.intent == Intent::Start) {
     if (j.running()) {
       rec.intent = Intent::None;
-      r.last_start = now();  // observed start (the model assumed it at the decision)
-      if (r.first_start == kNever || r.first_start > r.last_start) r.first_start = r.last_start;
+      state_->confirm_start(id, now());  // observed start (the model assumed it at the decision)
       const Placement real = placement_of(j);
       if (!real.empty() && real != r.placement) {
         log_.warn("allocation_differs", {{"job", v.ref}});
-        r.placement = real;
+        state_->relocate(id, real);
       }
       journal("confirm_start " + v.ref);
     } else if (ended(j)) {
@@ -541,7 +494,7 @@ void Controller::observe_known(JobId id, const View& v) {
   }
   if (j.running()) {
     const Placement real = placement_of(j);
-    if (!real.empty()) r.placement = real;
+    if (!real.empty()) state_->relocate(id, real);
     return;
   }
   if (ended(j)) {
@@ -552,54 +505,41 @@ void Controller::observe_known(JobId id, const View& v) {
 }
 
 void Controller::requeued_by_others(JobId id, const View& v) {
-  JobRuntime& r = rt_[id.index()];
   Rec& rec = recs_[id.index()];
-  r.attained += std::max<Time>(0, now() - r.last_start);
-  r.placement.clear();
-  r.borrowed = r.shared = false;
-  ++r.preemptions;
+  state_->requeue(id, now(), false);
   rec.restarts = v.j->restarts;
   note_requeue(rec);
   rec.pending_again_wall = wall_;
   jobs_[id.index()].colocatable = false;  // its GRES request is fixed
   log_.warn("requeued_by_slurm", who(id), {{"job", v.ref}, {"reason", v.j->reason}});
   journal("requeued " + v.ref);
-  r.status = JobStatus::Future;
   if (v.j->completing) {
-    notify_withdrawn(id);  // still ending: a candidate once it is pending for good
+    state_->park(id, now());  // still ending: a candidate once it is pending for good
     return;
   }
   if (!v.j->held && !parked(*v.j)) park(v);
-  if (candidate(rec, v))
-    become_candidate(id);
-  else
-    notify_withdrawn(id);
+  if (!candidate(rec, v)) state_->park(id, now());
 }
 
 void Controller::adopt_running(JobId id, const View& v) {
   const JobInfo& j = *v.j;
-  JobRuntime& r = rt_[id.index()];
   Rec& rec = recs_[id.index()];
   const auto& pin = v.record.pin;
   const bool valid = pin && pin->restart == j.restarts;
-  r.status = JobStatus::Running;
-  r.placement = placement_of(j);
   bool slots = false;
   for (const auto& [name, a] : j.alloc) slots = slots || a.slots;
-  r.shared = valid ? pin->shared : slots;
   // No pin of this run (it was not started by DeepShare): preemptible unless it cannot be.
-  r.borrowed = valid ? pin->borrowed : jobs_[id.index()].preemptible;
-  r.last_start = j.start_s > 0 ? clock_.at(j.start_s * 1000) : now();
-  if (r.first_start == kNever) r.first_start = r.last_start;
-  r.preemptions = static_cast<std::uint16_t>(j.restarts);
+  const bool borrowed = valid ? pin->borrowed : jobs_[id.index()].preemptible;
+  const bool shared = valid ? pin->shared : slots;
+  state_->adopt(id, now(), placement_of(j), borrowed, shared,
+                j.start_s > 0 ? clock_.at(j.start_s * 1000) : now(),
+                static_cast<int>(std::min<std::uint32_t>(j.restarts, 0xffff)));
   rec.intent = Intent::None;
-  rec.arrived_once = true;
   if (valid) rec.pin = *pin;
-  adopted_.push_back(id);
   log_.info("adopt", who(id),
             {{"job", v.ref},
-             {"borrowed", r.borrowed},
-             {"shared", r.shared},
+             {"borrowed", borrowed},
+             {"shared", shared},
              {"pin", valid ? "valid" : "none"}});
   journal("adopt " + v.ref);
 }
@@ -608,44 +548,37 @@ void Controller::adopt_running(JobId id, const View& v) {
 // handed out), and the starts waiting for its GPUs go back to the policy.
 void Controller::preempt_failed(JobId id, const std::string& why) {
   Rec& rec = recs_[id.index()];
-  JobRuntime& r = rt_[id.index()];
   ++counters_.preemptions_failed;
   ++counters_.failed;
   log_.error("preempt_failed", who(id), {{"job", rec.ref}, {"reason", why}});
   journal("preempt_failed " + rec.ref);
   rec.intent = Intent::None;
-  r.status = JobStatus::Running;
   auto v = views_.find(rec.key);
-  if (v != views_.end()) r.placement = placement_of(*v->second.j);
-  adopted_.push_back(id);
+  state_->adopt(id, now(), v != views_.end() ? placement_of(*v->second.j) : Placement{},
+                rec.pin.borrowed, rec.pin.shared, now());
+  const Placement& mine = rt(id).placement;
   for (std::size_t i = 0; i < recs_.size(); ++i) {
-    if (recs_[i].intent != Intent::Start || recs_[i].released) continue;
+    const JobId other(static_cast<std::uint32_t>(i));
+    if (recs_[i].intent != Intent::Start || recs_[i].released || i == id.index()) continue;
     bool overlap = false;
-    for (const auto& a : rt_[i].placement)
-      for (const auto& b : r.placement)
+    for (const auto& a : rt(other).placement)
+      for (const auto& b : mine)
         overlap = overlap || (a.node == b.node && (a.gpu_mask & b.gpu_mask));
-    if (overlap) rollback_start(JobId(static_cast<std::uint32_t>(i)), "victim_still_running");
+    if (overlap) rollback_start(other, "victim_still_running");
   }
 }
 
 void Controller::finish(JobId id) {
-  JobRuntime& r = rt_[id.index()];
-  r.attained += std::max<Time>(0, now() - r.last_start);
-  r.status = JobStatus::Done;
-  r.end = now();
-  r.placement.clear();
+  state_->finish(id, now());
   recs_[id.index()].intent = Intent::None;
-  finished_.push_back({id, r.attained});
   ++counters_.completions;
-  {
-    auto v = views_.find(recs_[id.index()].key);
-    const JobInfo* j = v == views_.end() ? nullptr : v->second.j;
-    log_.info("job_end", who(id),
-              {{"job", recs_[id.index()].ref},
-               {"state", j ? slurm_state_name(*j) : "gone"},
-               {"run_s", static_cast<double>(r.attained) / 1000.0},
-               {"restarts", r.preemptions}});
-  }
+  auto v = views_.find(recs_[id.index()].key);
+  const JobInfo* j = v == views_.end() ? nullptr : v->second.j;
+  log_.info("job_end", who(id),
+            {{"job", recs_[id.index()].ref},
+             {"state", j ? slurm_state_name(*j) : "gone"},
+             {"run_s", static_cast<double>(rt(id).attained) / 1000.0},
+             {"restarts", rt(id).preemptions}});
   journal("finish " + recs_[id.index()].ref);
 }
 
@@ -653,16 +586,14 @@ void Controller::withdraw(JobId id) {
   ++counters_.cancellations;
   log_.info("job_cancelled", who(id),
             {{"job", recs_[id.index()].ref}, {"detail", "ended while pending"}});
-  notify_withdrawn(id);
-  rt_[id.index()].status = JobStatus::Done;
-  rt_[id.index()].end = now();
+  state_->withdraw(id, now());
   recs_[id.index()].intent = Intent::None;
   journal("withdraw " + recs_[id.index()].ref);
 }
 
 void Controller::vanish(JobId id) {
   recs_[id.index()].vanished = true;  // not listed: no tombstone when compacted
-  switch (rt_[id.index()].status) {
+  switch (rt(id).status) {
     case JobStatus::Running:
       finish(id);
       break;
@@ -670,7 +601,7 @@ void Controller::vanish(JobId id) {
       withdraw(id);
       break;
     default:
-      rt_[id.index()].status = JobStatus::Done;
+      state_->drop(id, now());
   }
 }
 
