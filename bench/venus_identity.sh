@@ -5,7 +5,10 @@
 # OUT/<case>/. Compare two such folders (e.g. before and after a change) with --compare:
 # every file must be byte-identical except the `wall_seconds` line of summary.json.
 # Usage: bench/venus_identity.sh OUT            (run, with build/bin/deepshare)
+#        BIN=DIR bench/venus_identity.sh OUT    (run with DIR/deepshare, e.g. another build's)
 #        bench/venus_identity.sh --compare A B  (exit 1 and list the cases that differ)
+# Two binaries:  BIN=/work/main/build/bin bench/venus_identity.sh /tmp/a
+#                bench/venus_identity.sh /tmp/b && bench/venus_identity.sh --compare /tmp/a /tmp/b
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,7 +32,8 @@ fi
 out=${1:?usage: bench/venus_identity.sh OUT | --compare A B}
 trace=../shared/traces/venus-sept/venus_sept_23859_jobs.csv
 [ -f "$trace" ] || { echo "venus_identity: $trace not found; nothing to check"; exit 0; }
-bin=build/bin/deepshare
+bin=${BIN:-build/bin}/deepshare
+[ -x "$bin" ] || { echo "venus_identity: no $bin"; exit 1; }
 mkdir -p "$out"
 cases=()
 mapfile -t policies < <("$bin" policies | awk '{print $1}')

@@ -48,6 +48,7 @@ struct SlurmArgs {
   double tolerance = 0;
   double start_latency = -1;
   double jitter = -1;
+  double overhang = -1;
   std::size_t ensemble = 32;
   std::string nodes = "4x4";
   std::uint64_t seed = 0;
@@ -178,6 +179,7 @@ int cmd_fidelity() {
   slurm::FidelityOptions opt;
   opt.start_latency_wall_s = g_args.start_latency;
   opt.jitter_wall_s = g_args.jitter;
+  opt.overhang_wall_s = g_args.overhang;
   opt.ensemble = g_args.ensemble;
   const auto rep = slurm::run_fidelity(g_args.replay_dir, out, opt);
   std::printf("%s\nwritten to %s/fidelity.json, fidelity_jobs.csv, fidelity.md, sim/\n",
@@ -218,12 +220,13 @@ int cmd_excerpt() {
   const Workload w = slurm::make_excerpt(spec, config, parse_nodes(g_args.nodes));
   const double latency = g_args.start_latency < 0 ? 0.48 : g_args.start_latency;
   const double jitter = g_args.jitter < 0 ? 0.46 : g_args.jitter;
-  const RunRecord sim = slurm::simulate_excerpt(w, config, spec.time_scale, latency,
-                                                g_args.seed > 0 ? jitter : 0, g_args.seed);
+  const double overhang = g_args.overhang < 0 ? slurm::kDefaultOverhangWallS : g_args.overhang;
+  const RunRecord sim = slurm::simulate_excerpt(
+      w, config, spec.time_scale, {latency, g_args.seed > 0 ? jitter : 0, overhang}, g_args.seed);
   const auto one = slurm::excerpt_stats(w, sim);
   if (!g_args.out.empty())
     slurm::write_excerpt_outputs(g_args.out, w, config, spec.load, sim, "excerpt-sim");
-  const auto e = slurm::simulate_ensemble(w, config, spec.time_scale, {latency, jitter},
+  const auto e = slurm::simulate_ensemble(w, config, spec.time_scale, {latency, jitter, overhang},
                                           std::max<std::size_t>(1, g_args.ensemble));
   std::map<std::string, int> per_tenant;
   for (const auto& j : w.jobs) ++per_tenant[w.tenants[j.tenant.index()].name];
@@ -238,9 +241,11 @@ int cmd_excerpt() {
                         {"submit_span_s", span_s},
                         {"start_latency_wall_s", latency},
                         {"jitter_wall_s", jitter},
+                        {"overhang_wall_s", overhang},
                         {"avg_jct_s", one.avg_jct_s},
                         {"avg_queue_s", one.avg_queue_s},
                         {"preemptions", one.preemptions},
+                        {"qos_compliance", one.qos_compliance},
                         {"shared_starts", one.shared_starts},
                         {"borrowed_starts", one.borrowed_starts},
                         {"ensemble",
@@ -248,6 +253,7 @@ int cmd_excerpt() {
                           {"avg_jct_s", range(e.avg_jct_s)},
                           {"avg_queue_s", range(e.avg_queue_s)},
                           {"preemptions", range(e.preemptions)},
+                          {"qos_compliance", range(e.qos_compliance)},
                           {"jct_spread", spread(e.avg_jct_s)},
                           {"queue_spread", spread(e.avg_queue_s)}}}};
     std::printf("%s\n", j.dump().c_str());
@@ -258,8 +264,8 @@ int cmd_excerpt() {
     tenants += (tenants.empty() ? "" : ", ") + name + " " + std::to_string(n);
   std::printf(
       "excerpt %s: %zu jobs (%s), submitted over %.0f trace s = %.0f wall s at time scale %g\n"
-      "simulated with start latency %.2f wall s%s: avg JCT %.1f s, avg queue %.1f s, "
-      "preemptions %zu, shared starts %zu, borrowed starts %zu\n"
+      "simulated with start latency %.2f wall s%s, overhang %.2f wall s: avg JCT %.1f s, "
+      "avg queue %.1f s, preemptions %zu, shared starts %zu, borrowed starts %zu\n"
       "%zu simulations with start latency %.2f +- %.2f wall s:\n"
       "  avg JCT   %.1f-%.1f s (mean %.1f, +-%.1f%%)\n"
       "  avg queue %.1f-%.1f s (mean %.1f, +-%.1f%%)\n"
@@ -267,10 +273,10 @@ int cmd_excerpt() {
       slurm::format_excerpt(spec).c_str(), w.jobs.size(), tenants.c_str(), span_s,
       span_s / spec.time_scale, spec.time_scale, latency,
       g_args.seed > 0 ? (" (jittered, seed " + std::to_string(g_args.seed) + ")").c_str() : "",
-      one.avg_jct_s, one.avg_queue_s, one.preemptions, one.shared_starts, one.borrowed_starts,
-      e.runs, latency, jitter, e.avg_jct_s.min, e.avg_jct_s.max, e.avg_jct_s.mean,
-      100 * spread(e.avg_jct_s), e.avg_queue_s.min, e.avg_queue_s.max, e.avg_queue_s.mean,
-      100 * spread(e.avg_queue_s), e.preemptions.min, e.preemptions.max);
+      overhang, one.avg_jct_s, one.avg_queue_s, one.preemptions, one.shared_starts,
+      one.borrowed_starts, e.runs, latency, jitter, e.avg_jct_s.min, e.avg_jct_s.max,
+      e.avg_jct_s.mean, 100 * spread(e.avg_jct_s), e.avg_queue_s.min, e.avg_queue_s.max,
+      e.avg_queue_s.mean, 100 * spread(e.avg_queue_s), e.preemptions.min, e.preemptions.max);
   for (const auto& note : w.notes) std::printf("note: %s\n", note.c_str());
   return 0;
 }
@@ -322,6 +328,10 @@ void register_slurm_commands(
   fid->add_option("--jitter", g_args.jitter,
                   "Ensemble: each start's latency varies by +- this many wall seconds (default: "
                   "p90 - p50 of the replay's measured decision -> RUNNING)");
+  fid->add_option("--overhang", g_args.overhang,
+                  "Wall seconds added to each job's run time in the simulations: a stand-in is "
+                  "seen running that much longer than its work (default: the replay's measured "
+                  "mean, else 0.07)");
   fid->add_option("--ensemble", g_args.ensemble,
                   "How many jittered simulations show the spread timing noise alone causes "
                   "(0: none)")
@@ -339,6 +349,9 @@ void register_slurm_commands(
       "Decision -> running in wall seconds (default 0.48, measured here: docs/slurm.md)");
   ex->add_option("--jitter", g_args.jitter,
                  "Each start's latency varies by +- this many wall seconds (default 0.46)");
+  ex->add_option("--overhang", g_args.overhang,
+                 "Wall seconds added to each job's run time (default 0.07, measured on an idle "
+                 "machine; ~0.55 with the other core busy: docs/slurm.md)");
   ex->add_option("--ensemble", g_args.ensemble, "How many jittered simulations")
       ->capture_default_str();
   ex->add_option("--seed", g_args.seed,

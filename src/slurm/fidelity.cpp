@@ -45,12 +45,24 @@ std::string ensemble_rows(const FidelityReport& rep) {
                 "min-max (mean) | %.1f-%.1f (%.1f) | %.1f | %+.2f%% vs. mean |\n"
                 "| mean queueing delay, same simulations | %.1f-%.1f (%.1f) | %.1f | %+.2f%% vs. "
                 "mean |\n"
-                "| preemptions, same simulations | %.0f-%.0f | | |\n",
+                "| preemptions, same simulations | %.0f-%.0f | | |\n"
+                "| QoS compliance of entitled jobs, same simulations | %.3f-%.3f (%.3f) | %.3f | "
+                "|\n",
                 e.runs, rep.start_latency_wall_s, rep.jitter_wall_s, e.avg_jct_s.min,
                 e.avg_jct_s.max, e.avg_jct_s.mean, rep.real_avg_jct_s, 100 * rep.jct_rel_ensemble,
                 e.avg_queue_s.min, e.avg_queue_s.max, e.avg_queue_s.mean, rep.real_avg_queue_s,
-                100 * rep.queue_rel_ensemble, e.preemptions.min, e.preemptions.max);
+                100 * rep.queue_rel_ensemble, e.preemptions.min, e.preemptions.max,
+                e.qos_compliance.min, e.qos_compliance.max, e.qos_compliance.mean, rep.real_qos);
   return buf + incomplete;
+}
+
+// The replay's mean overhang (observed run - work), or the default for replays without it.
+double measured_overhang_wall_s(const nlohmann::json& rj) {
+  if (!rj.contains("latency_wall_s") || !rj["latency_wall_s"].contains("overhang"))
+    return kDefaultOverhangWallS;
+  const auto& o = rj["latency_wall_s"]["overhang"];
+  if (o.value("n", 0) == 0) return kDefaultOverhangWallS;
+  return std::max(0.0, o.value("mean", 0.0));
 }
 
 }  // namespace
@@ -83,8 +95,11 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
   if (opt.start_latency_wall_s < 0)
     opt.start_latency_wall_s = rj.value("start_latency_wall_s", 0.0);
   if (opt.jitter_wall_s < 0) opt.jitter_wall_s = measured_jitter_wall_s(rj);
-  const RunRecord sim = simulate_excerpt(w, config, spec.time_scale, opt.start_latency_wall_s);
-  const RunRecord sim0 = simulate_excerpt(w, config, spec.time_scale, 0);
+  if (opt.overhang_wall_s < 0) opt.overhang_wall_s = measured_overhang_wall_s(rj);
+  const LatencyModel model{opt.start_latency_wall_s, opt.jitter_wall_s, opt.overhang_wall_s};
+  const RunRecord sim =
+      simulate_excerpt(w, config, spec.time_scale, {model.mean_wall_s, 0, model.overhang_wall_s});
+  const RunRecord sim0 = simulate_excerpt(w, config, spec.time_scale, LatencyModel{});
   write_excerpt_outputs((fs::path(out_dir) / "sim").string(), w, config, spec.load, sim,
                         "fidelity-sim");
 
@@ -100,6 +115,7 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
   FidelityReport rep;
   rep.start_latency_wall_s = opt.start_latency_wall_s;
   rep.jitter_wall_s = opt.jitter_wall_s;
+  rep.overhang_wall_s = opt.overhang_wall_s;
   rep.time_scale = spec.time_scale;
   rep.replay_wall_s = rj.value("wall_seconds", 0.0);
   for (const auto& o : sim.jobs) rep.sim_preemptions += o.preemptions;
@@ -139,6 +155,11 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
   rep.real_avg_queue_s = rq / n, rep.real_avg_jct_s = rj_sum / n;
   const ExcerptStats s1 = excerpt_stats(w, sim, compared), s0 = excerpt_stats(w, sim0, compared);
   rep.sim_avg_queue_s = s1.avg_queue_s, rep.sim_avg_jct_s = s1.avg_jct_s;
+  rep.sim_qos = s1.qos_compliance;
+  if (std::ifstream summary(dir / "summary.json"); summary) {
+    const nlohmann::json sj = nlohmann::json::parse(summary, nullptr, false);
+    if (sj.is_object()) rep.real_qos = sj.value("qos_compliance", 1.0);
+  }
   rep.sim0_avg_queue_s = s0.avg_queue_s, rep.sim0_avg_jct_s = s0.avg_jct_s;
   auto rel = [](double real, double sim) { return sim > 0 ? (real - sim) / sim : 0.0; };
   rep.jct_rel = rel(rep.real_avg_jct_s, rep.sim_avg_jct_s);
@@ -150,34 +171,35 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
   rep.p90_abs_jct_diff_s = quantile(abs_jct, 0.9);
 
   if (opt.ensemble > 0) {
-    rep.ensemble =
-        simulate_ensemble(w, config, spec.time_scale, {opt.start_latency_wall_s, opt.jitter_wall_s},
-                          opt.ensemble, compared);
+    rep.ensemble = simulate_ensemble(w, config, spec.time_scale, model, opt.ensemble, compared);
     rep.jct_rel_ensemble = rel(rep.real_avg_jct_s, rep.ensemble.avg_jct_s.mean);
     rep.queue_rel_ensemble = rel(rep.real_avg_queue_s, rep.ensemble.avg_queue_s.mean);
   }
 
-  char buf[2048];
+  char buf[4096];
   std::snprintf(buf, sizeof buf,
-                "| metric (trace seconds; time scale %g; simulated start latency %.3f wall s) "
-                "| simulator | real Slurm | difference |\n"
+                "| metric (trace seconds; time scale %g; simulated start latency %.3f wall s, "
+                "overhang %.3f wall s) | simulator | real Slurm | difference |\n"
                 "|---|---|---|---|\n"
                 "| mean JCT | %.1f | %.1f | %+.2f%% |\n"
                 "| mean queueing delay | %.1f | %.1f | %+.2f%% |\n"
-                "| mean JCT, simulated without start latency | %.1f | | %+.2f%% |\n"
-                "| mean queueing delay, simulated without start latency | %.1f | | %+.2f%% |\n"
+                "| mean JCT, simulated without start latency and overhang | %.1f | | %+.2f%% |\n"
+                "| mean queueing delay, simulated without start latency and overhang | %.1f | | "
+                "%+.2f%% |\n"
                 "| per-job mean abs. JCT difference | | | %.1f s (p90 %.1f s) |\n"
                 "| per-job mean abs. queueing difference | | | %.1f s |\n"
                 "| preemptions | %zu | %zu | |\n"
+                "| QoS compliance of entitled jobs | %.3f | %.3f | |\n"
                 "%s"
                 "| jobs compared / replay wall time | %zu | %.0f s | |\n"
                 "| real runs shared (MPS) / borrowed | | %zu / %zu | |\n",
-                rep.time_scale, rep.start_latency_wall_s, rep.sim_avg_jct_s, rep.real_avg_jct_s,
-                100 * rep.jct_rel, rep.sim_avg_queue_s, rep.real_avg_queue_s, 100 * rep.queue_rel,
-                rep.sim0_avg_jct_s, 100 * rep.jct_rel0, rep.sim0_avg_queue_s, 100 * rep.queue_rel0,
-                rep.mean_abs_jct_diff_s, rep.p90_abs_jct_diff_s, rep.mean_abs_queue_diff_s,
-                rep.sim_preemptions, rep.real_preemptions, ensemble_rows(rep).c_str(), rep.jobs,
-                rep.replay_wall_s, rep.real_shared_runs, rep.real_borrowed_runs);
+                rep.time_scale, rep.start_latency_wall_s, rep.overhang_wall_s, rep.sim_avg_jct_s,
+                rep.real_avg_jct_s, 100 * rep.jct_rel, rep.sim_avg_queue_s, rep.real_avg_queue_s,
+                100 * rep.queue_rel, rep.sim0_avg_jct_s, 100 * rep.jct_rel0, rep.sim0_avg_queue_s,
+                100 * rep.queue_rel0, rep.mean_abs_jct_diff_s, rep.p90_abs_jct_diff_s,
+                rep.mean_abs_queue_diff_s, rep.sim_preemptions, rep.real_preemptions, rep.sim_qos,
+                rep.real_qos, ensemble_rows(rep).c_str(), rep.jobs, rep.replay_wall_s,
+                rep.real_shared_runs, rep.real_borrowed_runs);
   rep.markdown = buf;
   nlohmann::json fj = {{"jobs_compared", rep.jobs},
                        {"time_scale", rep.time_scale},
@@ -197,10 +219,13 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
                        {"mean_abs_queue_diff_s", rep.mean_abs_queue_diff_s},
                        {"sim_preemptions", rep.sim_preemptions},
                        {"real_preemptions", rep.real_preemptions},
+                       {"sim_qos_compliance", rep.sim_qos},
+                       {"real_qos_compliance", rep.real_qos},
                        {"real_shared_runs", rep.real_shared_runs},
                        {"real_borrowed_runs", rep.real_borrowed_runs},
                        {"replay_wall_s", rep.replay_wall_s},
                        {"jitter_wall_s", rep.jitter_wall_s},
+                       {"overhang_wall_s", rep.overhang_wall_s},
                        {"real_incomplete", rep.real_incomplete}};
   if (rep.ensemble.runs > 0) {
     auto range = [](const Range& r) {
@@ -210,6 +235,7 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
                       {"avg_jct_s", range(rep.ensemble.avg_jct_s)},
                       {"avg_queue_s", range(rep.ensemble.avg_queue_s)},
                       {"preemptions", range(rep.ensemble.preemptions)},
+                      {"qos_compliance", range(rep.ensemble.qos_compliance)},
                       {"jct_rel_diff", rep.jct_rel_ensemble},
                       {"queue_rel_diff", rep.queue_rel_ensemble}};
   }

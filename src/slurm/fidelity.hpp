@@ -11,6 +11,9 @@
 // the simulator counts as zero unless told (SimConfig::start_latency). The comparison
 // simulates with the latency the replay measured (replay.json start_latency_wall_s, or
 // --start-latency), scaled to trace time, and also reports the simulation without it.
+// Overhang: the stand-ins are seen running a little longer than their work, and the
+// controller's predictor learns those observed times; the simulations (not the one
+// without latency) add the replay's measured overhang to each run (--overhang).
 // Timing noise: it also simulates an ensemble with each start's latency jittered
 // (excerpt_sim.hpp; jitter from the replay's measured spread) and reports the range of
 // its means, i.e. how much of a difference timing noise alone can explain.
@@ -26,6 +29,7 @@ struct FidelityReport {
   std::size_t jobs = 0;  // jobs compared (completed in both)
   double sim_avg_jct_s = 0, real_avg_jct_s = 0, jct_rel = 0;
   double sim_avg_queue_s = 0, real_avg_queue_s = 0, queue_rel = 0;
+  double sim_qos = 1, real_qos = 1;  // QoS compliance of entitled jobs (report/metrics.hpp)
   double mean_abs_jct_diff_s = 0, mean_abs_queue_diff_s = 0;
   double p90_abs_jct_diff_s = 0;
   std::size_t sim_preemptions = 0, real_preemptions = 0;
@@ -37,6 +41,7 @@ struct FidelityReport {
   // the same simulation without start latency, over the same jobs
   double sim0_avg_jct_s = 0, sim0_avg_queue_s = 0, jct_rel0 = 0, queue_rel0 = 0;
   double jitter_wall_s = 0;                             // of the ensemble
+  double overhang_wall_s = 0;                           // added to each run (both sims)
   Ensemble ensemble;                                    // runs == 0: not simulated
   double jct_rel_ensemble = 0, queue_rel_ensemble = 0;  // real vs. the ensemble's mean
   std::string markdown;
@@ -45,6 +50,7 @@ struct FidelityReport {
 struct FidelityOptions {
   double start_latency_wall_s = -1;  // < 0: the latency the replay measured (0 if none)
   double jitter_wall_s = -1;         // < 0: measured (p90 - p50 of decision -> RUNNING)
+  double overhang_wall_s = -1;       // < 0: measured (mean observed run - work), else the default
   std::size_t ensemble = 32;         // jittered simulations; 0: none
 };
 

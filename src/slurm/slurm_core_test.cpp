@@ -215,7 +215,7 @@ Workload contended_workload() {
 TEST(ExcerptSim, EnsembleWithoutJitterIsTheSingleSimulation) {
   const Workload w = contended_workload();
   ControllerConfig config;  // deepshare, default options
-  const ExcerptStats one = excerpt_stats(w, simulate_excerpt(w, config, 1.0, 2.0));
+  const ExcerptStats one = excerpt_stats(w, simulate_excerpt(w, config, 1.0, {2.0}));
   EXPECT_EQ(one.jobs, w.jobs.size());
   const Ensemble e = simulate_ensemble(w, config, 1.0, {2.0, 0.0}, 4);
   EXPECT_EQ(e.runs, 4u);
@@ -240,13 +240,38 @@ TEST(ExcerptSim, JitteredEnsembleIsReproducibleAndBracketsItsMean) {
 TEST(ExcerptSim, StatsCountOnlyIncludedJobs) {
   const Workload w = contended_workload();
   ControllerConfig config;
-  const RunRecord r = simulate_excerpt(w, config, 1.0, 0.0);
+  const RunRecord r = simulate_excerpt(w, config, 1.0, LatencyModel{});
   std::vector<bool> include(w.jobs.size(), false);
   include[3] = true;
   const ExcerptStats s = excerpt_stats(w, r, include);
   EXPECT_EQ(s.jobs, 1u);
   EXPECT_DOUBLE_EQ(s.avg_queue_s, to_seconds(r.jobs[3].queue));
   EXPECT_DOUBLE_EQ(s.avg_jct_s, to_seconds(r.jobs[3].end - w.jobs[3].submit));
+}
+
+// The overhang is what the controller sees: each job holds its GPUs that much longer (the
+// ensemble too), and a job's run ends overhang x time scale later than its work.
+TEST(ExcerptSim, OverhangLengthensEveryRunAsTheControllerSeesIt) {
+  Workload w = testing::make_workload(1, 1, 4);
+  // Two 4-GPU jobs that fill their GPUs' memory (no sharing): one waits for the other.
+  testing::add_job(w, 0, 4, 0, 100, -1, kDefaultGpuMemoryMib);
+  testing::add_job(w, 0, 4, 0, 50, -1, kDefaultGpuMemoryMib);
+  w.finalize();
+  ControllerConfig config;
+  const RunRecord plain = simulate_excerpt(w, config, 10.0, LatencyModel{});
+  const RunRecord seen = simulate_excerpt(w, config, 10.0, {0.0, 0.0, 0.5});  // 5 trace s
+  ASSERT_EQ(plain.jobs.size(), 2u);
+  EXPECT_EQ(w.truth[0].work, seconds(100));  // the caller's workload is left alone
+  for (int i = 0; i < 2; ++i) {
+    const JobOutcome &p = plain.jobs[i], &o = seen.jobs[i];
+    EXPECT_EQ(o.end - o.first_start, p.end - p.first_start + seconds(5)) << i;
+  }
+  // The job that waits, waits for the first one's overhang too.
+  const std::size_t second = plain.jobs[0].first_start == 0 ? 1 : 0;
+  EXPECT_EQ(seen.jobs[second].queue, plain.jobs[second].queue + seconds(5));
+  const Ensemble e = simulate_ensemble(w, config, 10.0, {0.0, 0.0, 0.5}, 2);
+  EXPECT_DOUBLE_EQ(e.avg_jct_s.mean, excerpt_stats(w, seen).avg_jct_s);
+  EXPECT_EQ(with_overhang(w, 10.0, 0.5).truth[1].work, seconds(55));
 }
 
 // A real run agrees when its means lie inside the jittered ensemble's range widened by the

@@ -44,11 +44,35 @@ void AccuracyTracker::finished(JobId job, Time actual) {
   const Time p = pending_[job.index()];
   pending_[job.index()] = 0;
   if (p <= 0 || actual <= 0) return;
-  errors_.push_back(std::abs(std::log2(static_cast<double>(p) / static_cast<double>(actual))));
+  const double e = std::abs(std::log2(static_cast<double>(p) / static_cast<double>(actual)));
+  ++scored_;
+  sum_ += e;
+  if (e <= 1.0) ++within_2x_;
+  if (!exact()) return add_to_histogram(e);
+  errors_.push_back(e);
+  if (errors_.size() < kExactSamples) return;
+  // From here on a fixed-size histogram: the exact errors move into it and are freed.
+  histogram_.assign(static_cast<std::size_t>(kMaxError) * kBinsPerUnit + 1, 0);
+  for (double x : errors_) add_to_histogram(x);
+  std::vector<double>().swap(errors_);
+}
+
+void AccuracyTracker::add_to_histogram(double error) {
+  const double bin = std::floor(error * static_cast<double>(kBinsPerUnit));
+  const std::size_t last = histogram_.size() - 1;
+  ++histogram_[bin >= static_cast<double>(last) ? last : static_cast<std::size_t>(bin)];
 }
 
 double AccuracyTracker::median_abs_log2_error() const {
-  if (errors_.empty()) return -1;
+  if (scored_ == 0) return -1;
+  if (!exact()) {
+    // The bin that holds the middle rank (the lower middle one for an even count).
+    const std::uint64_t rank = (scored_ - 1) / 2;
+    std::uint64_t seen = 0;
+    std::size_t b = 0;
+    while (seen + histogram_[b] <= rank) seen += histogram_[b++];
+    return (static_cast<double>(b) + 0.5) / static_cast<double>(kBinsPerUnit);
+  }
   std::vector<double> e = errors_;
   const std::size_t mid = e.size() / 2;
   std::nth_element(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(mid), e.end());
@@ -59,16 +83,13 @@ double AccuracyTracker::median_abs_log2_error() const {
 }
 
 double AccuracyTracker::mean_abs_log2_error() const {
-  if (errors_.empty()) return -1;
-  double s = 0;
-  for (double e : errors_) s += e;
-  return s / static_cast<double>(errors_.size());
+  if (scored_ == 0) return -1;
+  return sum_ / static_cast<double>(scored_);
 }
 
 double AccuracyTracker::within_2x() const {
-  if (errors_.empty()) return -1;
-  const auto n = std::count_if(errors_.begin(), errors_.end(), [](double e) { return e <= 1.0; });
-  return static_cast<double>(n) / static_cast<double>(errors_.size());
+  if (scored_ == 0) return -1;
+  return static_cast<double>(within_2x_) / static_cast<double>(scored_);
 }
 
 }  // namespace ds

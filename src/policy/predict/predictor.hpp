@@ -58,11 +58,21 @@ std::span<const char* const> predictor_kinds();
 // of calls.
 // Only the first prediction recorded for a job counts (the one made at submit), so a
 // policy that re-predicts every cycle cannot improve its score with hindsight.
+// Memory is bounded on long runs (a controller that runs for months): the errors are kept
+// exactly up to kExactSamples scored jobs, then in a histogram of kBinsPerUnit bins per
+// unit of |log2| error up to kMaxError (larger errors in the last bin). The mean and the
+// share within 2x stay exact; the median is then the middle of its bin (within
+// 1 / (2 kBinsPerUnit) of the exact one, i.e. 0.05 % in ratio).
 class AccuracyTracker {
  public:
+  static constexpr std::size_t kExactSamples = 65'536;
+  static constexpr std::size_t kBinsPerUnit = 1024;
+  static constexpr double kMaxError = 32;  // |log2| error: a factor of 2^32
+
   void predicted(JobId job, Time prediction);
   void finished(JobId job, Time actual);
-  [[nodiscard]] std::size_t scored() const { return errors_.size(); }
+  [[nodiscard]] std::size_t scored() const { return scored_; }
+  [[nodiscard]] bool exact() const { return histogram_.empty(); }
   [[nodiscard]] double median_abs_log2_error() const;
   [[nodiscard]] double mean_abs_log2_error() const;
   [[nodiscard]] double within_2x() const;
@@ -76,8 +86,13 @@ class AccuracyTracker {
   }
 
  private:
-  std::vector<Time> pending_;   // by JobId; 0 = no prediction recorded
-  std::vector<double> errors_;  // |log2 ratio| per scored job
+  void add_to_histogram(double error);
+
+  std::vector<Time> pending_;             // by JobId; 0 = no prediction recorded
+  std::vector<double> errors_;            // |log2 ratio| per scored job, while exact()
+  std::vector<std::uint64_t> histogram_;  // after kExactSamples: counts per bin
+  std::size_t scored_ = 0, within_2x_ = 0;
+  double sum_ = 0;  // of the errors, in the order scored
 };
 
 }  // namespace ds

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -166,6 +167,43 @@ TEST(AccuracyTracker, FirstPredictionCountsAndUnscorableJobsAreSkipped) {
   a.summarize(out);
   EXPECT_EQ(out["predictor_scored"], 1);
   EXPECT_EQ(out["predictor_within_2x"], 1);
+}
+
+// Past kExactSamples the tracker keeps a fixed-size histogram: the mean and the share
+// within 2x stay exact, the median lands in its bin, and memory stops growing.
+TEST(AccuracyTracker, LongRunsKeepBoundedMemory) {
+  AccuracyTracker a, small;
+  const std::size_t n = AccuracyTracker::kExactSamples + 40'000;
+  std::vector<double> errors;
+  double sum = 0;
+  std::size_t within = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const JobId id(static_cast<std::uint32_t>(i % 1000));  // ids are reused, as on Slurm
+    const Time actual = 1000, predicted = 1000 + static_cast<Time>((i * 7919) % 5000);
+    a.predicted(id, predicted);
+    a.finished(id, actual);
+    const double e = std::log2(static_cast<double>(predicted) / static_cast<double>(actual));
+    errors.push_back(e);
+    sum += e;
+    within += e <= 1.0;
+    if (i + 1 == AccuracyTracker::kExactSamples - 1) {
+      EXPECT_TRUE(a.exact());
+    }
+  }
+  EXPECT_FALSE(a.exact());
+  EXPECT_EQ(a.scored(), n);
+  EXPECT_NEAR(a.mean_abs_log2_error(), sum / static_cast<double>(n), 1e-12);
+  EXPECT_DOUBLE_EQ(a.within_2x(), static_cast<double>(within) / static_cast<double>(n));
+  std::nth_element(errors.begin(), errors.begin() + (n - 1) / 2, errors.end());
+  const double median = errors[(n - 1) / 2];  // n is even: the lower middle
+  EXPECT_NEAR(a.median_abs_log2_error(), median, 0.5 / AccuracyTracker::kBinsPerUnit + 1e-12);
+  // Huge errors land in the last bin; the summary keys stay the same.
+  small.predicted(JobId(0), 1);
+  small.finished(JobId(0), Time{1} << 40);
+  EXPECT_DOUBLE_EQ(small.median_abs_log2_error(), 40);  // exact while few
+  std::map<std::string, double> out;
+  a.summarize(out);
+  EXPECT_EQ(out["predictor_scored"], static_cast<double>(n));
 }
 
 }  // namespace
