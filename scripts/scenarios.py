@@ -40,7 +40,8 @@ GEN_LOADS = ["0.9", "1.3"]
 GEN_TAILS = [("", "1"), ("heavy tail", "2")]  # large_jobs factor of the generator
 CHECKPOINT = ["--checkpoint-interval", "1800"]
 ABLATIONS = ["borrowing", "reclaim", "sharing", "prediction", "assurance", "present_risk",
-             "reclaim_quota", "time_slicing"]
+             "reclaim_quota", "time_slicing", "quota_aging", "split_pairs"]
+JOBS = 2  # ablation runs at a time (most are one single-threaded simulation)
 
 # Policies of one scenario: (label, registry name, --set of that run group). Two compare
 # runs per scenario: the default scopes, and the pooled scope of the baselines that have one.
@@ -242,11 +243,15 @@ def variant(scs, name, sets, force):
 def ablations(scs, force):
     """DeepShare with each switch off, per scenario row; the generator's seeds averaged."""
     table = {}  # (row group title) -> {switch: [avg queue, qos]}
-    cmds = []
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=JOBS) as pool:
+        cmds = list(pool.map(
+            lambda a: compare(a[0], os.path.join(OUT, a[0].key, "ablation-" + a[1]), ["deepshare"],
+                              [f"{a[1]}=off"], force),
+            [(sc, switch) for sc in scs for switch in ABLATIONS]))
     for sc in scs:
         for switch in ABLATIONS:
             folder = os.path.join(OUT, sc.key, "ablation-" + switch)
-            cmds.append(compare(sc, folder, ["deepshare"], [f"{switch}=off"], force))
             for key, title, load in sc.rows():
                 s = summary(os.path.join(folder, f"deepshare@{float(load):g}"))
                 group = re.sub(r", seed \d+$", "", title)
@@ -480,11 +485,15 @@ compliance (the generator's five seeds averaged). Example: `{example_abl}`.
 The ground truth of shared GPUs made worse than DeepShare's interference model predicts
 (`--truth-error E`: every shared job's slowdown × (1 + E)), or of another model family
 (`--truth fallback`: the util/memory model for every pair; `--truth slicing`: 1/n each).
-DeepShare sees each running job's observed progress rate (`JobRuntime::speed`), learns the
-mean ratio of observed to predicted slowdown of the jobs it paired, and once that ratio exceeds
-its model's cross-validated error scales every predicted slowdown by it (`learn_sharing`,
-docs/deepshare.md): sharing backs off. Target: with sharing never worse than `sharing=off` on
-average JCT (0.05 % tolerance) and QoS — **{mis_ok}**. Example: `{example_mis}`.
+DeepShare sees each running job's observed progress rate (`JobRuntime::speed`). Its sharing
+starts on probation: until `probation_pairs` (4) shared jobs have been observed, only jobs
+that are not entitled (whose QoS nothing promises) share; if their observed slowdowns exceed
+the model's by more than `probation_error` (0.5) on average, sharing turns off (for the
+cluster, or for one tenant on its own observations). It also learns the mean ratio of observed
+to predicted slowdown and, once that exceeds its model's cross-validated error, scales every
+predicted slowdown by it (`learn_sharing`), and a pair observed beyond a member's bound is
+split at once (`split_pairs`; docs/deepshare.md). Target: with sharing never worse than
+`sharing=off` on average JCT (0.05 % tolerance) and QoS — **{mis_ok}**. Example: `{example_mis}`.
 
 {mis}
 """

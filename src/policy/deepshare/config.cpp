@@ -17,7 +17,13 @@ Config Config::from(const PolicyOptions& o) {
   c.present_risk = o.get_bool("present_risk", c.present_risk);
   c.reclaim_quota = o.get_bool("reclaim_quota", c.reclaim_quota);
   c.time_slicing = o.get_bool("time_slicing", c.time_slicing);
+  c.reclaim_wait = o.get_bool("reclaim_wait", c.reclaim_wait);
   c.learn_sharing = o.get_bool("learn_sharing", c.learn_sharing);
+  c.probation = o.get_bool("probation", c.probation);
+  c.probation_pairs =
+      static_cast<int>(o.get_int("probation_pairs", c.probation_pairs, 0, 1'000'000));
+  c.probation_error = o.get_double("probation_error", c.probation_error, 0, 100);
+  c.split_pairs = o.get_bool("split_pairs", c.split_pairs);
   c.slice_min = o.get_seconds("slice_min_s", c.slice_min, 0, kMaxS);
   c.slice_ratio = o.get_double("slice_ratio", c.slice_ratio, 0, 1e6);
   c.fresh_gpu_s = o.get_double("fresh_gpu_s", c.fresh_gpu_s, 0, 1e12);
@@ -37,21 +43,24 @@ Config Config::from(const PolicyOptions& o) {
   c.sharing_scan = static_cast<int>(o.get_int("sharing_scan", c.sharing_scan, 0, 1'000'000));
   c.partner_scan = static_cast<int>(o.get_int("partner_scan", c.partner_scan, 0, 1'000'000));
   c.borrow_aging = o.get_seconds("borrow_aging_s", c.borrow_aging, 0, kMaxS);
-  c.quota_aging = o.get_seconds("quota_aging_s", c.quota_aging, 0, kMaxS);
+  c.quota_aging = o.get_bool("quota_aging", c.quota_aging);
+  c.quota_aging_s = o.get_seconds("quota_aging_s", c.quota_aging_s, 0, kMaxS);
+  c.aging_max_share = o.get_double("aging_max_share", c.aging_max_share, 0, 1);
   c.long_job = o.get_seconds("long_job_s", c.long_job, 0, kMaxS);
   return c;
 }
 
 const char* option_keys() {
   return "borrowing|reclaim|sharing|prediction|assurance|present_risk|reclaim_quota|time_slicing|"
-         "learn_sharing="
+         "learn_sharing|reclaim_wait|quota_aging|probation|split_pairs="
          "on|off, reserve_min, "
          "reserve_at_risk, "
          "sharing_budget, sharing_min_assurance, min_runtime_s, lend_backoff_s, ewma_tau_s, "
          "assurance_refresh_s, "
-         "long_job_s, borrow_aging_s, quota_aging_s, sharing_scan, partner_scan, slice_min_s, "
+         "long_job_s, borrow_aging_s, quota_aging_s, aging_max_share, sharing_scan, partner_scan, "
+         "slice_min_s, "
          "fresh_gpu_s, slice_ratio, slice_past, slice_lost_s, slice_attempts, drain_after_s, "
-         "predictor=user|history|tenant|global";
+         "probation_pairs, probation_error, predictor=user|history|tenant|global";
 }
 
 }  // namespace ds::deepshare

@@ -31,18 +31,25 @@ struct Config {
   Time assurance_refresh = seconds(60);  // every tenant's A_t and lending at least this often
 
   // Lending.
-  double reserve_min = 0.05;          // share of idle quota always kept back
-  double reserve_at_risk = 0.5;       // extra share kept back at A = 0 (scaled by 1 - A)
-  Time demand_tau = seconds(3600);    // forecast demand smoothing
-  Time lend_backoff = seconds(600);   // no lending for this long after a reclaim
-  Time long_job = seconds(6 * 3600);  // borrowers predicted longer than this ...
-  double long_job_headroom = 0.25;    // ... only while this share of lendable stays free
-  Time borrow_aging = seconds(1800);  // borrowers waiting longer may also use reserves
-  Time quota_aging = seconds(3600);   // a job waiting longer goes first within its quota
-  bool present_risk = true;           // lend every idle GPU while no entitled job waits
-  bool reclaim_quota = true;          // any job within its tenant's quota may reclaim
+  double reserve_min = 0.05;           // share of idle quota always kept back
+  double reserve_at_risk = 0.5;        // extra share kept back at A = 0 (scaled by 1 - A)
+  Time demand_tau = seconds(3600);     // forecast demand smoothing
+  Time lend_backoff = seconds(600);    // no lending for this long after a reclaim
+  Time long_job = seconds(6 * 3600);   // borrowers predicted longer than this ...
+  double long_job_headroom = 0.25;     // ... only while this share of lendable stays free
+  Time borrow_aging = seconds(1800);   // borrowers waiting longer may also use reserves
+  bool quota_aging = true;             // a job waiting longer than quota_aging_s ...
+  Time quota_aging_s = seconds(3600);  // ... goes first within its quota, if it needs ...
+  double aging_max_share = 0.5;        // ... at most this share of the quota
+  bool present_risk = true;            // lend every idle GPU while no entitled job waits
+  bool reclaim_quota = true;           // any job within its tenant's quota may reclaim
 
   // Reclaim.
+  // Wait for borrowers predicted to end before a job's reclaim deadline instead of
+  // reclaiming at their checkpoints (off: reclaim by present need). Measured both ways
+  // (docs/deepshare.md, "Reclaim"): off queued more on Venus with profiles and on the
+  // generator, so waiting stays the default.
+  bool reclaim_wait = true;
   Time min_runtime = seconds(300);     // borrowed jobs younger than this are not victims early
   Time deadline_margin = seconds(30);  // reclaim by SLO - margin at the latest
 
@@ -63,6 +70,17 @@ struct Config {
   int sharing_scan = 64;               // pending jobs considered for sharing per cycle
   int partner_scan = 256;              // running jobs considered as partners per job
   bool learn_sharing = true;  // scale predicted slowdowns by the observed / predicted ratio
+  // Probation (sharing.hpp): a tenant's sharing starts on probation, where only its jobs
+  // that are not entitled (whose QoS nothing promises) share; after probation_pairs
+  // observed shared jobs it ends, and the tenant's sharing turns off for good once the
+  // mean error of its observed slowdowns against the model's exceeds probation_error.
+  bool probation = true;
+  int probation_pairs = 4;
+  double probation_error = 0.5;  // observed - predicted slowdown (run-time factor)
+  // A pair whose observed slowdown exceeds a member's tenant bound is split: the job that
+  // joined is preempted (at once while it loses at most slice_lost, else at its next
+  // checkpoint) and restarts alone; it does not share again.
+  bool split_pairs = true;
 
   static Config from(const PolicyOptions& o);
 };

@@ -56,6 +56,7 @@ Decisions DeepSharePolicy::decide(const ClusterSnapshot& s) {
   waits_on_arrival_.clear();
   update_assurance(s);
   place_entitled(s, free, out);
+  split_pairs(s, free, out);
   run_drains(s, free, out);
   place_within_quota(s, free, out);
   compute_lending(s);  // after the guaranteed starts of this cycle
@@ -105,6 +106,10 @@ void DeepSharePolicy::summarize(std::map<std::string, double>& out) const {
   out["sharing_observations"] = static_cast<double>(ratio_n_);
   out["sharing_slowdown_ratio"] = ratio_n_ ? ratio_sum_ / static_cast<double>(ratio_n_) : 1.0;
   out["sharing_slowdown_scale"] = slowdown_scale();
+  double failed = 0;
+  for (std::size_t t = 0; t < tenants_.size(); ++t) failed += sharing_failed(t);
+  out["sharing_failed_tenants"] = failed;
+  out["pair_splits"] = static_cast<double>(splits_done_);
   out["borrowed_starts"] = static_cast<double>(borrowed_starts_);
   out["slices"] = static_cast<double>(slices_);
   out["slice_victims"] = static_cast<double>(slice_victims_);
@@ -342,9 +347,62 @@ void DeepSharePolicy::observe_speeds(const ClusterSnapshot& s) {
     if (model > 0 && r.speed > 0 && js.partner.valid()) {
       ratio_sum_ += model / r.speed;
       ++ratio_n_;
+      TenantState& ts = tenants_[s.jobs[id.index()].tenant.index()];
+      const double error = 1.0 / r.speed - std::max(1.0, 1.0 / model);
+      ++ts.observed_pairs;
+      ts.slowdown_error += error;
+      ++observed_pairs_;
+      slowdown_error_ += error;
+      // Beyond a member's bound: the job that joined the pair leaves it (split_pairs).
+      const JobId partner = js.partner;
+      const double bound = s.tenants[s.jobs[id.index()].tenant.index()].max_slowdown;
+      if (c_.split_pairs && 1.0 / r.speed > bound + 1e-9) {
+        const JobId joiner = js.run == Run::Shared ? id : partner;
+        splits_.emplace_back(joiner, job_[joiner.index()].run_id);
+      }
     }
   }
   speed_unknown_.clear();
+}
+
+// Probation is the model's, one for the cluster (the interference model is one for all
+// pairs): it ends after probation_pairs observed shared jobs of any tenant. It fails for the
+// cluster when their mean error exceeds probation_error, and for one tenant when the mean
+// error of its own probation_pairs or more observed jobs does.
+bool DeepSharePolicy::on_probation(std::size_t) const {
+  return c_.probation && observed_pairs_ < c_.probation_pairs;
+}
+
+bool DeepSharePolicy::sharing_failed(std::size_t t) const {
+  auto failed = [&](int n, double error) {
+    return n >= std::max(1, c_.probation_pairs) && error > c_.probation_error * n;
+  };
+  const TenantState& ts = tenants_[t];
+  return c_.probation &&
+         (failed(observed_pairs_, slowdown_error_) || failed(ts.observed_pairs, ts.slowdown_error));
+}
+
+// Phase 1b: the joiners of pairs observed beyond a member's bound are preempted, each at
+// once while it loses at most slice_lost (it just joined: nearly nothing), else at its
+// next checkpoint; its partner runs alone again.
+void DeepSharePolicy::split_pairs(const ClusterSnapshot& s, FreeMap& free, Decisions& out) {
+  std::erase_if(splits_, [&](const std::pair<JobId, std::uint64_t>& e) {
+    const auto [id, run] = e;
+    JobState& js = job_[id.index()];
+    if (js.run_id != run || js.run != Run::Shared || !js.partner.valid() || js.preempted ||
+        !s.jobs[id.index()].preemptible || s.runtime[id.index()].status != JobStatus::Running)
+      return true;  // ended, or alone already
+    const Time lost = lost_now(s, id);
+    if (lost > c_.slice_lost) {
+      next_wake_ = std::min(next_wake_, on_grid(next_checkpoint(s, id)));
+      return false;
+    }
+    js.no_share = true;
+    slice_lost_ += to_seconds(lost) * s.jobs[id.index()].gpus;
+    preempted(s, free, out, id);
+    ++splits_done_;
+    return true;
+  });
 }
 
 // Sharing backs off when jobs run slower shared than the model predicts: the mean ratio of

@@ -11,6 +11,7 @@
 #include "policy/deepshare/reclaim.hpp"
 #include "policy/deepshare/sharing.hpp"
 #include "sim/simulator.hpp"
+#include "sim/speed_models.hpp"
 
 namespace ds::deepshare {
 namespace {
@@ -275,6 +276,122 @@ TEST(DeepShare, ReclaimWaitsForTheBorrowersCheckpointWithinTheSlo) {
   EXPECT_EQ(r.jobs[1].lost_work, 0);
 }
 
+// Reclaim by present need (reclaim_wait=off): the borrower is predicted to end long before
+// the entitled job's deadline (no history: a short prior), but it runs on; the entitled job
+// takes its GPUs at its checkpoint instead of waiting for an end that does not come.
+TEST(DeepShare, ReclaimDoesNotWaitForPredictedEndsOfBorrowers) {
+  Workload w = testing::make_workload(2, 1);
+  w.tenants[1].checkpoint_interval = seconds(600);
+  for (int k = 0; k < 4; ++k) testing::add_job(w, 1, 1, 0, 60);  // history: jobs of 60 s
+  testing::add_job(w, 1, 8, 200, 100000);
+  testing::add_job(w, 1, 8, 200, 100000);  // borrows tenant 0's node, predicted ~60 s
+  testing::add_job(w, 0, 4, 2050, 500);    // the borrower checkpointed at 2000 s
+  w.finalize();
+  auto r = run(w, {{"reserve_min", "0"}, {"reclaim_wait", "off"}});
+  EXPECT_EQ(r.jobs[6].first_start, seconds(2050));
+  EXPECT_EQ(r.jobs[5].lost_work, seconds(50));
+  // Waiting on the predicted end: the entitled job waits to its deadline and the borrower
+  // loses the work since its checkpoint.
+  auto wait = run(w, {{"reserve_min", "0"}});  // the default
+  EXPECT_EQ(wait.jobs[6].first_start, seconds(2050 + 270));
+  EXPECT_EQ(wait.jobs[5].lost_work, seconds(320));
+}
+
+// Quota aging is for jobs that need at most half of their tenant's quota: a job as large as
+// the quota that waited past quota_aging_s does not hold the quota back from short jobs.
+TEST(DeepShare, QuotaAgingOnlyForJobsOfAtMostHalfTheQuota) {
+  Workload w = testing::make_workload(2, 1);
+  testing::add_job(w, 1, 8, 0, 100000);  // tenant 1 busy: nothing to lend
+  testing::add_job(w, 0, 4, 0, 100000);  // tenant 0: half its quota, long ...
+  testing::add_job(w, 0, 4, 0, 5000);    // ... and half until 5,000 s
+  testing::add_job(w, 0, 8, 10, 1000);   // does not fit beside them; waits past the aging
+  // Short jobs submitted while the quota is full (not entitled), before half of it frees.
+  for (int k = 0; k < 5; ++k) testing::add_job(w, 0, 2, 4000 + 200 * k, 100);
+  w.finalize();
+  // Without borrowing (they could borrow their own tenant's idle quota) and time slicing.
+  const std::map<std::string, std::string> o = {{"time_slicing", "off"}, {"borrowing", "off"}};
+  auto r = run(w, o);
+  for (std::size_t k = 4; k < w.jobs.size(); ++k) {
+    EXPECT_FALSE(r.jobs[k].entitled) << k;
+    EXPECT_LE(r.jobs[k].first_start, seconds(5300)) << k;
+  }
+  // Aging every job: the large one holds its tenant's quota back until the long job ends.
+  auto all_o = o;
+  all_o["aging_max_share"] = "1";
+  auto all = run(w, all_o);
+  for (std::size_t k = 4; k < w.jobs.size(); ++k)
+    EXPECT_GE(all.jobs[k].first_start, seconds(100000)) << k;
+}
+
+// Sharing probation and split pairs, with a ground truth twice as slow shared as the model
+// predicts (the simulator's --truth-error 1).
+struct Mispredicted {
+  Workload w = testing::make_workload(2, 1);
+  InterferenceFit fit = fit_interference(nullptr);
+  Mispredicted() {
+    // Tenant 0: 8 entitled jobs fill its quota; the rest borrow tenant 1's node or share.
+    for (int k = 0; k < 40; ++k) testing::add_job(w, 0, 1, 10 * k, 3000, 30 + k % 3 * 10, 2000);
+    w.finalize();
+  }
+  RunRecord run(std::map<std::string, std::string> options, double error = 1.0) {
+    PolicyOptions o(std::move(options));
+    auto p = make_deepshare(PolicyContext{w.cluster, w.tenants, o});
+    SimConfig cfg;
+    cfg.speed_model = worse_than_predicted(model_speed_model(w, *fit.model), error);
+    return simulate(w, *p, cfg);
+  }
+  // Entitled jobs that ran beyond their tenant's sharing bound (QoS violations).
+  int violations(const RunRecord& r) const {
+    int n = 0;
+    for (std::size_t k = 0; k < r.jobs.size(); ++k)
+      n += r.jobs[k].entitled && r.jobs[k].max_slowdown > w.tenants[0].max_slowdown + 1e-9;
+    return n;
+  }
+};
+
+TEST(DeepShare, ProbationKeepsEntitledJobsFromSharingWithAWrongModel) {
+  Mispredicted m;
+  const std::map<std::string, std::string> base = {{"learn_sharing", "off"},
+                                                   {"split_pairs", "off"}};
+  auto r = m.run(base);
+  EXPECT_EQ(m.violations(r), 0);
+  EXPECT_EQ(r.policy_summary.at("sharing_failed_tenants"), 2);  // the model failed: all
+  EXPECT_GT(r.policy_summary.at("shared_starts"), 0);           // its other jobs were observed
+  auto off = base;
+  off["probation"] = "off";
+  EXPECT_GT(m.violations(m.run(off)), 0);
+  // A right model passes probation: entitled jobs share then.
+  auto right = m.run(base, 0.0);
+  EXPECT_EQ(right.policy_summary.at("sharing_failed_tenants"), 0);
+  int shared_entitled = 0;
+  for (const auto& j : right.jobs) shared_entitled += j.entitled && j.max_slowdown > 1;
+  EXPECT_GT(shared_entitled, 0);
+}
+
+TEST(DeepShare, PairsBeyondTheBoundAreSplitAtTheJoinersCheckpoint) {
+  Mispredicted m;
+  std::map<std::string, std::string> o = {{"learn_sharing", "off"}, {"probation", "off"}};
+  auto r = m.run(o);
+  const double splits = r.policy_summary.at("pair_splits");
+  EXPECT_GT(splits, 0);
+  int preempted = 0;
+  for (const auto& j : r.jobs) {
+    EXPECT_EQ(j.status, JobStatus::Done);
+    preempted += j.preemptions;
+    EXPECT_LE(j.lost_work, seconds(60));  // split as it joined: nothing to lose
+  }
+  EXPECT_EQ(preempted, static_cast<int>(splits));  // split joiners never share again
+  o["split_pairs"] = "off";
+  auto kept = m.run(o);
+  EXPECT_EQ(kept.policy_summary.at("pair_splits"), 0);
+  double slow = 0, slow_kept = 0;  // shared time beyond the bound
+  for (std::size_t k = 0; k < r.jobs.size(); ++k) {
+    slow += to_seconds(r.jobs[k].end - r.jobs[k].first_start);
+    slow_kept += to_seconds(kept.jobs[k].end - kept.jobs[k].first_start);
+  }
+  EXPECT_LT(slow, slow_kept);  // split pairs run at full speed again
+}
+
 TEST(DeepShare, YoungBorrowersAreReclaimedOnlyAtTheDeadline) {
   Workload w = testing::make_workload(2, 1);
   testing::add_job(w, 1, 8, 0, 100000);
@@ -351,11 +468,12 @@ TEST(DeepShare, NonColocatableJobsNeverShare) {
   testing::add_job(w, 0, 8, 0, 1000, 20, 2000);
   testing::add_job(w, 0, 8, 10, 1000, 20, 2000);  // would share job 0's GPUs
   w.finalize();
-  EXPECT_LT(run(w).jobs[1].first_start, seconds(1000));  // it shares when both may
+  const std::map<std::string, std::string> o = {{"probation", "off"}};  // entitled jobs share
+  EXPECT_LT(run(w, o).jobs[1].first_start, seconds(1000));              // it shares when both may
   for (std::size_t k = 0; k < 2; ++k) {
     Workload v = w;
     v.jobs[k].colocatable = false;
-    auto r = run(v);
+    auto r = run(v, o);
     EXPECT_EQ(r.jobs[1].first_start, seconds(1000)) << k;
   }
 }

@@ -119,8 +119,8 @@ void DeepSharePolicy::place_entitled_freed(const ClusterSnapshot& s, FreeMap& fr
   for (const auto& a : held_) free_gpus_ -= a.gpus();
 }
 
-// Phase 3, step "reclaim": wait for borrowers predicted to end before the deadline,
-// else preempt the cheapest set that makes room.
+// Phase 3, step "reclaim": wait for borrowers predicted to end before the deadline
+// (reclaim_wait=on), else preempt the cheapest set that makes room.
 DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot& s, FreeMap& free,
                                                           Decisions& out, const JobSpec& j) {
   const Tenant& tenant = s.tenants[j.tenant.index()];
@@ -132,7 +132,7 @@ DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot&
   if (borrowed_running_.empty() && away_running_.empty()) return Outcome::NoRoom;
   const bool due = s.now >= deadline;
   const bool urgent = due || (c_.assurance && signal_.at_risk(j.tenant.index()));
-  if (!urgent && c_.prediction) {
+  if (!urgent && c_.prediction && c_.reclaim_wait) {
     // Borrowed GPUs predicted to be released before the deadline.
     int soon = 0;
     Time first = kNever;
@@ -241,22 +241,34 @@ void DeepSharePolicy::place_within_quota(const ClusterSnapshot& s, FreeMap& free
   }
 }
 
-// Phase 4, first step: the tenant's longest-waiting other job, once it waited past
-// quota_aging, goes before shorter ones: it starts in quota (reclaiming borrowed
-// GPUs if needed), or no other job of the tenant takes quota this cycle, so that
-// finishing jobs free quota for it. Returns whether the tenant's other jobs may go.
+// Phase 4, first step: the tenant's longest-waiting other job that needs at most
+// aging_max_share of its quota, once it waited past quota_aging_s, goes before shorter
+// ones: it starts in quota (reclaiming borrowed GPUs if needed), or no other job of the
+// tenant takes quota this cycle, so that finishing jobs free quota for it. Returns whether
+// the tenant's other jobs may go. Larger jobs do not age: holding a tenant's quota back
+// until half of it or more drains stalled every shorter job behind them (measured in
+// docs/results.md, quota_aging column); they go by their predicted size or borrow.
 bool DeepSharePolicy::start_aged(const ClusterSnapshot& s, FreeMap& free, Decisions& out,
                                  std::size_t t) {
   TenantState& ts = tenants_[t];
-  if (ts.waiting.empty() || !c_.prediction) return true;  // FIFO order needs no aging
-  const auto [since, id] = *ts.waiting.begin();
-  if (s.now - since < c_.quota_aging) {
-    next_wake_ = std::min(next_wake_, since + c_.quota_aging);
+  if (ts.waiting.empty() || !c_.prediction || !c_.quota_aging)
+    return true;  // FIFO order needs no aging
+  const int q = quota(s, t);
+  const double small = c_.aging_max_share * q;
+  Time since = kNever;
+  JobId id;
+  int scanned = 0;
+  for (auto it = ts.waiting.begin(); it != ts.waiting.end() && scanned < kScan; ++it, ++scanned)
+    if (share(s.jobs[it->second.index()]) <= small) {
+      std::tie(since, id) = *it;
+      break;
+    }
+  if (!id.valid()) return true;  // no job small enough to age
+  if (s.now - since < c_.quota_aging_s) {
+    next_wake_ = std::min(next_wake_, since + c_.quota_aging_s);
     return true;
   }
   const JobSpec& j = s.jobs[id.index()];
-  const int q = quota(s, t);
-  if (share(j) > q) return true;  // never fits the quota: it can only borrow
   if (ts.guaranteed + ts.queued_entitled + share(j) > q) {
     note_wait(out, j.id, WaitReason::Quota);
     return false;
@@ -348,6 +360,9 @@ void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, De
 bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const JobSpec& j) {
   if (!c_.sharing || !model_ || j.gpu_memory_mib <= 0) return false;
   JobState& js = job_[j.id.index()];
+  if (js.no_share) return false;
+  // Probation: a tenant's entitled jobs share only once its sharing passed probation.
+  if (js.submit_entitled && on_probation(j.tenant.index())) return false;
   // Partners are looked at once per assurance refresh (budgets move with assurance): a job
   // whose try failed looks again, until the next refresh, only at the partners added since,
   // unless its own tenant's budget grew.
@@ -359,7 +374,10 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
   budgets_at_.resize(tenants_.size(), -1);
   auto budget = [&](TenantId t) {
     if (budgets_at_[t.index()] != s.now) {
-      budgets_[t.index()] = sharing_budget(s.tenants[t.index()], signal_.value(t.index()), c_);
+      budgets_[t.index()] =
+          sharing_failed(t.index())
+              ? 1.0
+              : sharing_budget(s.tenants[t.index()], signal_.value(t.index()), c_);
       budgets_at_[t.index()] = s.now;
     }
   };
@@ -372,7 +390,9 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
   auto consider = [&](JobId id) {
     // Preempted in this cycle (and perhaps restarted elsewhere): the snapshot still shows
     // its old GPUs, which another start of this cycle may now use.
-    if (job_[id.index()].preempted) return;
+    const JobState& ps = job_[id.index()];
+    if (ps.preempted || ps.no_share) return;
+    if (ps.submit_entitled && on_probation(s.jobs[id.index()].tenant.index())) return;
     partners.push_back(id);
     budget(s.jobs[id.index()].tenant);
   };

@@ -95,7 +95,11 @@ struct TenantState {
   std::optional<Drain> drain;
   std::uint64_t queue_epoch = 0;  // changes whenever a job enters or leaves its queues
   ScanMark quota_scan, borrow_scan, aged_scan;
-  std::uint64_t drain_epoch = ~std::uint64_t{0};      // epoch of its last failed drain start
+  std::uint64_t drain_epoch = ~std::uint64_t{0};  // epoch of its last failed drain start
+  // Sharing probation: its shared jobs observed so far, and the sum of their observed minus
+  // predicted slowdowns.
+  int observed_pairs = 0;
+  double slowdown_error = 0;
   Time forecast_at = 0;                               // when `forecast` was last updated
   bool assurance_dirty = true, lending_dirty = true;  // its inputs changed since
 };
@@ -121,6 +125,7 @@ class DeepSharePolicy final : public Policy {
     std::size_t tried_seen = 0;
     double tried_budget = 0;     // its tenant's sharing budget then
     double model_speed = 0;      // the model's speed for the pair it just joined (0: none)
+    bool no_share = false;       // split from a pair (split_pairs): never shares again
     bool preempted = false;      // preempted by this policy; its requeue notice is expected
     bool quota_counted = false;  // a Shared job that holds its tenant's quota
     Time queued_since = 0;
@@ -177,6 +182,11 @@ class DeepSharePolicy final : public Policy {
   void collect_checkpoints(const ClusterSnapshot& s);
   Time next_cheap() const;  // when the next job reaches its checkpoint (on the grid)
   void observe_speeds(const ClusterSnapshot& s);  // speeds of jobs whose partner changed
+  // Sharing probation (probation): whether tenant t is still on it, or failed it.
+  bool on_probation(std::size_t t) const;
+  bool sharing_failed(std::size_t t) const;
+  // split_pairs: preempt the joiners of pairs observed beyond a tenant's bound.
+  void split_pairs(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
   // Tenants whose assurance and lending inputs changed (refreshed in O(changes); all
   // tenants every assurance_refresh).
   void touch(std::size_t t);
@@ -247,6 +257,10 @@ class DeepSharePolicy final : public Policy {
   std::map<int, std::vector<JobId>> added_;   // GPU count -> partners, in the order added
   std::vector<JobId> unlisted_;  // partners not running yet (a snapshot shows them later)
   std::vector<JobId> speed_unknown_;
+  std::vector<std::pair<JobId, std::uint64_t>> splits_;  // joiners to split (job, its run)
+  std::size_t splits_done_ = 0;
+  int observed_pairs_ = 0;     // shared jobs observed, of every tenant (probation)
+  double slowdown_error_ = 0;  // the sum of their observed minus predicted slowdowns
   // Observed / predicted slowdown of shared jobs (observe_speeds): its mean scales predicted
   // slowdowns once it exceeds the model's cross-validated error (slowdown_scale()).
   double ratio_sum_ = 0;
