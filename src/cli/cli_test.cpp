@@ -9,14 +9,13 @@
 #include <sstream>
 #include <string>
 
+#include "core/atomic_file.hpp"
+
 namespace {
 namespace fs = std::filesystem;
 
 std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return ds::read_file(p.string());
 }
 
 // Runs the binary with `args`; stdout goes to `out`. Returns the exit status.

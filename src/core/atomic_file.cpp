@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <utility>
 
 #include "core/error.hpp"
@@ -101,6 +103,15 @@ void write_file_atomic(const std::string& path, std::string_view content) {
   AtomicFile f(path);
   f.write(content);
   f.commit();
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buf;
+  if (!in || !(buf << in.rdbuf()) || in.bad()) {
+    throw InputError(SourceLocation{path}, std::string("cannot read: ") + std::strerror(errno));
+  }
+  return buf.str();
 }
 
 AtomicFile& AtomicFileSet::add(const std::string& path) {

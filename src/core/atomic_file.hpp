@@ -54,6 +54,9 @@ class AtomicFile {
 // Writes `content` to `path` atomically (AtomicFile::commit).
 void write_file_atomic(const std::string& path, std::string_view content);
 
+// The whole content of `path`; throws InputError naming the file when it cannot be read.
+std::string read_file(const std::string& path);
+
 // Several files that appear together: each is written and finished first; commit()
 // then renames them in the order they were added (put the file that marks the set
 // as complete, e.g. summary.json, last). If a write fails, none is renamed.

@@ -17,10 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return ds::read_file(p.string());
 }
 
 struct TempDir {
@@ -66,6 +63,19 @@ TEST(AtomicFile, AFailedRenameIsAnErrorAndRemovesTheTemporaryFile) {
   f.write("x");
   EXPECT_THROW(f.commit(), InputError);
   EXPECT_EQ(d.entries(), 1u);
+}
+
+TEST(ReadFile, ReadsTheWholeFileAndNamesAFileItCannotRead) {
+  TempDir d;
+  write_file_atomic((d.path / "a.txt").string(), std::string("x\0y", 3));
+  EXPECT_EQ(read_file((d.path / "a.txt").string()), std::string("x\0y", 3));
+  try {
+    read_file((d.path / "missing.txt").string());
+    FAIL() << "no error for a missing file";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("missing.txt: cannot read"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(AtomicFile, AMissingFolderIsAnError) {

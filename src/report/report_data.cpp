@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "report/report_runs.hpp"
 #include "report/report_series.hpp"
@@ -307,13 +308,6 @@ std::string folder_name(const fs::path& dir) {
   return (abs.has_filename() ? abs : abs.parent_path()).filename().string();
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
-
 nlohmann::ordered_json build(const std::string& dir, const DataOptions& o) {
   std::vector<RunData> runs;
   for (const RunFolder& f : find_runs(dir)) runs.push_back(load_run(f));
@@ -355,7 +349,7 @@ nlohmann::ordered_json build(const std::string& dir, const DataOptions& o) {
   j["config"] = config_json(runs);
   j["rejections"] = rejections_json(runs);
   const fs::path workload = fs::path(dir) / "workload.md";
-  j["workload_md"] = fs::is_regular_file(workload) ? read_text(workload) : "";
+  j["workload_md"] = fs::is_regular_file(workload) ? read_file(workload.string()) : "";
   return j;
 }
 

@@ -25,14 +25,6 @@ namespace {
 constexpr const char* kTemplate = "report_template.html";
 constexpr const char* kLibrary = "node_modules/echarts/dist/echarts.common.min.js";
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw InputError(SourceLocation{p.string()}, "cannot read");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
-
 std::string html_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -101,7 +93,7 @@ WebAssets load_web_assets(const std::string& dir) {
     throw InputError(SourceLocation{tpl.string()},
                      "report page template not found; set DEEPSHARE_WEB_DIR to the project's "
                      "web/ folder (its chart library is installed by `bash scripts/setup.sh`)");
-  return {read_file(tpl), read_file(lib)};
+  return {read_file(tpl.string()), read_file(lib.string())};
 }
 
 std::string render_report_html(const nlohmann::ordered_json& data, const WebAssets& assets,
