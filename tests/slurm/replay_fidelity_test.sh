@@ -31,7 +31,11 @@ LOAD_PID=
 cleanup() {
   [ -n "$LOAD_PID" ] && kill "$LOAD_PID" 2>/dev/null
   if [ -n "${DS_TEST_OUT:-}" ] && [ -d "$BASE/out" ]; then
-    mkdir -p "$DS_TEST_OUT" && cp -r "$BASE/out/." "$DS_TEST_OUT/"
+    local out
+    out=$(mkdir -p "$DS_TEST_OUT" && cd "$DS_TEST_OUT" && pwd) && cp -r "$BASE/out/." "$out/"
+    # The config goes with it, so that `deepshare fidelity --replay DIR` runs again later.
+    cp "$BASE/venus3.yaml" "$out/config.yaml" &&
+      sed -i "s#\"config\": \".*\"#\"config\": \"$out/config.yaml\"#" "$out/replay.json"
   fi
   "$SRC/scripts/slurm/stop-cluster.sh" --purge >/dev/null 2>&1
 }
