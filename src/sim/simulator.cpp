@@ -43,7 +43,13 @@ class Engine {
         gpu_sm_(static_cast<std::size_t>(w.cluster.total_gpus()), 0.0),
         telemetry_(w.tenants.size()),
         latency_rng_(c.latency_seed) {
-    state_.set_jobs(w.jobs, w.profiles);
+    if (!c.restarts_colocatable) {
+      // Its own copy of the jobs: a preemption turns the job's colocatable flag off.
+      jobs_ = w.jobs;
+      state_.set_jobs(jobs_, w.profiles);
+    } else {
+      state_.set_jobs(w.jobs, w.profiles);
+    }
     res_.jobs.resize(n_);
     if (!cfg_.speed_model) cfg_.speed_model = time_slicing;
     if (cfg_.sample_interval <= 0) cfg_.sample_interval = seconds(600);
@@ -220,6 +226,7 @@ class Engine {
     ++out.preemptions;
     remaining_[id.index()] = static_cast<double>(work) - kept + static_cast<double>(overhead);
     ++version_[id.index()];
+    if (!jobs_.empty()) jobs_[id.index()].colocatable = false;
     const Placement p = state_.runtime(id).placement;
     state_.requeue(id, now_);
     after_release(p);
@@ -371,6 +378,7 @@ class Engine {
   }
 
   const Workload& w_;
+  std::vector<JobSpec> jobs_;  // !restarts_colocatable: the jobs as the policy sees them
   PolicyFactory make_;
   std::unique_ptr<Policy> policy_;
   SimConfig cfg_;

@@ -55,6 +55,11 @@ struct SimConfig {
   // from a generator seeded with latency_seed (a real cluster's starts vary: docs/slurm.md).
   Time start_latency_jitter = 0;
   std::uint64_t latency_seed = 1;
+  // false: a job that was preempted is never colocated again (JobSpec::colocatable turns
+  // false at its preemption, as the Slurm controller sets it: its GRES request is fixed
+  // after its first start, docs/slurm.md §3). Default true: the plain simulator's results
+  // do not change.
+  bool restarts_colocatable = true;
   SpeedModel speed_model;  // empty: time slicing (1/n when oversubscribed)
   // Called now and then (every few thousand event times) with the simulated time
   // and the number of jobs that finished or were rejected.

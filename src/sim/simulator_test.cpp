@@ -155,6 +155,39 @@ TEST(Simulator, PreemptionLosesWorkSinceTheLastCheckpointAndPaysTheRestart) {
   EXPECT_DOUBLE_EQ(r.samples.back().lost_gpu_hours, 500.0 * 2 / 3600);
 }
 
+// As on Slurm (a restarted job's GRES request is fixed): with restarts_colocatable off, the
+// policy sees a preempted job as not colocatable from then on; by default nothing changes.
+TEST(Simulator, PreemptedJobsAreNotColocatableWhenAsked) {
+  auto w = make_workload(1, 1);
+  add_job(w, 0, 2, 0, 100);
+  w.finalize();
+  for (bool keep : {true, false}) {
+    std::vector<bool> seen;
+    Scripted p([&](const ClusterSnapshot& s) {
+      Decisions d;
+      seen.push_back(s.jobs[0].colocatable);
+      if (s.now == 0) {
+        d.start.push_back({JobId(0), {NodeAlloc{NodeId(0), 0b11}}});
+        d.wake_at = seconds(50);
+      } else if (s.now == seconds(50)) {
+        d.preempt.push_back({JobId(0)});
+        d.wake_at = seconds(60);
+      } else if (s.now == seconds(60)) {
+        d.start.push_back({JobId(0), {NodeAlloc{NodeId(0), 0b11}}});
+      }
+      return d;
+    });
+    SimConfig c;
+    c.restarts_colocatable = keep;
+    const auto r = simulate(w, p, c);
+    EXPECT_EQ(r.jobs[0].preemptions, 1);
+    ASSERT_GE(seen.size(), 3u);
+    EXPECT_TRUE(seen[0] && seen[1]);
+    EXPECT_EQ(seen[2], keep);
+  }
+  EXPECT_TRUE(w.jobs[0].colocatable);  // the workload itself is left alone
+}
+
 TEST(Simulator, CheckpointAtPreemptionLosesNothing) {
   auto w = make_workload(1, 1);
   w.tenants[0].checkpoint_interval = 0;

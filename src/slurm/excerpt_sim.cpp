@@ -37,6 +37,7 @@ RunRecord simulate_excerpt(const Workload& w, const ControllerConfig& config, do
   sc.start_latency = to_trace_ms(latency.mean_wall_s, time_scale);
   sc.start_latency_jitter = to_trace_ms(latency.jitter_wall_s, time_scale);
   sc.latency_seed = seed;
+  sc.restarts_colocatable = false;  // as on Slurm: a restarted job's GRES request is fixed
   return simulate(w, *policy, sc);
 }
 
