@@ -8,7 +8,9 @@
 // online from jobs that have finished, sharing slowdowns from its interference model.
 //
 // One cycle, in phases (each a short function in deepshare.cpp):
-//  1. ingest     arrivals (predict, entitlement at submit), completions (learn), requeues
+//  1. ingest     arrivals (predict, entitlement at submit), completions (learn), requeues,
+//                observed speeds of new pairs (probation; after phase 3, pairs observed
+//                beyond a tenant's bound are split: split_pairs)
 //  2. assurance  update A_t from share, entitled waiting and the outlook of lent GPUs
 //  3. entitled   start entitled jobs in submit order on free GPUs, else share, else
 //                wait for borrowers predicted to end before the SLO deadline, or reclaim
@@ -18,6 +20,7 @@
 //  6. borrowed   pending jobs on lent capacity: tenants by weighted borrowed share,
 //                jobs by predicted GPU time; long jobs only while lendable headroom remains
 //  7. share      colocate pending jobs with running ones within assurance-scaled budgets
+//                (entitled jobs, either side, only once the model passed probation)
 //  8. emit       decisions, plus a wake-up at the next reclaim deadline
 #pragma once
 
