@@ -21,18 +21,22 @@ void FreeMap::sync(const ClusterSnapshot& s) {
   source_ = s.gpu_source;
   epoch_ = s.gpu_epoch;
   if (incremental) {
+    grew_ = false;
     for (NodeId n : s.changed_nodes) copy_node(s, n);
     for (NodeId n : dirty_) {
       copy_node(s, n);
       is_dirty_[n.index()] = 0;
     }
     dirty_.clear();
+    growths_ += grew_ ? 1 : 0;
     return;
   }
+  ++growths_;  // a full copy: anything may have changed
   const bool same_cluster = cluster_ == s.cluster;
   cluster_ = s.cluster;
   free_milli_.assign(s.gpu_free_milli.begin(), s.gpu_free_milli.end());
   free_whole_.assign(s.node_free_gpus.begin(), s.node_free_gpus.end());
+  shown_whole_ = free_whole_;
   total_ = 0;
   for (int f : free_whole_) total_ += f;
   // A map built per cycle (FreeMap(s)) stops here: nothing below is needed until it tracks
@@ -58,6 +62,8 @@ void FreeMap::copy_node(const ClusterSnapshot& s, NodeId id) {
   }
   const int before = free_whole_[id.index()];
   free_whole_[id.index()] = s.node_free_gpus[id.index()];
+  grew_ = grew_ || s.node_free_gpus[id.index()] > shown_whole_[id.index()];
+  shown_whole_[id.index()] = s.node_free_gpus[id.index()];
   node_free_changed(id, before);
   if (log_) log_->push_back(id);
 }

@@ -48,6 +48,11 @@ class FreeMap {
   [[nodiscard]] int total_free_gpus(std::span<const NodeId> nodes) const;
   // Free GPUs of the whole cluster, O(1).
   [[nodiscard]] int total_free_gpus() const { return total_; }
+  // Counts the syncs whose snapshot shows more free GPUs on some node than the previous
+  // snapshot did (a job ended or was requeued, GPUs held outside the policy were given back,
+  // a start the driver did not carry out), and full copies: a policy that skips rescans while
+  // nothing changed must rescan after one. The policy's own takes and gives do not count.
+  [[nodiscard]] std::uint64_t growths() const { return growths_; }
 
   void take(const Placement& p, int milli_per_gpu);
   void give(const Placement& p, int milli_per_gpu);
@@ -106,8 +111,11 @@ class FreeMap {
   void mark_dirty(NodeId n);
 
   const Cluster* cluster_ = nullptr;
-  std::vector<std::int16_t> free_milli_;  // per flat GPU
-  std::vector<std::int32_t> free_whole_;  // per node: GPUs with free_milli == 1000
+  std::uint64_t growths_ = 0;
+  bool grew_ = false;                      // in this sync
+  std::vector<std::int32_t> shown_whole_;  // per node: free GPUs the last snapshot showed
+  std::vector<std::int16_t> free_milli_;   // per flat GPU
+  std::vector<std::int32_t> free_whole_;   // per node: GPUs with free_milli == 1000
   int total_ = 0;
   int max_node_gpus_ = 0;
   std::vector<Set> sets_;

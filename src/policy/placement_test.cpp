@@ -213,5 +213,34 @@ TEST(FreeMap, SyncCopiesChangedNodesOnly) {
   EXPECT_EQ(free.set_free_gpus(set), 18);
 }
 
+// growths() counts the syncs whose snapshot shows a node with more free GPUs than the
+// previous snapshot (GPUs freed outside the policy's own bookkeeping), not the undoing of
+// the map's own takes.
+TEST(FreeMap, GrowthsCountCapacityTheSnapshotsGainedOnly) {
+  Fixture f({0, 0, 0});
+  auto snap = [&](std::uint64_t epoch, const std::vector<NodeId>& changed) {
+    ClusterSnapshot s = f.snapshot();
+    s.gpu_source = 7;
+    s.gpu_epoch = epoch;
+    s.changed_nodes = changed;
+    return s;
+  };
+  FreeMap free;
+  free.sync(snap(1, {}));
+  EXPECT_EQ(free.growths(), 1u);  // a full copy
+  free.take({NodeAlloc{NodeId(0), 0b1}}, 1000);
+  free.sync(snap(2, {}));  // the take was not applied: undone, not a growth
+  EXPECT_EQ(free.growths(), 1u);
+  f.occupy(2, 0b1111);  // GPUs held outside the policy
+  const std::vector<NodeId> two{NodeId(2)};
+  free.sync(snap(3, two));
+  EXPECT_EQ(free.growths(), 1u);
+  for (int k = 0; k < 4; ++k) f.free_milli[static_cast<std::size_t>(16 + k)] = 1000;
+  f.node_free[2] = 8;  // ... given back
+  free.sync(snap(4, two));
+  EXPECT_EQ(free.growths(), 2u);
+  EXPECT_EQ(free.free_gpus(NodeId(2)), 8);
+}
+
 }  // namespace
 }  // namespace ds

@@ -482,6 +482,27 @@ TEST(ControllerFake, InvalidDecisionsAreRefusedCountedAndSkipped) {
   EXPECT_NE(ctl->metrics_text().find("deepshare_decisions_invalid_total "), std::string::npos);
 }
 
+// A restart that waits for GPUs its victim holds longer than KillWait + start_margin_s (a
+// slow requeue) rolls back; the policy sees those GPUs free again only through the
+// snapshot's GPU state (no job delta says so) and must start the job then: once, soundly.
+TEST(ControllerFake, AStartWhoseGpusAreFreedLateRunsOnceTheyAreFree) {
+  FakeOptions o;
+  o.nodes = 1;
+  o.kill_ms = 12000;  // the requeue ends the victim after KillWait (2 s) + start_margin_s (5 s)
+  Harness h(o);
+  auto ctl = h.start();
+  const auto victim = h.fc.submit("scav", 4, 60000);  // borrows the node
+  h.run(*ctl, 3000);
+  ASSERT_EQ(h.fc.stats(victim).starts, 1) << h.fc.describe(victim);
+  const auto owner = h.fc.submit("alpha", 4, 5000);  // entitled: reclaims it
+  h.run(*ctl, 12000);
+  EXPECT_EQ(ctl->counters().rollbacks, 1u);
+  h.run(*ctl, 3000);  // the victim's GPUs were freed at 15 s
+  EXPECT_EQ(h.fc.stats(owner).starts, 1) << h.fc.describe(owner);
+  h.run(*ctl, 100000);
+  h.expect_sound();
+}
+
 std::size_t rss_kib() {
   std::ifstream in("/proc/self/statm");
   std::size_t pages = 0, resident = 0;

@@ -47,6 +47,10 @@ Decisions DeepSharePolicy::decide(const ClusterSnapshot& s) {
   Decisions out;
   ++cycles_;
   free_.sync(s);
+  if (free_.growths() != growths_seen_) {
+    growths_seen_ = free_.growths();
+    ++epoch_;
+  }
   if (!sets_ready_) register_sets();
   FreeMap& free = free_;
   free_gpus_ = free.total_free_gpus();
@@ -369,7 +373,7 @@ void DeepSharePolicy::observe_speeds(const ClusterSnapshot& s) {
 // pairs): it ends after probation_pairs observed shared jobs of any tenant. It fails for the
 // cluster when their mean error exceeds probation_error, and for one tenant when the mean
 // error of its own probation_pairs or more observed jobs does.
-bool DeepSharePolicy::on_probation(std::size_t) const {
+bool DeepSharePolicy::on_probation() const {
   return c_.probation && observed_pairs_ < c_.probation_pairs;
 }
 

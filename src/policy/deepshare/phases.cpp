@@ -361,8 +361,8 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
   if (!c_.sharing || !model_ || j.gpu_memory_mib <= 0) return false;
   JobState& js = job_[j.id.index()];
   if (js.no_share) return false;
-  // Probation: a tenant's entitled jobs share only once its sharing passed probation.
-  if (js.submit_entitled && on_probation(j.tenant.index())) return false;
+  // Probation: entitled jobs share only once the model passed probation.
+  if (js.submit_entitled && on_probation()) return false;
   // Partners are looked at once per assurance refresh (budgets move with assurance): a job
   // whose try failed looks again, until the next refresh, only at the partners added since,
   // unless its own tenant's budget grew.
@@ -392,7 +392,7 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
     // its old GPUs, which another start of this cycle may now use.
     const JobState& ps = job_[id.index()];
     if (ps.preempted || ps.no_share) return;
-    if (ps.submit_entitled && on_probation(s.jobs[id.index()].tenant.index())) return;
+    if (ps.submit_entitled && on_probation()) return;
     partners.push_back(id);
     budget(s.jobs[id.index()].tenant);
   };

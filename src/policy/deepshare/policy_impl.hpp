@@ -182,8 +182,9 @@ class DeepSharePolicy final : public Policy {
   void collect_checkpoints(const ClusterSnapshot& s);
   Time next_cheap() const;  // when the next job reaches its checkpoint (on the grid)
   void observe_speeds(const ClusterSnapshot& s);  // speeds of jobs whose partner changed
-  // Sharing probation (probation): whether tenant t is still on it, or failed it.
-  bool on_probation(std::size_t t) const;
+  // Sharing probation (probation): whether the model is still on it (one probation for the
+  // cluster), and whether tenant t's sharing failed it.
+  bool on_probation() const;
   bool sharing_failed(std::size_t t) const;
   // split_pairs: preempt the joiners of pairs observed beyond a tenant's bound.
   void split_pairs(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
@@ -269,10 +270,12 @@ class DeepSharePolicy final : public Policy {
   std::priority_queue<CheckpointEntry, std::vector<CheckpointEntry>, std::greater<>> checkpoints_;
   std::vector<CheckpointEntry> window_;  // jobs a preemption costs at most slice_lost now
   std::uint64_t runs_ = 0;
-  // Changes whenever capacity may have been freed: a job stopped, a drain ended, or a job
-  // reached its checkpoint (a cheap victim). Scans that found nothing are not repeated
-  // until it changes.
+  // Changes whenever capacity may have been freed: a job stopped, a drain ended, a job
+  // reached its checkpoint (a cheap victim), or the snapshot shows GPUs freed that no job
+  // delta explains (FreeMap::growths: GPUs held outside the policy given back, a start the
+  // driver did not carry out). Scans that found nothing are not repeated until it changes.
   std::uint64_t epoch_ = 0;
+  std::uint64_t growths_seen_ = 0;
   std::uint64_t window_epoch_ = 0;  // changes when a job reaches its checkpoint
   std::vector<std::size_t> assurance_dirty_, lending_dirty_;  // tenants touched since
   std::set<std::size_t> entitled_tenants_;                    // tenants with entitled jobs waiting
