@@ -126,7 +126,7 @@ class ClusterState {
   void set_tenants(std::span<const Tenant> tenants);
   // Arrivals in submission order (an online driver learns them in another order).
   void order_arrivals();
-  // Changes listed for the next snapshot, and whether `id` is among them.
+  // How many changes are listed for the next snapshot, and the jobs they name.
   [[nodiscard]] std::size_t delta_count() const;
   [[nodiscard]] std::vector<JobId> listed() const;
   // Applies the policy's waiting reasons (the last one stated for a job wins); notes for

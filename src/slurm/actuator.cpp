@@ -39,8 +39,12 @@ void Controller::apply(Decisions& d) {
   };
   // GPU use as the policy saw it: a restart that must keep its GPU indices moves only to
   // GPUs that were idle then (a victim preempted in this cycle holds its GPUs in Slurm).
-  std::vector<std::uint16_t> jobs_on(static_cast<std::size_t>(cluster_.total_gpus()));
-  for (std::size_t g = 0; g < jobs_on.size(); ++g) jobs_on[g] = state_->gpu(g).jobs;
+  // Copied only in a cycle that starts something (a quiet cycle costs no O(GPUs) work).
+  std::vector<std::uint16_t> jobs_on;
+  if (!d.start.empty()) {
+    jobs_on.resize(static_cast<std::size_t>(cluster_.total_gpus()));
+    for (std::size_t g = 0; g < jobs_on.size(); ++g) jobs_on[g] = state_->gpu(g).jobs;
+  }
   state_->note_waits(d.waiting, now());
   for (const auto& r : d.reject) reject(r);
   for (const auto& p : d.preempt) {
