@@ -523,13 +523,13 @@ Where the model is 50 % optimistic or of another family (slicing), QoS holds at 
 entitled job shares before probation ends, and the first observed pair (one shared start)
 stops sharing. The JCT misses come from that one pair and its split: a single early change
 sends a Venus run on another course (a single run moves by 5–10 % or more with any change,
-docs/deepshare.md), here by about 3 % in average JCT at ×1.5 and ×2.0; learning needs at
+docs/deepshare.md), here by about 1–1.5 % in average JCT at ×1.5 and ×2.0; learning needs at
 least one observed pair. At +25 % the model passes probation (mean error about 0.3) and sharing
 continues with predicted slowdowns scaled by the learned ratio (1.27–1.28); pairs beyond the
 bound are split, but the first slowed entitled jobs already count against QoS, and split
 joiners requeue (docs/deepshare.md: with `split_pairs=off` ×1.5 and ×2.0 beat `sharing=off`
-there). With the model as fitted (measured, fallback) sharing cuts average JCT by 28–36 % at
-×1.5 and ×2.0 and costs 0.05–0.16 points of QoS: pairs whose true slowdown passes the 1.5 bound
+there). With the model as fitted (measured, fallback) sharing cuts average JCT by 28–34 % at
+×1.5 and ×2.0 and costs 0.05–0.14 points of QoS: pairs whose true slowdown passes the 1.5 bound
 (the model's error around the budget).
 
 {mis}
