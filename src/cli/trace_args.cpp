@@ -58,10 +58,23 @@ GeneratorConfig parse_generated(const std::string& spec) {
   return c;
 }
 
+void jitter(Workload& w, const TraceArgs& a) {
+  if (a.jitter_s < 1) return;
+  w.jitter_submits(static_cast<Time>(a.jitter_s) * kSecond, a.jitter_seed);
+  w.notes.push_back("every submission delayed by a random 0.." +
+                    std::to_string(static_cast<Time>(a.jitter_s)) + " s (--jitter, seed " +
+                    std::to_string(a.jitter_seed) + ")");
+}
+
 }  // namespace
 
 std::string TraceArgs::label() const {
-  return generated.empty() ? trace : "generated (" + describe(parse_generated(generated)) + ")";
+  std::string l =
+      generated.empty() ? trace : "generated (" + describe(parse_generated(generated)) + ")";
+  if (jitter_s >= 1)
+    l += " (--jitter " + std::to_string(static_cast<Time>(jitter_s)) + ", seed " +
+         std::to_string(jitter_seed) + ")";
+  return l;
 }
 
 void add_trace_options(CLI::App* cmd, TraceArgs& a, bool workload_options) {
@@ -96,6 +109,13 @@ void add_trace_options(CLI::App* cmd, TraceArgs& a, bool workload_options) {
                   "Resize the cluster (every owner's nodes and quotas alike) so that the "
                   "offered load is about this, e.g. 0.9 for openb's mostly idle node list")
       ->check(number_in(limits::kMinFactor, limits::kMaxFactor));
+  cmd->add_option("--jitter", a.jitter_s,
+                  "Delay every submission by a random 0..SECONDS (whole seconds, before "
+                  "--loads; the order of jobs is kept): the same workload observed again. "
+                  "Runs of one workload differ by 5-10 % with any change, so compare "
+                  "ensembles over --jitter-seed values (scripts/scenarios.py does)")
+      ->check(number_in(0, static_cast<double>(limits::kMaxInterval / kSecond)));
+  cmd->add_option("--jitter-seed", a.jitter_seed, "Seed of --jitter")->capture_default_str();
 }
 
 Workload load_workload(const TraceArgs& a) {
@@ -105,6 +125,7 @@ Workload load_workload(const TraceArgs& a) {
     Workload w = generate_workload(parse_generated(a.generated));
     if (a.fit_load > 0) w.fit_cluster_to_load(a.fit_load);
     if (a.no_profiles) drop_profiles(w);
+    jitter(w, a);
     for (const auto& n : w.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
     override_checkpoint_interval(w, a.checkpoint_interval);
     return w;
@@ -124,6 +145,7 @@ Workload load_workload(const TraceArgs& a) {
       throw InputError("--aux " + quote_input(a.aux) + ": not a folder");
     w.aux_dir = a.aux;
   }
+  jitter(w, a);
   for (const auto& n : w.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
   override_checkpoint_interval(w, a.checkpoint_interval);
   return w;

@@ -2,6 +2,7 @@
 // from them (import notes printed, --checkpoint-interval applied).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,8 @@ struct TraceArgs {
   double checkpoint_interval = -1;  // seconds; < 0: keep the trace's intervals
   bool no_profiles = false;         // --no-profiles: drop_profiles() (trace/load.hpp)
   std::string generated;            // --generated SPEC: the built-in workload instead of --trace
+  double jitter_s = 0;              // --jitter: largest random submission delay (seconds)
+  std::uint64_t jitter_seed = 1;    // --jitter-seed
 
   // The workload's label in reports: the trace path, or "generated (seed 1, ...)".
   [[nodiscard]] std::string label() const;
@@ -35,11 +38,12 @@ struct TraceArgs {
 std::string format_list();
 
 // Adds --trace --format --cluster --columns --aux --no-profiles and, with `workload_options`,
-// --fit-load, --checkpoint-interval and --generated. `args.format` holds the default format.
+// --fit-load, --checkpoint-interval, --jitter, --jitter-seed and --generated. `args.format` holds
+// the default format.
 void add_trace_options(CLI::App* cmd, TraceArgs& args, bool workload_options = true);
 
 // Loads the trace (or generates the workload), prints its import notes to stderr and
-// applies --aux, --no-profiles and --checkpoint-interval.
+// applies --aux, --no-profiles, --jitter and --checkpoint-interval.
 Workload load_workload(const TraceArgs& args);
 
 }  // namespace ds

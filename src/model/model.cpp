@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/limits.hpp"
+#include "core/rng.hpp"
 #include "model/snapshot.hpp"
 #include "model/workload.hpp"
 
@@ -214,6 +215,24 @@ void Workload::scale_load(double factor) {
   for (auto& j : jobs) {
     const double scaled = static_cast<double>(j.submit - first) / factor;
     j.submit = first + static_cast<Time>(std::llround(scaled));
+  }
+}
+
+void Workload::jitter_submits(Time max_delay, std::uint64_t seed) {
+  if (max_delay < 0 || max_delay > limits::kMaxInterval)
+    throw InputError("--jitter: expected 0.." + std::to_string(limits::kMaxInterval / kSecond) +
+                     " seconds");
+  if (max_delay < kSecond || jobs.empty()) return;
+  if (jobs.back().submit > limits::kMaxAbsTime - max_delay)
+    throw InputError("--jitter " + std::to_string(max_delay / kSecond) +
+                     " moves the trace's submit times beyond 100 years from 1970");
+  Rng rng(seed);
+  const auto choices = static_cast<std::uint64_t>(max_delay / kSecond) + 1;
+  Time before = kNever;
+  for (auto& j : jobs) {
+    j.submit += static_cast<Time>(rng.below(choices)) * kSecond;
+    if (before != kNever) j.submit = std::max(j.submit, before);
+    before = j.submit;
   }
 }
 

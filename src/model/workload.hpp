@@ -38,6 +38,10 @@ struct Workload {
   // Compresses inter-arrival times by `factor` (> 1 means more load), keeping
   // the first submit time and the order.
   void scale_load(double factor);
+  // Delays every job's submission by a seeded random 0..`max_delay` (whole seconds), then
+  // by as much as the job before it was delayed beyond it, so that the order and the ids
+  // stay as they are (`--jitter`): the same workload observed again, for ensembles of runs.
+  void jitter_submits(Time max_delay, std::uint64_t seed);
   // Offered load: sum of GPUs x share x run time / (cluster GPUs x submission span).
   [[nodiscard]] double offered_load() const;
   // Resizes the cluster so that the offered load is about `target`: every owner's

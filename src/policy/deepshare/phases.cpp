@@ -363,6 +363,9 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
   if (js.no_share) return false;
   // Probation: entitled jobs share only once the model passed probation.
   if (js.submit_entitled && on_probation()) return false;
+  // A learned slowdown scale beyond every budget (no budget exceeds sharing_budget) leaves no
+  // pair that fits: the model proved too optimistic, so no partner is scanned at all.
+  if (slowdown_scale() > std::max(1.0, c_.sharing_budget)) return false;
   // Partners are looked at once per assurance refresh (budgets move with assurance): a job
   // whose try failed looks again, until the next refresh, only at the partners added since,
   // unless its own tenant's budget grew.
