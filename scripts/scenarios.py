@@ -124,6 +124,11 @@ def compare(sc, folder, policies, sets, force, loads=None):
                                                     "--loads", ",".join(loads), "--out", folder, "--quiet"]
     for s in sets:
         args += ["--set", s]
+    return run_cached(folder, args, policies, loads, force)
+
+
+def run_cached(folder, args, policies, loads, force):
+    """Runs the compare `args` into folder unless every run's summary.json is there."""
     done = all(os.path.exists(os.path.join(folder, f"{p}@{float(l):g}", "summary.json"))
                for p in policies for l in loads)
     if force or not done:
@@ -313,13 +318,7 @@ def mispredict(force):
                                                        "--truth", kind, "--truth-error", err,
                                                        "--set", f"sharing={sharing}", "--out", folder, "--quiet"]
                 path = os.path.join(folder, f"deepshare@{float(load):g}")
-                if force or not os.path.exists(os.path.join(path, "summary.json")):
-                    shutil.rmtree(folder, ignore_errors=True)
-                    print("+", shown(args), file=sys.stderr)
-                    run(args)
-                else:
-                    RUNS["reused"] += 1
-                cmds.append(shown(args))
+                cmds.append(run_cached(folder, args, ["deepshare"], [load], force))
                 s = summary(path)
                 res[sharing] = s
                 pm = s.get("policy_metrics", {})
@@ -377,20 +376,9 @@ def ensemble(force):
                              "--set", f"sharing={sharing}", "--out", folder, "--quiet", "--threads", "1"])
                     jobs.append((folder, args, loads))
 
-    def one(job):
-        folder, args, loads = job
-        done = all(os.path.exists(os.path.join(folder, f"deepshare@{float(l):g}", "summary.json")) for l in loads)
-        if force or not done:
-            shutil.rmtree(folder, ignore_errors=True)
-            print("+", shown(args), file=sys.stderr)
-            run(args)
-        else:
-            RUNS["reused"] += 1
-        return shown(args)
-
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(max_workers=JOBS) as pool:
-        cmds = list(pool.map(one, jobs))
+        cmds = list(pool.map(lambda j: run_cached(j[0], j[1], ["deepshare"], j[2], force), jobs))
     lines = ["| workload | ground truth | runs | avg JCT on (s) | avg JCT off (s) | on - off (mean ± SE) | "
              "QoS on | QoS off | QoS on - off (points, mean ± SE) | measurably worse |",
              "|---|---|---|---|---|---|---|---|---|---|"]
