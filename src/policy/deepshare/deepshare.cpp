@@ -529,6 +529,7 @@ void DeepSharePolicy::add_borrowed(const ClusterSnapshot& s, JobId id) {
   tenants_[j.tenant.index()].borrowed += share(j);
   borrowed_sum_ += share(j);
   borrowed_running_.insert(id);
+  ends_cycle_ = 0;  // borrowed_ends() is out of date
   touch(j.tenant.index());
   js.borrow_end = js.started_at + std::max<Time>(0, js.predicted - js.attained0);
   ends_.add(js.borrow_end, share(j));
@@ -539,6 +540,7 @@ void DeepSharePolicy::remove_borrowed(const ClusterSnapshot& s, JobId id) {
   tenants_[j.tenant.index()].borrowed -= share(j);
   borrowed_sum_ -= share(j);
   borrowed_running_.erase(id);
+  ends_cycle_ = 0;
   ends_.remove(job_[id.index()].borrow_end, share(j));
 }
 
