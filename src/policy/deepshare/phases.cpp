@@ -127,8 +127,9 @@ const std::vector<std::pair<Time, int>>& DeepSharePolicy::borrowed_ends(const Cl
   if (ends_cycle_ != cycles_) {
     ends_cycle_ = cycles_;
     borrowed_ends_.clear();
-    for (JobId id : borrowed_running_)
-      borrowed_ends_.emplace_back(s.now + remaining(s, id), s.jobs[id.index()].gpus);
+    for (const BorrowedRun& b : borrowed_runs_)
+      borrowed_ends_.emplace_back(s.now + remaining(s.runtime[b.id.index()], s.now, b.predicted),
+                                  b.gpus);
   }
   return borrowed_ends_;
 }

@@ -144,6 +144,7 @@ class DeepSharePolicy final : public Policy {
     Time attained0 = 0;                             // attained service when it last started
     Time started_at = 0;                            // of this run
     Time borrow_end = 0;                            // its key in ends_ while it runs borrowed
+    std::uint32_t borrow_pos = kNoPos;              // its place in borrowed_runs_ (or none)
     std::uint64_t slice_epoch = ~std::uint64_t{0};  // epoch of its last failed slice
     bool away = false;                              // guaranteed, on a node another tenant owns
   };
@@ -194,7 +195,8 @@ class DeepSharePolicy final : public Policy {
   // tenants every assurance_refresh).
   void touch(std::size_t t);
   // Phase 2 (deepshare.cpp).
-  Time remaining(const ClusterSnapshot& s, JobId id) const;
+  // A running job's predicted remaining time (at least a minute).
+  static Time remaining(const JobRuntime& r, Time now, Time predicted);
   void update_assurance(const ClusterSnapshot& s);
   // Starting a job (deepshare.cpp).
   void start(const ClusterSnapshot& s, FreeMap& free, Decisions& out, const JobSpec& j, Placement p,
@@ -250,6 +252,15 @@ class DeepSharePolicy final : public Policy {
   bool sets_ready_ = false;
   void register_sets();
   std::set<JobId> borrowed_running_;
+  // The same jobs with what their predicted end needs, contiguous (reclaim_or_wait's wait
+  // test reads them all; JobState::borrow_pos finds one to remove).
+  struct BorrowedRun {
+    JobId id;
+    int gpus = 0;
+    Time predicted = 0;
+  };
+  std::vector<BorrowedRun> borrowed_runs_;
+  static constexpr std::uint32_t kNoPos = ~std::uint32_t{0};
   EndIndex ends_;  // the borrowed running jobs by predicted end
   void add_borrowed(const ClusterSnapshot& s, JobId id);
   void remove_borrowed(const ClusterSnapshot& s, JobId id);
