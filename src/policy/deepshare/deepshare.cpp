@@ -529,6 +529,11 @@ void DeepSharePolicy::add_borrowed(const ClusterSnapshot& s, JobId id) {
   tenants_[j.tenant.index()].borrowed += share(j);
   borrowed_sum_ += share(j);
   borrowed_running_.insert(id);
+  if (js.borrow_pos == kNoPos) {
+    js.borrow_pos = static_cast<std::uint32_t>(borrowed_runs_.size());
+    borrowed_runs_.push_back({id, j.gpus, js.predicted});
+  }
+  ends_cycle_ = 0;  // borrowed_ends() is out of date
   touch(j.tenant.index());
   js.borrow_end = js.started_at + std::max<Time>(0, js.predicted - js.attained0);
   ends_.add(js.borrow_end, share(j));
@@ -539,13 +544,19 @@ void DeepSharePolicy::remove_borrowed(const ClusterSnapshot& s, JobId id) {
   tenants_[j.tenant.index()].borrowed -= share(j);
   borrowed_sum_ -= share(j);
   borrowed_running_.erase(id);
+  if (const std::uint32_t pos = job_[id.index()].borrow_pos; pos != kNoPos) {
+    borrowed_runs_[pos] = borrowed_runs_.back();
+    job_[borrowed_runs_[pos].id.index()].borrow_pos = pos;
+    borrowed_runs_.pop_back();
+    job_[id.index()].borrow_pos = kNoPos;
+  }
+  ends_cycle_ = 0;
   ends_.remove(job_[id.index()].borrow_end, share(j));
 }
 
-Time DeepSharePolicy::remaining(const ClusterSnapshot& s, JobId id) const {
-  const JobRuntime& r = s.runtime[id.index()];
-  const Time ran = r.attained + (s.now - r.last_start);
-  return std::max<Time>(kMinute, job_[id.index()].predicted - ran);
+Time DeepSharePolicy::remaining(const JobRuntime& r, Time now, Time predicted) {
+  const Time ran = r.attained + (now - r.last_start);
+  return std::max<Time>(kMinute, predicted - ran);
 }
 
 void DeepSharePolicy::touch(std::size_t t) {

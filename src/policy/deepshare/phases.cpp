@@ -119,6 +119,21 @@ void DeepSharePolicy::place_entitled_freed(const ClusterSnapshot& s, FreeMap& fr
   for (const auto& a : held_) free_gpus_ -= a.gpus();
 }
 
+// The predicted ends of the borrowed running jobs (now + remaining()) with their GPUs,
+// computed once per cycle: a cycle may ask for them once per job that waits for reclaim
+// (reclaim_or_wait), and the snapshot, hence every end, is fixed during the cycle. A
+// borrower added or removed in the cycle (add_borrowed, remove_borrowed) clears them.
+const std::vector<std::pair<Time, int>>& DeepSharePolicy::borrowed_ends(const ClusterSnapshot& s) {
+  if (ends_cycle_ != cycles_) {
+    ends_cycle_ = cycles_;
+    borrowed_ends_.clear();
+    for (const BorrowedRun& b : borrowed_runs_)
+      borrowed_ends_.emplace_back(s.now + remaining(s.runtime[b.id.index()], s.now, b.predicted),
+                                  b.gpus);
+  }
+  return borrowed_ends_;
+}
+
 // Phase 3, step "reclaim": wait for borrowers predicted to end before the deadline
 // (reclaim_wait=on), else preempt the cheapest set that makes room.
 DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot& s, FreeMap& free,
@@ -136,10 +151,9 @@ DeepSharePolicy::Outcome DeepSharePolicy::reclaim_or_wait(const ClusterSnapshot&
     // Borrowed GPUs predicted to be released before the deadline.
     int soon = 0;
     Time first = kNever;
-    for (JobId id : borrowed_running_) {
-      const Time end = s.now + remaining(s, id);
+    for (const auto& [end, gpus] : borrowed_ends(s)) {
       if (end <= deadline) {
-        soon += s.jobs[id.index()].gpus;
+        soon += gpus;
         first = std::min(first, end);
       }
     }

@@ -118,7 +118,18 @@ class DeepSharePolicy final : public Policy {
     bool submit_entitled = false;  // entitled at submit (DESIGN §4)
     bool queued = false;
     Run run = Run::None;
-    JobId partner;  // sharing partner while both run
+    JobId partner;             // sharing partner while both run
+    std::uint64_t run_id = 0;  // this run (checkpoint entries of earlier runs are stale)
+    // The run whose entry is in window_ (0: none). Next to `run` and the progress below:
+    // collect_checkpoints reads these for every checkpoint it pops (one cache line).
+    std::uint64_t window_run = 0;
+    // Progress (exclusive-speed ms of work), estimated from observed speeds: `prog` at
+    // time `prog_at`, advancing at `prog_speed` (the observed rate; it changes only when
+    // a sharing partner comes or goes). While pending, `prog` is what its last checkpoint
+    // kept minus the restart overhead (the simulator's and a real job's rule).
+    double prog = 0;
+    Time prog_at = 0;
+    double prog_speed = 1;
     // Its last failed sharing attempt: at which assurance refresh, and how many partners
     // of its GPU count had been added by then (only those added since are new to it).
     Time tried_at = kNever;
@@ -129,21 +140,13 @@ class DeepSharePolicy final : public Policy {
     bool preempted = false;      // preempted by this policy; its requeue notice is expected
     bool quota_counted = false;  // a Shared job that holds its tenant's quota
     Time queued_since = 0;
-    double key = 0;  // its place in its tenant's `others` queue
-    // Progress (exclusive-speed ms of work), estimated from observed speeds: `prog` at
-    // time `prog_at`, advancing at `prog_speed` (the observed rate; it changes only when
-    // a sharing partner comes or goes). While pending, `prog` is what its last checkpoint
-    // kept minus the restart overhead (the simulator's and a real job's rule).
-    double prog = 0;
-    Time prog_at = 0;
-    double prog_speed = 1;
-    Time attained0 = 0;        // attained service when it last started
-    std::uint64_t run_id = 0;  // this run (checkpoint entries of earlier runs are stale)
-    Time started_at = 0;       // of this run
-    Time borrow_end = 0;       // its key in ends_ while it runs borrowed
+    double key = 0;                                 // its place in its tenant's `others` queue
+    Time attained0 = 0;                             // attained service when it last started
+    Time started_at = 0;                            // of this run
+    Time borrow_end = 0;                            // its key in ends_ while it runs borrowed
+    std::uint32_t borrow_pos = kNoPos;              // its place in borrowed_runs_ (or none)
     std::uint64_t slice_epoch = ~std::uint64_t{0};  // epoch of its last failed slice
     bool away = false;                              // guaranteed, on a node another tenant owns
-    std::uint64_t window_run = 0;                   // the run whose entry is in window_ (0: none)
   };
   enum class Outcome { Started, Waiting, NoRoom };
 
@@ -192,7 +195,8 @@ class DeepSharePolicy final : public Policy {
   // tenants every assurance_refresh).
   void touch(std::size_t t);
   // Phase 2 (deepshare.cpp).
-  Time remaining(const ClusterSnapshot& s, JobId id) const;
+  // A running job's predicted remaining time (at least a minute).
+  static Time remaining(const JobRuntime& r, Time now, Time predicted);
   void update_assurance(const ClusterSnapshot& s);
   // Starting a job (deepshare.cpp).
   void start(const ClusterSnapshot& s, FreeMap& free, Decisions& out, const JobSpec& j, Placement p,
@@ -248,9 +252,22 @@ class DeepSharePolicy final : public Policy {
   bool sets_ready_ = false;
   void register_sets();
   std::set<JobId> borrowed_running_;
+  // The same jobs with what their predicted end needs, contiguous (reclaim_or_wait's wait
+  // test reads them all; JobState::borrow_pos finds one to remove).
+  struct BorrowedRun {
+    JobId id;
+    int gpus = 0;
+    Time predicted = 0;
+  };
+  std::vector<BorrowedRun> borrowed_runs_;
+  static constexpr std::uint32_t kNoPos = ~std::uint32_t{0};
   EndIndex ends_;  // the borrowed running jobs by predicted end
   void add_borrowed(const ClusterSnapshot& s, JobId id);
   void remove_borrowed(const ClusterSnapshot& s, JobId id);
+  // Their predicted ends and GPUs in this cycle (phases.cpp, reclaim_or_wait's wait test).
+  const std::vector<std::pair<Time, int>>& borrowed_ends(const ClusterSnapshot& s);
+  std::vector<std::pair<Time, int>> borrowed_ends_;
+  std::size_t ends_cycle_ = 0;  // the cycle borrowed_ends_ was computed in (0: none)
   // Guaranteed jobs running on nodes another tenant owns ("away"): the owner may take its
   // nodes back from them as from borrowers (they restart at home, within their quota).
   std::set<JobId> away_running_;
