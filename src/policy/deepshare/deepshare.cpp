@@ -495,6 +495,13 @@ void DeepSharePolicy::preempt_victim(const ClusterSnapshot& s, FreeMap& free, De
   preempted(s, free, out, id);
 }
 
+bool DeepSharePolicy::pair_victim(const ClusterSnapshot& s, JobId id) const {
+  const JobId p = job_[id.index()].partner;
+  return c_.pair_victims && p.valid() && job_[p.index()].run == Run::Shared &&
+         !job_[p.index()].preempted && s.jobs[p.index()].preemptible &&
+         s.runtime[p.index()].status == JobStatus::Running;
+}
+
 void EndIndex::add(Time end, int share) {
   if (end < mark_)
     overdue_ += share;
