@@ -83,8 +83,10 @@ void DeepSharePolicy::run_drains(const ClusterSnapshot& s, FreeMap& free, Decisi
       if (partner.valid() && (!drainable(s, partner, j.tenant) ||
                               s.runtime[partner.index()].status != JobStatus::Running))
         continue;
-      // Both members at a checkpoint at once, unless pairs are victims at the host's.
-      if (partner.valid() && !c_.pair_victims && lost_now(s, partner) > c_.slice_lost) continue;
+      // Both members at a checkpoint at once, or (pair_victims) at its host's whatever its
+      // joiner loses: every job on the nodes goes for the wide job, within two intervals.
+      if (partner.valid() && lost_now(s, partner) > c_.slice_lost && !pair_victim(s, id, 1.0))
+        continue;
       if (partner.valid()) {  // a shared partner holds no GPUs: it goes first
         drain_lost_ += to_seconds(lost_now(s, partner)) * s.jobs[partner.index()].gpus;
         preempted(s, free, out, partner);

@@ -176,8 +176,9 @@ class DeepSharePolicy final : public Policy {
   std::optional<Victim> as_victim(const ClusterSnapshot& s, JobId id) const;
   void preempt_victim(const ClusterSnapshot& s, FreeMap& free, Decisions& out, JobId id);
   // pair_victims: may the host `id` of a sharing pair be preempted with its joiner now (the
-  // joiner is running, preemptible and not preempted already)?
-  bool pair_victim(const ClusterSnapshot& s, JobId id) const;
+  // joiner is running, preemptible, not preempted already, and would lose at most
+  // `lost_share` of its checkpoint interval)?
+  bool pair_victim(const ClusterSnapshot& s, JobId id, double lost_share) const;
   void settle(JobId id, Time now, double speed);  // progress up to now; then `speed`
   // Checkpoints (checkpoints.cpp).
   Time checkpoint_after(const ClusterSnapshot& s, JobId id, Time from) const;

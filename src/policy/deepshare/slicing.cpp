@@ -13,8 +13,8 @@
 //     least slice_past x their own prediction, and would lose at most slice_lost of work if
 //     preempted now. Those that would lose more become candidates at their next checkpoint
 //     (a wake-up is asked for when a job waits for one). A host goes with its joiner
-//     when the joiner has run as long (pair_victims); the joiner's work since its own
-//     checkpoint counts in the cost.
+//     when the joiner has run as long and would lose at most pair_lost of its checkpoint
+//     interval (pair_victims); the joiner's work since its own checkpoint counts in the cost.
 //  2. Pending fresh jobs that are not entitled (those reclaim, phase 3): of each tenant
 //     that has victims to take, its first by predicted GPU time and its longest-waiting;
 //     tenants in turn from a rotating start, at most slice_attempts attempts per cycle.
@@ -51,7 +51,8 @@ void DeepSharePolicy::make_room(const ClusterSnapshot& s, FreeMap& free, Decisio
     if (js.run_id != e.run) continue;  // an earlier run
     if ((js.run != Run::Guaranteed && js.run != Run::Borrowed) || js.preempted) continue;
     // A host goes with its joiner: both must be long-running work.
-    if (js.partner.valid() && (!pair_victim(s, id) || !long_running(s, js.partner))) continue;
+    if (js.partner.valid() && (!pair_victim(s, id, c_.pair_lost) || !long_running(s, js.partner)))
+      continue;
     if (long_running(s, id)) candidates.push_back(id);
   }
   const Time soonest = next_cheap();
