@@ -171,13 +171,14 @@ class Checked final : public Policy {
 };
 
 // The rules of issue #15 switched on and off at random (reclaim by present need or waiting
-// for predicted ends, quota aging of small jobs only or of all, probation, split pairs): the
-// invariants hold in every configuration.
+// for predicted ends, quota aging of small jobs only or of all, probation, split pairs, pairs
+// as victims at their host's checkpoint): the invariants hold in every configuration.
 std::map<std::string, std::string> random_options() {
   return {{"reclaim_wait", *rc::gen::element<std::string>("on", "off")},
           {"aging_max_share", *rc::gen::element<std::string>("0.5", "1")},
           {"probation", *rc::gen::element<std::string>("on", "off")},
-          {"split_pairs", *rc::gen::element<std::string>("on", "off")}};
+          {"split_pairs", *rc::gen::element<std::string>("on", "off")},
+          {"pair_victims", *rc::gen::element<std::string>("on", "off")}};
 }
 
 RC_GTEST_PROP(DeepShareProperties, InvariantsHoldOnRandomWorkloads, ()) {

@@ -24,6 +24,8 @@ Config Config::from(const PolicyOptions& o) {
       static_cast<int>(o.get_int("probation_pairs", c.probation_pairs, 0, 1'000'000));
   c.probation_error = o.get_double("probation_error", c.probation_error, 0, 100);
   c.split_pairs = o.get_bool("split_pairs", c.split_pairs);
+  c.pair_victims = o.get_bool("pair_victims", c.pair_victims);
+  c.pair_lost = o.get_double("pair_lost", c.pair_lost, 0, 1);
   c.slice_min = o.get_seconds("slice_min_s", c.slice_min, 0, kMaxS);
   c.slice_ratio = o.get_double("slice_ratio", c.slice_ratio, 0, 1e6);
   c.fresh_gpu_s = o.get_double("fresh_gpu_s", c.fresh_gpu_s, 0, 1e12);
@@ -52,7 +54,7 @@ Config Config::from(const PolicyOptions& o) {
 
 const char* option_keys() {
   return "borrowing|reclaim|sharing|prediction|assurance|present_risk|reclaim_quota|time_slicing|"
-         "learn_sharing|reclaim_wait|quota_aging|probation|split_pairs="
+         "learn_sharing|reclaim_wait|quota_aging|probation|split_pairs|pair_victims="
          "on|off, reserve_min, "
          "reserve_at_risk, "
          "sharing_budget, sharing_min_assurance, min_runtime_s, lend_backoff_s, ewma_tau_s, "
@@ -60,7 +62,7 @@ const char* option_keys() {
          "long_job_s, borrow_aging_s, quota_aging_s, aging_max_share, sharing_scan, partner_scan, "
          "slice_min_s, "
          "fresh_gpu_s, slice_ratio, slice_past, slice_lost_s, slice_attempts, drain_after_s, "
-         "probation_pairs, probation_error, predictor=user|history|tenant|global";
+         "probation_pairs, probation_error, pair_lost, predictor=user|history|tenant|global";
 }
 
 }  // namespace ds::deepshare

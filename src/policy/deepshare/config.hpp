@@ -81,6 +81,14 @@ struct Config {
   // joined is preempted (at once while it loses at most slice_lost, else at its next
   // checkpoint) and restarts alone; it does not share again.
   bool split_pairs = true;
+  // Drains, and time slicing when both members are long-running work and the joiner would
+  // lose at most pair_lost of its checkpoint interval, take a sharing pair as one victim at
+  // its host's checkpoint (the member that holds the GPUs), the joiner's work since its own
+  // checkpoint counted in the cost. Off: time slicing never takes a pair, drains only when
+  // both members are at a checkpoint at once (almost never): a cluster packed with pairs
+  // kept fresh and wide work waiting behind them.
+  bool pair_victims = true;
+  double pair_lost = 0.5;
 
   static Config from(const PolicyOptions& o);
 };

@@ -495,6 +495,16 @@ void DeepSharePolicy::preempt_victim(const ClusterSnapshot& s, FreeMap& free, De
   preempted(s, free, out, id);
 }
 
+bool DeepSharePolicy::pair_victim(const ClusterSnapshot& s, JobId id, double lost_share) const {
+  const JobId p = job_[id.index()].partner;
+  if (!c_.pair_victims || !p.valid() || job_[p.index()].run != Run::Shared ||
+      job_[p.index()].preempted || !s.jobs[p.index()].preemptible ||
+      s.runtime[p.index()].status != JobStatus::Running)
+    return false;
+  const Time interval = s.tenants[s.jobs[p.index()].tenant.index()].checkpoint_interval;
+  return static_cast<double>(lost_now(s, p)) <= lost_share * static_cast<double>(interval);
+}
+
 void EndIndex::add(Time end, int share) {
   if (end < mark_)
     overdue_ += share;

@@ -392,6 +392,50 @@ TEST(DeepShare, PairsBeyondTheBoundAreSplitAtTheJoinersCheckpoint) {
   EXPECT_LT(slow, slow_kept);  // split pairs run at full speed again
 }
 
+// pair_victims: time slicing takes a sharing pair of long-running work at its host's
+// checkpoint for a fresh job (the joiner goes with it, losing at most pair_lost of its
+// interval), but not while the joiner is fresh itself; without the rule nothing takes the pair,
+// whose members almost never reach a checkpoint at once. The fresh job needs less than a node: no
+// drain.
+TEST(DeepShare, TimeSlicingTakesPairsOfLongRunningWorkAtTheHostsCheckpoint) {
+  auto go = [](std::int64_t join_s, std::map<std::string, std::string> o) {
+    Workload w = testing::make_workload(2, 1);
+    testing::add_job(w, 1, 8, 0, 100000);                // tenant 1's node: nothing to lend
+    testing::add_job(w, 0, 8, 0, 20000, 50, 2000);       // the host, guaranteed
+    testing::add_job(w, 0, 8, join_s, 20000, 50, 2000);  // joins it (tenant 0's quota is full)
+    testing::add_job(w, 0, 4, 5000, 100);                // fresh and short; never shares
+    w.finalize();
+    const InterferenceFit fit = fit_interference(nullptr);
+    o["probation"] = "off";  // the host is entitled: it shares from the first pair
+    PolicyOptions po(std::move(o));
+    auto p = make_deepshare(PolicyContext{w.cluster, w.tenants, po});
+    SimConfig cfg;
+    cfg.speed_model = model_speed_model(w, *fit.model);  // the model is right
+    return simulate(w, *p, cfg);
+  };
+  auto r = go(1000, {});
+  ASSERT_GT(r.jobs[2].max_slowdown, 1.0);  // the pair formed (slowdown 1.06)
+  EXPECT_EQ(r.jobs[1].preemptions, 1);
+  EXPECT_EQ(r.jobs[2].preemptions, 1);
+  EXPECT_LE(r.jobs[1].lost_work, seconds(60));   // the host right after its checkpoint
+  EXPECT_LE(r.jobs[2].lost_work, seconds(900));  // the joiner: at most pair_lost (0.5) x 1,800 s
+  EXPECT_LE(r.jobs[3].first_start, seconds(5000 + 2 * 1800 + 60));  // a host checkpoint
+  EXPECT_EQ(r.jobs[0].preemptions, 0);                              // the other tenant's guarantee
+  // A fresh joiner (8 GPUs x 2,250 s is the fresh limit) keeps the pair until it is not.
+  auto fresh = go(4800, {});
+  ASSERT_GT(fresh.jobs[2].max_slowdown, 1.0);
+  EXPECT_GE(fresh.jobs[3].first_start, seconds(4800 + 2250));
+  EXPECT_LT(fresh.jobs[3].first_start, seconds(20000));
+  // A joiner that would lose more than pair_lost of its interval keeps the pair until the
+  // host's next checkpoint finds it earlier in its own interval (never, when none may).
+  auto none = go(1000, {{"pair_lost", "0"}});
+  EXPECT_EQ(none.jobs[1].preemptions, 0);
+  EXPECT_GT(none.jobs[3].first_start, seconds(20000));
+  auto off = go(1000, {{"pair_victims", "off"}});
+  EXPECT_EQ(off.jobs[1].preemptions, 0);
+  EXPECT_GT(off.jobs[3].first_start, seconds(20000));  // behind the pair
+}
+
 TEST(DeepShare, YoungBorrowersAreReclaimedOnlyAtTheDeadline) {
   Workload w = testing::make_workload(2, 1);
   testing::add_job(w, 1, 8, 0, 100000);

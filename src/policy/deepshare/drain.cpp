@@ -13,7 +13,8 @@
 //     quota owed to queued entitled jobs) fits it once its own jobs there have left.
 //  2. Every cycle (after entitled jobs, which may still use the nodes' free GPUs): each
 //     job on the nodes is preempted once it would lose at most slice_lost (right after
-//     a checkpoint); a wake-up is asked for at the next checkpoint. When the job fits on the nodes
+//     a checkpoint); a sharing pair with its joiner once its host would (pair_victims);
+//     a wake-up is asked for at the next checkpoint. When the job fits on the nodes
 //     and its quota it starts there, guaranteed. Until then the nodes' free GPUs are held: no other
 //     job starts on them.
 //  3. The drain ends when its job has started, or left the queue, or after two intervals
@@ -82,7 +83,10 @@ void DeepSharePolicy::run_drains(const ClusterSnapshot& s, FreeMap& free, Decisi
       if (partner.valid() && (!drainable(s, partner, j.tenant) ||
                               s.runtime[partner.index()].status != JobStatus::Running))
         continue;
-      if (partner.valid() && lost_now(s, partner) > c_.slice_lost) continue;
+      // Both members at a checkpoint at once, or (pair_victims) at its host's whatever its
+      // joiner loses: every job on the nodes goes for the wide job, within two intervals.
+      if (partner.valid() && lost_now(s, partner) > c_.slice_lost && !pair_victim(s, id, 1.0))
+        continue;
       if (partner.valid()) {  // a shared partner holds no GPUs: it goes first
         drain_lost_ += to_seconds(lost_now(s, partner)) * s.jobs[partner.index()].gpus;
         preempted(s, free, out, partner);

@@ -178,6 +178,10 @@ class DeepSharePolicy final : public Policy {
   // only together); none when it or its partner cannot go in this cycle.
   std::optional<Victim> as_victim(const ClusterSnapshot& s, JobId id) const;
   void preempt_victim(const ClusterSnapshot& s, FreeMap& free, Decisions& out, JobId id);
+  // pair_victims: may the host `id` of a sharing pair be preempted with its joiner now (the
+  // joiner is running, preemptible, not preempted already, and would lose at most
+  // `lost_share` of its checkpoint interval)?
+  bool pair_victim(const ClusterSnapshot& s, JobId id, double lost_share) const;
   void settle(JobId id, Time now, double speed);  // progress up to now; then `speed`
   // Checkpoints (checkpoints.cpp).
   Time checkpoint_after(const ClusterSnapshot& s, JobId id, Time from) const;
@@ -224,6 +228,7 @@ class DeepSharePolicy final : public Policy {
   void share(const ClusterSnapshot& s, Decisions& out);
   // Phase 6b (slicing.cpp): preempt work far past a pending job's size.
   void make_room(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
+  bool long_running(const ClusterSnapshot& s, JobId id) const;  // a time-slicing candidate
   bool slice_for(const ClusterSnapshot& s, FreeMap& free, Decisions& out, const JobSpec& j,
                  std::span<const JobId> candidates);
   // Phase 4b (drain.cpp): nodes drained at checkpoints for a wide job.

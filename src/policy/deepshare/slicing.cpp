@@ -8,10 +8,13 @@
 // is preemptible by anyone.
 //
 // Algorithm:
-//  1. Candidates: running jobs alone on their GPUs that have run at least slice_min (their
-//     attained service) and at least slice_past x their own prediction, and would lose at
-//     most slice_lost of work if preempted now. Those that would lose more become
-//     candidates at their next checkpoint (a wake-up is asked for when a job waits for one).
+//  1. Candidates: running jobs that hold their GPUs (alone, or as the host of a sharing
+//     pair: pair_victims) that have run at least slice_min (their attained service) and at
+//     least slice_past x their own prediction, and would lose at most slice_lost of work if
+//     preempted now. Those that would lose more become candidates at their next checkpoint
+//     (a wake-up is asked for when a job waits for one). A host goes with its joiner
+//     when the joiner has run as long and would lose at most pair_lost of its checkpoint
+//     interval (pair_victims); the joiner's work since its own checkpoint counts in the cost.
 //  2. Pending fresh jobs that are not entitled (those reclaim, phase 3): of each tenant
 //     that has victims to take, its first by predicted GPU time and its longest-waiting;
 //     tenants in turn from a rotating start, at most slice_attempts attempts per cycle.
@@ -46,21 +49,11 @@ void DeepSharePolicy::make_room(const ClusterSnapshot& s, FreeMap& free, Decisio
     const JobId id = e.job;
     const JobState& js = job_[id.index()];
     if (js.run_id != e.run) continue;  // an earlier run
-    if ((js.run != Run::Guaranteed && js.run != Run::Borrowed) || js.partner.valid() ||
-        js.preempted)
+    if ((js.run != Run::Guaranteed && js.run != Run::Borrowed) || js.preempted) continue;
+    // A host goes with its joiner: both must be long-running work.
+    if (js.partner.valid() && (!pair_victim(s, id, c_.pair_lost) || !long_running(s, js.partner)))
       continue;
-    const JobRuntime& r = s.runtime[id.index()];
-    const Time attained = r.attained + (s.now - r.last_start);
-    // Not fresh any more, and each run gets at least slice_min (a checkpoint interval):
-    // no job is sliced twice in quick succession.
-    const double gpus = static_cast<double>(share(s.jobs[id.index()])) / kMilliPerGpu;
-    if (to_seconds(attained) * gpus < c_.fresh_gpu_s ||
-        s.now - r.last_start < std::max(c_.min_runtime, c_.slice_min))
-      continue;
-    if (c_.slice_past > 0 && c_.prediction &&
-        static_cast<double>(attained) < c_.slice_past * static_cast<double>(js.predicted))
-      continue;
-    candidates.push_back(id);
+    if (long_running(s, id)) candidates.push_back(id);
   }
   const Time soonest = next_cheap();
   if (candidates.empty() && soonest == kNever) return;
@@ -115,6 +108,20 @@ void DeepSharePolicy::make_room(const ClusterSnapshot& s, FreeMap& free, Decisio
   if (blocked) next_wake_ = std::min(next_wake_, soonest);
 }
 
+// Not fresh any more, and each run gets at least slice_min (a checkpoint interval): no job
+// is sliced twice in quick succession; with slice_past, past that share of its prediction.
+bool DeepSharePolicy::long_running(const ClusterSnapshot& s, JobId id) const {
+  const JobRuntime& r = s.runtime[id.index()];
+  const Time attained = r.attained + (s.now - r.last_start);
+  const double gpus = static_cast<double>(share(s.jobs[id.index()])) / kMilliPerGpu;
+  if (to_seconds(attained) * gpus < c_.fresh_gpu_s ||
+      s.now - r.last_start < std::max(c_.min_runtime, c_.slice_min))
+    return false;
+  return !(c_.slice_past > 0 && c_.prediction &&
+           static_cast<double>(attained) <
+               c_.slice_past * static_cast<double>(job_[id.index()].predicted));
+}
+
 bool DeepSharePolicy::slice_for(const ClusterSnapshot& s, FreeMap& free, Decisions& out,
                                 const JobSpec& j, std::span<const JobId> candidates) {
   const std::size_t t = j.tenant.index();
@@ -141,7 +148,13 @@ bool DeepSharePolicy::slice_for(const ClusterSnapshot& s, FreeMap& free, Decisio
       if (v.gpus > std::max(j.gpus, node_size_)) continue;
       const JobRuntime& r = s.runtime[id.index()];
       if (static_cast<double>(r.attained + (s.now - r.last_start)) < limit) continue;
-      victims.push_back(Victim{id, cost_of(s, id), r.last_start, &r.placement, v.gpu_milli});
+      double cost = cost_of(s, id);
+      if (const JobId p = vs.partner; p.valid()) {
+        // Its joiner goes too: never another tenant's job that holds its quota.
+        if (job_[p.index()].quota_counted && s.jobs[p.index()].tenant != j.tenant) continue;
+        cost += cost_of(s, p);
+      }
+      victims.push_back(Victim{id, cost, r.last_start, &r.placement, v.gpu_milli});
     }
     if (victims.empty()) continue;
     auto plan = run == Run::Guaranteed ? plan_home(free, j, std::move(victims))
@@ -154,13 +167,17 @@ bool DeepSharePolicy::slice_for(const ClusterSnapshot& s, FreeMap& free, Decisio
       if (vs.run == Run::Borrowed) lent += share(s.jobs[v.index()]);
       if (vs.run == Run::Guaranteed && s.jobs[v.index()].tenant == j.tenant)
         own += share(s.jobs[v.index()]);
+      if (vs.partner.valid() && job_[vs.partner.index()].quota_counted)
+        own += share(s.jobs[vs.partner.index()]);  // its tenant's (j's): checked above
     }
     if (run == Run::Guaranteed && ts.guaranteed - own + ts.queued_entitled + share(j) > quota(s, t))
       continue;
     if (run == Run::Borrowed && share(j) > borrow_room_ + lent) continue;
     for (JobId v : plan->victims) {
       slice_lost_ += to_seconds(lost_now(s, v)) * s.jobs[v.index()].gpus;
-      preempted(s, free, out, v);
+      if (const JobId p = job_[v.index()].partner; p.valid())
+        slice_lost_ += to_seconds(lost_now(s, p)) * s.jobs[p.index()].gpus;
+      preempt_victim(s, free, out, v);  // with its joiner
       ++slice_victims_;
     }
     if (run == Run::Borrowed) borrow_room_ += lent - share(j);
