@@ -81,12 +81,13 @@ struct Config {
   // joined is preempted (at once while it loses at most slice_lost, else at its next
   // checkpoint) and restarts alone; it does not share again.
   bool split_pairs = true;
-  // Drains, and time slicing when both members are long-running work and the joiner would
-  // lose at most pair_lost of its checkpoint interval, take a sharing pair as one victim at
-  // its host's checkpoint (the member that holds the GPUs), the joiner's work since its own
-  // checkpoint counted in the cost. Off: time slicing never takes a pair, drains only when
-  // both members are at a checkpoint at once (almost never): a cluster packed with pairs
-  // kept fresh and wide work waiting behind them.
+  // Drains, and time slicing when both members are long-running work, take a sharing pair
+  // as one victim at its host's checkpoint (the member that holds the GPUs) while its joiner
+  // would lose at most pair_lost of its checkpoint interval (counted in the cost); drains
+  // take a joiner alone at its own checkpoint otherwise, and no job joins a host on a
+  // drain's nodes. Off: time slicing never takes a pair, drains only when both members are
+  // at a checkpoint at once (almost never): a cluster packed with pairs kept fresh and wide
+  // work waiting behind them.
   bool pair_victims = true;
   double pair_lost = 0.5;
 

@@ -436,6 +436,43 @@ TEST(DeepShare, TimeSlicingTakesPairsOfLongRunningWorkAtTheHostsCheckpoint) {
   EXPECT_GT(off.jobs[3].first_start, seconds(20000));  // behind the pair
 }
 
+// pair_victims in drains: a pair whose joiner is far from its checkpoint whenever its host
+// reaches one is taken member by member, each at its own checkpoint (the joiner first: it
+// holds no GPUs), and no job joins the host meanwhile; without the rule the wide job waits
+// for the pair to end.
+TEST(DeepShare, DrainsTakePairsMemberByMemberAtTheirCheckpoints) {
+  auto go = [](std::map<std::string, std::string> o) {
+    Workload w = testing::make_workload(2, 2);        // 16 GPUs each
+    testing::add_job(w, 0, 8, 0, 50000, 50, 2000);    // the host, guaranteed
+    testing::add_job(w, 0, 8, 0, 50000);              // tenant 0's quota is full
+    testing::add_job(w, 1, 16, 0, 100000);            // tenant 1's nodes: nothing to lend
+    testing::add_job(w, 0, 8, 200, 50000, 50, 2000);  // joins the host
+    testing::add_job(w, 0, 16, 5000, 100);            // wide, fresh, not entitled
+    w.finalize();
+    const InterferenceFit fit = fit_interference(nullptr);
+    o["probation"] = "off";  // the host is entitled: it shares from the first pair
+    PolicyOptions po(std::move(o));
+    auto p = make_deepshare(PolicyContext{w.cluster, w.tenants, po});
+    SimConfig cfg;
+    cfg.speed_model = model_speed_model(w, *fit.model);
+    return simulate(w, *p, cfg);
+  };
+  auto r = go({});
+  ASSERT_GT(r.jobs[3].max_slowdown, 1.0);  // the pair formed
+  EXPECT_FALSE(r.jobs[4].entitled);
+  // The joiner is 1,600 s into its interval at each of the host's checkpoints (> pair_lost
+  // x 1,800 s): it goes at its own, the host then at its own, each losing about nothing.
+  EXPECT_EQ(r.jobs[3].preemptions, 1);
+  EXPECT_EQ(r.jobs[0].preemptions, 1);
+  EXPECT_LE(r.jobs[3].lost_work, seconds(60));
+  EXPECT_LE(r.jobs[0].lost_work, seconds(60));
+  EXPECT_LE(r.jobs[4].first_start, seconds(5000 + 3 * 1800));
+  EXPECT_EQ(r.jobs[2].preemptions, 0);  // the other tenant's guarantee
+  auto off = go({{"pair_victims", "off"}});
+  EXPECT_EQ(off.jobs[3].preemptions, 0);
+  EXPECT_GT(off.jobs[4].first_start, seconds(40000));  // behind the pair
+}
+
 TEST(DeepShare, YoungBorrowersAreReclaimedOnlyAtTheDeadline) {
   Workload w = testing::make_workload(2, 1);
   testing::add_job(w, 1, 8, 0, 100000);

@@ -13,10 +13,12 @@
 //     quota owed to queued entitled jobs) fits it once its own jobs there have left.
 //  2. Every cycle (after entitled jobs, which may still use the nodes' free GPUs): each
 //     job on the nodes is preempted once it would lose at most slice_lost (right after
-//     a checkpoint); a sharing pair with its joiner once its host would (pair_victims);
-//     a wake-up is asked for at the next checkpoint. When the job fits on the nodes
-//     and its quota it starts there, guaranteed. Until then the nodes' free GPUs are held: no other
-//     job starts on them.
+//     a checkpoint); with pair_victims, a sharing pair with its joiner once its host would
+//     and its joiner would lose at most pair_lost of its interval, else the joiner alone at
+//     its own checkpoint (the host then goes alone at its own); no job joins a host on the
+//     nodes meanwhile (share()). A wake-up is asked for at the next checkpoint. When the job fits
+//     on the nodes and its quota it starts there, guaranteed. Until then the nodes' free GPUs are
+//     held: no other job starts on them.
 //  3. The drain ends when its job has started, or left the queue, or after two intervals
 //     (a job on the nodes that may not be preempted, e.g. one started there shared).
 #include <algorithm>
@@ -75,17 +77,30 @@ void DeepSharePolicy::run_drains(const ClusterSnapshot& s, FreeMap& free, Decisi
       const JobId id = e.job;
       const JobState& vs = job_[id.index()];
       if (vs.run_id != e.run) continue;  // an earlier run (collect_checkpoints drops it later)
-      if (vs.run == Run::None || vs.run == Run::Shared || vs.preempted) continue;
+      if (vs.run == Run::None || vs.preempted) continue;
       if (!touches_any(s.runtime[id.index()].placement, d.nodes)) continue;
+      if (vs.run == Run::Shared) {
+        // pair_victims: a joiner at its checkpoint leaves its host (it holds no GPUs; the
+        // host goes alone at its own checkpoint and takes no new partner on the nodes).
+        const JobId host = vs.partner;
+        if (!c_.pair_victims || !host.valid() || !drainable(s, id, j.tenant) ||
+            !drainable(s, host, j.tenant) || s.runtime[host.index()].status != JobStatus::Running)
+          continue;
+        drain_lost_ += to_seconds(lost_now(s, id)) * s.jobs[id.index()].gpus;
+        preempted(s, free, out, id);
+        ++drain_victims_;
+        continue;
+      }
       if (!drainable(s, id, j.tenant)) continue;
       const JobId partner = vs.partner;
       // A partner that started this cycle is not running yet: leave the pair for later.
       if (partner.valid() && (!drainable(s, partner, j.tenant) ||
                               s.runtime[partner.index()].status != JobStatus::Running))
         continue;
-      // Both members at a checkpoint at once, or (pair_victims) at its host's whatever its
-      // joiner loses: every job on the nodes goes for the wide job, within two intervals.
-      if (partner.valid() && lost_now(s, partner) > c_.slice_lost && !pair_victim(s, id, 1.0))
+      // Both members at a checkpoint at once, or (pair_victims) at its host's while its
+      // joiner would lose at most pair_lost of its interval.
+      if (partner.valid() && lost_now(s, partner) > c_.slice_lost &&
+          !pair_victim(s, id, c_.pair_lost))
         continue;
       if (partner.valid()) {  // a shared partner holds no GPUs: it goes first
         drain_lost_ += to_seconds(lost_now(s, partner)) * s.jobs[partner.index()].gpus;

@@ -409,6 +409,9 @@ bool DeepSharePolicy::try_share(const ClusterSnapshot& s, Decisions& out, const 
     // its old GPUs, which another start of this cycle may now use.
     const JobState& ps = job_[id.index()];
     if (ps.preempted || ps.no_share) return;
+    if (!drained_nodes_.empty())
+      for (const auto& a : s.runtime[id.index()].placement)
+        if (drained_nodes_[a.node.index()]) return;
     if (ps.submit_entitled && on_probation()) return;
     partners.push_back(id);
     budget(s.jobs[id.index()].tenant);
@@ -474,6 +477,13 @@ void DeepSharePolicy::share(const ClusterSnapshot& s, Decisions& out) {
     added_[s.jobs[id.index()].gpus].push_back(id);
     return true;
   });
+  // No new partner on nodes being drained (pair_victims): the drain takes their jobs.
+  drained_nodes_.clear();
+  if (c_.pair_victims && !draining_.empty()) {
+    drained_nodes_.assign(s.cluster->nodes.size(), 0);
+    for (std::size_t t : draining_)
+      for (NodeId n : tenants_[t].drain->nodes) drained_nodes_[n.index()] = 1;
+  }
   int budget = c_.sharing_scan;
   const std::vector<std::size_t> waiting(other_tenants_.begin(), other_tenants_.end());
   for (std::size_t k = 0; k < waiting.size() && budget > 0; ++k) {

@@ -280,6 +280,7 @@ class DeepSharePolicy final : public Policy {
   std::map<int, std::vector<JobId>> added_;   // GPU count -> partners, in the order added
   std::vector<JobId> unlisted_;  // partners not running yet (a snapshot shows them later)
   std::vector<JobId> speed_unknown_;
+  std::vector<char> drained_nodes_;  // share(): nodes of running drains (no new partners there)
   std::vector<std::pair<JobId, std::uint64_t>> splits_;  // joiners to split (job, its run)
   std::size_t splits_done_ = 0;
   int observed_pairs_ = 0;     // shared jobs observed, of every tenant (probation)
