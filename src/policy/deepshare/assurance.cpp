@@ -28,10 +28,8 @@ void AssuranceSignal::update(Time now, std::span<const AssuranceInputs> inputs) 
 }
 
 void AssuranceSignal::update(std::size_t t, Time now, const AssuranceInputs& in) {
-  const double alpha = !started_[t] || c_->ewma_tau <= 0
-                           ? 1.0
-                           : 1.0 - std::exp(-static_cast<double>(now - last_[t]) /
-                                            static_cast<double>(c_->ewma_tau));
+  const double alpha =
+      !started_[t] || c_->ewma_tau <= 0 ? 1.0 : decay_.alpha(now - last_[t], c_->ewma_tau);
   value_[t] += alpha * (raw_assurance(in, *c_) - value_[t]);
   if (value_[t] < c_->at_risk_below) at_risk_[t] = true;
   if (value_[t] > c_->healthy_above) at_risk_[t] = false;

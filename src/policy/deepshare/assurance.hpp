@@ -11,6 +11,7 @@
 //  6. hysteresis: "at risk" from A < at_risk_below until A > healthy_above.
 #pragma once
 
+#include <cmath>
 #include <span>
 #include <vector>
 
@@ -31,6 +32,26 @@ struct AssuranceInputs {
 
 double raw_assurance(const AssuranceInputs& in, const Config& c);
 
+// The weight of an exponential moving average after `dt`: 1 - exp(-dt / tau), remembered for
+// the last (dt, tau) asked. Tenants refreshed in the same cycles ask for the same dt over and
+// over (every tenant with entitled jobs waiting, each cycle); the value is the one computed
+// anew.
+class Decay {
+ public:
+  double alpha(Time dt, Time tau) {
+    if (dt != dt_ || tau != tau_) {
+      dt_ = dt;
+      tau_ = tau;
+      alpha_ = 1.0 - std::exp(-static_cast<double>(dt) / static_cast<double>(tau));
+    }
+    return alpha_;
+  }
+
+ private:
+  Time dt_ = -1, tau_ = 0;
+  double alpha_ = 0;
+};
+
 class AssuranceSignal {
  public:
   AssuranceSignal(std::size_t tenants, const Config& c);
@@ -48,6 +69,7 @@ class AssuranceSignal {
   std::vector<bool> at_risk_;
   std::vector<Time> last_;
   std::vector<char> started_;
+  Decay decay_;
 };
 
 }  // namespace ds::deepshare

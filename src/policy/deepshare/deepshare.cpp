@@ -602,8 +602,7 @@ void DeepSharePolicy::update_assurance(const ClusterSnapshot& s) {
       a.lent_back = back;
     }
     signal_.update(t, s.now, a);
-    const double alpha = 1.0 - std::exp(-static_cast<double>(s.now - ts.forecast_at) /
-                                        static_cast<double>(c_.demand_tau));
+    const double alpha = forecast_decay_.alpha(s.now - ts.forecast_at, c_.demand_tau);
     ts.forecast += alpha * (a.demand - ts.forecast);
     ts.forecast_at = s.now;
   };

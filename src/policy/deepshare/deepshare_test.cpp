@@ -38,6 +38,23 @@ TEST(Assurance, IdleTenantIsFullyAssured) {
   EXPECT_DOUBLE_EQ(raw_assurance(in, c), 1.0);
 }
 
+TEST(Assurance, DecayIsTheWeightComputedAnewForEachDtAndTau) {
+  Decay d;
+  const auto fresh = [](Time dt, Time tau) {
+    return 1.0 - std::exp(-static_cast<double>(dt) / static_cast<double>(tau));
+  };
+  // Repeated, changed and returning arguments, either of them: always the exact value.
+  const std::pair<Time, Time> asks[] = {{seconds(2), seconds(300)},
+                                        {seconds(2), seconds(300)},
+                                        {seconds(5), seconds(300)},
+                                        {seconds(5), seconds(3600)},
+                                        {seconds(2), seconds(3600)},
+                                        {seconds(2), seconds(300)},
+                                        {0, seconds(300)}};
+  for (const auto& [dt, tau] : asks) EXPECT_EQ(d.alpha(dt, tau), fresh(dt, tau));
+  EXPECT_EQ(d.alpha(0, seconds(300)), 0.0);
+}
+
 TEST(Assurance, SmoothsWithTimeConstantAndHysteresis) {
   Config c;
   c.ewma_tau = seconds(100);

@@ -323,6 +323,7 @@ class DeepSharePolicy final : public Policy {
   int idle_total_ = 0;   // idle quota including reserves (not owed to entitled jobs)
   bool present_risk_ = false;  // some tenant at risk or with entitled jobs waiting
   Time last_forecast_ = 0;
+  Decay forecast_decay_;  // of `forecast` (update_assurance)
   Time next_wake_ = kNever;
   std::size_t reclaims_ = 0, victims_ = 0, waits_ = 0, shared_starts_ = 0, borrowed_starts_ = 0;
   std::size_t slices_ = 0, slice_victims_ = 0, cycles_ = 0;
