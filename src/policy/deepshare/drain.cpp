@@ -13,10 +13,10 @@
 //     quota owed to queued entitled jobs) fits it once its own jobs there have left.
 //  2. Every cycle (after entitled jobs, which may still use the nodes' free GPUs): each
 //     job on the nodes is preempted once it would lose at most slice_lost (right after
-//     a checkpoint); with pair_victims, a sharing pair with its joiner once its host would
-//     and its joiner would lose at most pair_lost of its interval, else the joiner alone at
-//     its own checkpoint (the host then goes alone at its own); no job joins a host on the
-//     nodes meanwhile (share()). A wake-up is asked for at the next checkpoint. When the job fits
+//     a checkpoint); with pair_victims, a sharing pair goes whole once its host is at its
+//     checkpoint and its joiner would lose at most pair_lost of its interval, else the joiner
+//     goes alone at its own checkpoint (the host then alone at its own); no job joins a host
+//     on the nodes meanwhile (share()). A wake-up is asked for at the next checkpoint. When the job fits
 //     on the nodes and its quota it starts there, guaranteed. Until then the nodes' free GPUs are
 //     held: no other job starts on them.
 //  3. The drain ends when its job has started, or left the queue, or after two intervals
