@@ -16,9 +16,9 @@
 //     a checkpoint); with pair_victims, a sharing pair goes whole once its host is at its
 //     checkpoint and its joiner would lose at most pair_lost of its interval, else the joiner
 //     goes alone at its own checkpoint (the host then alone at its own); no job joins a host
-//     on the nodes meanwhile (share()). A wake-up is asked for at the next checkpoint. When the job fits
-//     on the nodes and its quota it starts there, guaranteed. Until then the nodes' free GPUs are
-//     held: no other job starts on them.
+//     on the nodes meanwhile (share()). A wake-up is asked for at the next checkpoint. When the job
+//     fits on the nodes and its quota it starts there, guaranteed. Until then the nodes' free GPUs
+//     are held: no other job starts on them.
 //  3. The drain ends when its job has started, or left the queue, or after two intervals
 //     (a job on the nodes that may not be preempted, e.g. one started there shared).
 #include <algorithm>
