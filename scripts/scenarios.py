@@ -2,7 +2,8 @@
 """The scenario matrix of issue #15 (see scripts/scenarios.sh): every scenario x every
 non-oracle baseline (isolated and pooled where a baseline has both), oracle SRTF for
 reference, and DeepShare in its one default configuration; then DeepShare's ablations per
-scenario and the misprediction sweep. Writes the "Scenario matrix" section of
+scenario and the misprediction sweep (its target's cases also as ensembles of runs with
+jittered submissions, `--jitter`). Writes the "Scenario matrix" section of
 docs/results.md and the report page out/scenarios/report.html (a Pareto plot of average
 queueing delay against QoS compliance and the table, per scenario).
 
