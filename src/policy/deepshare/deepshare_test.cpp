@@ -409,6 +409,18 @@ TEST(DeepShare, PairsBeyondTheBoundAreSplitAtTheJoinersCheckpoint) {
   EXPECT_LT(slow, slow_kept);  // split pairs run at full speed again
 }
 
+// The pair_victims tests: DeepShare with an interference model that is right, probation off
+// (the hosts are entitled: they share from the first pair).
+RunRecord run_pairs(const Workload& w, std::map<std::string, std::string> o) {
+  const InterferenceFit fit = fit_interference(nullptr);
+  o["probation"] = "off";
+  PolicyOptions po(std::move(o));
+  auto p = make_deepshare(PolicyContext{w.cluster, w.tenants, po});
+  SimConfig cfg;
+  cfg.speed_model = model_speed_model(w, *fit.model);
+  return simulate(w, *p, cfg);
+}
+
 // pair_victims: time slicing takes a sharing pair of long-running work at its host's
 // checkpoint for a fresh job (the joiner goes with it, losing at most pair_lost of its
 // interval), but not while the joiner is fresh itself; without the rule nothing takes the pair,
@@ -422,13 +434,7 @@ TEST(DeepShare, TimeSlicingTakesPairsOfLongRunningWorkAtTheHostsCheckpoint) {
     testing::add_job(w, 0, 8, join_s, 20000, 50, 2000);  // joins it (tenant 0's quota is full)
     testing::add_job(w, 0, 4, 5000, 100);                // fresh and short; never shares
     w.finalize();
-    const InterferenceFit fit = fit_interference(nullptr);
-    o["probation"] = "off";  // the host is entitled: it shares from the first pair
-    PolicyOptions po(std::move(o));
-    auto p = make_deepshare(PolicyContext{w.cluster, w.tenants, po});
-    SimConfig cfg;
-    cfg.speed_model = model_speed_model(w, *fit.model);  // the model is right
-    return simulate(w, *p, cfg);
+    return run_pairs(w, std::move(o));
   };
   auto r = go(1000, {});
   ASSERT_GT(r.jobs[2].max_slowdown, 1.0);  // the pair formed (slowdown 1.06)
@@ -466,13 +472,7 @@ TEST(DeepShare, DrainsTakePairsMemberByMemberAtTheirCheckpoints) {
     testing::add_job(w, 0, 8, 200, 50000, 50, 2000);  // joins the host
     testing::add_job(w, 0, 16, 5000, 100);            // wide, fresh, not entitled
     w.finalize();
-    const InterferenceFit fit = fit_interference(nullptr);
-    o["probation"] = "off";  // the host is entitled: it shares from the first pair
-    PolicyOptions po(std::move(o));
-    auto p = make_deepshare(PolicyContext{w.cluster, w.tenants, po});
-    SimConfig cfg;
-    cfg.speed_model = model_speed_model(w, *fit.model);
-    return simulate(w, *p, cfg);
+    return run_pairs(w, std::move(o));
   };
   auto r = go({});
   ASSERT_GT(r.jobs[3].max_slowdown, 1.0);  // the pair formed
