@@ -112,8 +112,9 @@ void add_trace_options(CLI::App* cmd, TraceArgs& a, bool workload_options) {
   cmd->add_option("--jitter", a.jitter_s,
                   "Delay every submission by a random 0..SECONDS (whole seconds, before "
                   "--loads; the order of jobs is kept): the same workload observed again. "
-                  "Runs of one workload differ by 5-10 % with any change, so compare "
-                  "ensembles over --jitter-seed values (scripts/scenarios.py does)")
+                  "A run moves by several per cent with any early change, so compare "
+                  "ensembles over --jitter-seed values (scripts/scenarios.py does; "
+                  "docs/results.md)")
       ->check(number_in(0, static_cast<double>(limits::kMaxInterval / kSecond)));
   cmd->add_option("--jitter-seed", a.jitter_seed, "Seed of --jitter")->capture_default_str();
 }

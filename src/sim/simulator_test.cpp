@@ -24,6 +24,27 @@ class Scripted final : public Policy {
   std::function<Decisions(const ClusterSnapshot&)> f_;
 };
 
+// A script for job 0: started on node 0's GPUs `first` at time 0, preempted at `preempt_at`,
+// started again on `again` at `restart_at`; `see` looks at every snapshot first.
+std::function<Decisions(const ClusterSnapshot&)> restart_job0(
+    std::uint64_t first, Time preempt_at, std::uint64_t again, Time restart_at,
+    std::function<void(const ClusterSnapshot&)> see = [](const ClusterSnapshot&) {}) {
+  return [=](const ClusterSnapshot& s) {
+    see(s);
+    Decisions d;
+    if (s.now == 0) {
+      d.start.push_back({JobId(0), {NodeAlloc{NodeId(0), first}}});
+      d.wake_at = preempt_at;
+    } else if (s.now == preempt_at) {
+      d.preempt.push_back({JobId(0)});
+      d.wake_at = restart_at;
+    } else if (s.now == restart_at) {
+      d.start.push_back({JobId(0), {NodeAlloc{NodeId(0), again}}});
+    }
+    return d;
+  };
+}
+
 std::unique_ptr<Policy> fifo_isolated(const Workload& w) {
   PolicyOptions o;
   return make_fifo_isolated(PolicyContext{w.cluster, w.tenants, o});
@@ -125,21 +146,13 @@ TEST(Simulator, PreemptionLosesWorkSinceTheLastCheckpointAndPaysTheRestart) {
   add_job(w, 0, 2, 0, 10000);
   w.finalize();
   int calls = 0;
-  Scripted p([&](const ClusterSnapshot& s) {
-    Decisions d;
-    ++calls;
-    if (s.now == 0) {
-      d.start.push_back({JobId(0), {NodeAlloc{NodeId(0), 0b11}}});
-      d.wake_at = seconds(2500);
-    } else if (s.now == seconds(2500)) {
-      d.preempt.push_back({JobId(0)});
-      d.wake_at = seconds(3000);
-    } else if (s.now == seconds(3000)) {
-      EXPECT_EQ(s.runtime[0].status, JobStatus::Pending);
-      d.start.push_back({JobId(0), {NodeAlloc{NodeId(0), 0b1100}}});
-    }
-    return d;
-  });
+  Scripted p(
+      restart_job0(0b11, seconds(2500), 0b1100, seconds(3000), [&](const ClusterSnapshot& s) {
+        ++calls;
+        if (s.now == seconds(3000)) {
+          EXPECT_EQ(s.runtime[0].status, JobStatus::Pending);
+        }
+      }));
   auto r = simulate(w, p);
   // Kept 2000 s of progress, lost 500 s, restart overhead 40 s (2 GPUs <= 8).
   EXPECT_EQ(r.jobs[0].lost_work, seconds(500));
@@ -163,20 +176,9 @@ TEST(Simulator, PreemptedJobsAreNotColocatableWhenAsked) {
   w.finalize();
   for (bool keep : {true, false}) {
     std::vector<bool> seen;
-    Scripted p([&](const ClusterSnapshot& s) {
-      Decisions d;
+    Scripted p(restart_job0(0b11, seconds(50), 0b11, seconds(60), [&](const ClusterSnapshot& s) {
       seen.push_back(s.jobs[0].colocatable);
-      if (s.now == 0) {
-        d.start.push_back({JobId(0), {NodeAlloc{NodeId(0), 0b11}}});
-        d.wake_at = seconds(50);
-      } else if (s.now == seconds(50)) {
-        d.preempt.push_back({JobId(0)});
-        d.wake_at = seconds(60);
-      } else if (s.now == seconds(60)) {
-        d.start.push_back({JobId(0), {NodeAlloc{NodeId(0), 0b11}}});
-      }
-      return d;
-    });
+    }));
     SimConfig c;
     c.restarts_colocatable = keep;
     const auto r = simulate(w, p, c);
@@ -193,19 +195,7 @@ TEST(Simulator, CheckpointAtPreemptionLosesNothing) {
   w.tenants[0].checkpoint_interval = 0;
   add_job(w, 0, 16 / 2, 0, 1000);
   w.finalize();
-  Scripted p([&](const ClusterSnapshot& s) {
-    Decisions d;
-    if (s.now == 0) {
-      d.start.push_back({JobId(0), {NodeAlloc{NodeId(0), 0xFF}}});
-      d.wake_at = seconds(300);
-    } else if (s.now == seconds(300)) {
-      d.preempt.push_back({JobId(0)});
-      d.wake_at = seconds(301);
-    } else if (s.now == seconds(301)) {
-      d.start.push_back({JobId(0), {NodeAlloc{NodeId(0), 0xFF}}});
-    }
-    return d;
-  });
+  Scripted p(restart_job0(0xFF, seconds(300), 0xFF, seconds(301)));
   auto r = simulate(w, p);
   EXPECT_EQ(r.jobs[0].lost_work, 0);
   EXPECT_EQ(r.jobs[0].end, seconds(301 + 700 + 40));
