@@ -91,11 +91,8 @@ TEST(FreeMap, TakeAndGiveAreInverse) {
 
 TEST(Fraction, PacksSharesOntoTheFullestGpuThatFits) {
   Fixture f({0});
-  f.gpus[3] = GpuState{1, 600, 0};
-  f.free_milli[3] = 400;
-  f.gpus[5] = GpuState{1, 300, 0};
-  f.free_milli[5] = 700;
-  f.node_free[0] = 6;
+  f.occupy_share(0, 3, 600);
+  f.occupy_share(0, 5, 300);
   FreeMap free(f.snapshot());
   auto p = place_fraction(free, f.ids, 400);
   ASSERT_TRUE(p);
@@ -231,12 +228,11 @@ TEST(FreeMap, GrowthsCountCapacityTheSnapshotsGainedOnly) {
   free.take({NodeAlloc{NodeId(0), 0b1}}, 1000);
   free.sync(snap(2, {}));  // the take was not applied: undone, not a growth
   EXPECT_EQ(free.growths(), 1u);
-  f.occupy(2, 0b1111);  // GPUs held outside the policy
+  const std::size_t held = f.occupy(2, 0b1111);  // GPUs held outside the policy
   const std::vector<NodeId> two{NodeId(2)};
   free.sync(snap(3, two));
   EXPECT_EQ(free.growths(), 1u);
-  for (int k = 0; k < 4; ++k) f.free_milli[static_cast<std::size_t>(16 + k)] = 1000;
-  f.node_free[2] = 8;  // ... given back
+  f.release(held);  // ... given back
   free.sync(snap(4, two));
   EXPECT_EQ(free.growths(), 2u);
   EXPECT_EQ(free.free_gpus(NodeId(2)), 8);

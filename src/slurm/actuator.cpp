@@ -1,9 +1,10 @@
-// The actuator: applies the policy's decisions through Slurm, idempotently.
+// The actuator: the Slurm side of the one apply() (model/apply.hpp: rejections, preemptions,
+// starts, waiting reasons, each checked by the ClusterState first), idempotently.
 //  - preempt: only a job Slurm shows RUNNING (a job its user cancelled, or one ending, is
-//             never requeued: its cancel stands) and that may be requeued; the record gets
-//             p=<restart count> (the coming hold is DeepShare's), then requeue-hold. A
-//             preemption Slurm refuses is a failed decision: counted, logged, the job runs
-//             on in the model and its GPUs are blocked for this cycle's starts.
+//             never requeued: its cancel stands); the record gets p=<restart count> (the
+//             coming hold is DeepShare's), then requeue-hold. A preemption Slurm refuses is a
+//             failed decision: counted, logged, the job runs on in the model and a start of
+//             this cycle that needs its GPUs is deferred.
 //  - start:   the placement is written as Slurm can hold it (gres.hpp: a job's GRES request
 //             is fixed once written, so a restart reuses its GPU indices, moving to another
 //             node if needed); a decision Slurm cannot express is not applied and the job
@@ -32,39 +33,41 @@ bool ended(const JobInfo& j) {
 
 }  // namespace
 
-void Controller::apply(Decisions& d) {
-  std::unordered_set<std::size_t> taken, blocked;
-  auto gpus_of = [&](const Placement& p, std::unordered_set<std::size_t>& out) {
-    state_->for_each_gpu(p, [&](std::size_t g, NodeId) { out.insert(g); });
-  };
-  // GPU use as the policy saw it: a restart that must keep its GPU indices moves only to
-  // GPUs that were idle then (a victim preempted in this cycle holds its GPUs in Slurm).
-  // Copied only in a cycle that starts something (a quiet cycle costs no O(GPUs) work).
-  std::vector<std::uint16_t> jobs_on;
-  if (!d.start.empty()) {
-    jobs_on.resize(static_cast<std::size_t>(cluster_.total_gpus()));
-    for (std::size_t g = 0; g < jobs_on.size(); ++g) jobs_on[g] = state_->gpu(g).jobs;
+// What one apply() call needs besides the ClusterState: the jobs started and the victims
+// whose preemption failed in this cycle (a start on their GPUs is deferred, not a policy
+// bug), and, between express() and started() of one start, how Slurm holds it.
+class Controller::SlurmHooks final : public ApplyHooks {
+ public:
+  explicit SlurmHooks(Controller& c) : c_(c) {}
+  void reject(const RejectJob& r) override { c_.reject(r); }
+  Preempted preempt(JobId id) override {
+    const Preempted p = c_.preempt(id);
+    if (p == Preempted::NotApplied) failed_victims.push_back(id);
+    return p;
   }
-  state_->note_waits(d.waiting, now());
-  for (const auto& r : d.reject) reject(r);
-  for (const auto& p : d.preempt) {
-    if (p.job.index() >= recs_.size() || recs_[p.job.index()].free) {
-      invalid_decision("preempt", p.job, "is preempted but is unknown");
-      continue;
-    }
-    const Placement before = rt(p.job).placement;
-    if (!preempt(p.job)) gpus_of(before, blocked);
+  void preempted(JobId id, const Placement&) override { c_.preempted(id); }
+  std::optional<Placement> place(const StartJob& s) override { return c_.express(s, *this); }
+  void started(const StartJob& s, Time queued_since, Time) override {
+    started_jobs.push_back(s.job);
+    c_.started(s, queued_since, *this);
   }
-  for (auto& s : d.start) {
-    if (s.job.index() >= recs_.size() || recs_[s.job.index()].free) {
-      invalid_decision("start", s.job, "is started but is unknown");
-      continue;
-    }
-    if (start(s, taken, blocked, jobs_on) != Applied::Deferred) continue;
-    // The policy thinks it started: it is told the job waits again.
-    ++counters_.deferrals;
-    state_->start_not_applied(s.job);
+  void refused(DecisionKind kind, const Refused& r) override {
+    c_.invalid_decision(to_string(kind), r.job, r.what);
   }
+
+  std::vector<JobId> started_jobs, failed_victims;
+  Expressed expressed;      // of the start being applied
+  std::string partner_ref;  // the running job a colocated start joins
+  bool moved = false;       // Slurm holds it elsewhere than the policy placed it
+
+ private:
+  Controller& c_;
+};
+
+void Controller::apply(const Decisions& d) {
+  SlurmHooks hooks(*this);
+  const ApplyReport r = ds::apply(*state_, d, now(), hooks);
+  counters_.deferrals += r.deferred;  // the policy thinks they started: told they wait again
 }
 
 std::string Controller::record_text(const Rec& rec, const View* v, bool with_pin) const {
@@ -76,56 +79,38 @@ std::string Controller::record_text(const Rec& rec, const View* v, bool with_pin
   return format_fields(f);
 }
 
-Controller::Applied Controller::start(StartJob& s, std::unordered_set<std::size_t>& taken,
-                                      const std::unordered_set<std::size_t>& blocked,
-                                      const std::vector<std::uint16_t>& jobs_on) {
+std::optional<Placement> Controller::express(const StartJob& s, SlurmHooks& scratch) {
   const JobId id = s.job;
-  Rec& rec = recs_[id.index()];
-  if (rt(id).status != JobStatus::Pending) {
-    ++counters_.failed;
-    invalid_decision("start", id, "is started but is not pending");
-    return Applied::Ignored;
-  }
-  if (auto e = state_->placement_error(s)) {
-    invalid_decision("start", id, *e);
-    return Applied::Deferred;
-  }
-  if (s.borrowed && !jobs_[id.index()].preemptible) {
-    ++counters_.failed;
-    log_.error("borrowed_not_preemptible",
-               {{"job", rec.ref}, {"detail", "a job that cannot be requeued never borrows"}});
-    return Applied::Deferred;
-  }
+  const Rec& rec = recs_[id.index()];
   std::map<std::string, std::uint64_t> placement;
   bool shared_node = false;
   for (const auto& a : s.placement) {
     placement[cluster_.nodes[a.node.index()].name] = a.gpu_mask;
-    shared_node = shared_node || node_shared_[a.node.index()];
+    shared_node = shared_node || state_->no_sharing(a.node);
   }
-  auto flat = [&](const std::string& node, int k) {
-    return static_cast<std::size_t>(cluster_.nodes[node_index_.at(node)].first_gpu + k);
+  auto node_of = [&](const std::string& node) {
+    return NodeId(static_cast<std::uint32_t>(node_index_.at(node)));
   };
+  // A restart that must keep its GPU indices moves only to GPUs idle in the model and in
+  // Slurm (a victim preempted in this cycle is free in the model but holds its GPUs in
+  // Slurm until its processes are gone).
   Occupancy occ;
   occ.idle = [&](const std::string& node, std::uint64_t mask) {
-    const Node& n = cluster_.nodes[node_index_.at(node)];
-    if (n.gpus < 64 && (mask >> n.gpus) != 0) return false;
-    for (std::uint64_t m = mask; m; m &= m - 1) {
-      const std::size_t g = flat(node, std::countr_zero(m));
-      if (jobs_on[g] != 0 || taken.count(g) || blocked.count(g)) return false;
-    }
-    return true;
+    auto it = slurm_use_.find(node);
+    const std::uint64_t held = it == slurm_use_.end() ? 0 : it->second.gpus | it->second.slots;
+    return state_->gpus_idle(node_of(node), mask) && (held & mask) == 0;
   };
   occ.may_share = [&](const std::string& node) {
-    const std::size_t n = node_index_.at(node);
-    return node_usable_[n] && !node_shared_[n];
+    const NodeId n = node_of(node);
+    return state_->node_usable(n) && !state_->no_sharing(n);
   };
   std::vector<std::string> candidates;
-  for (std::size_t n = 0; n < cluster_.nodes.size(); ++n)
-    if (node_usable_[n]) candidates.push_back(cluster_.nodes[n].name);
+  for (const Node& n : cluster_.nodes)
+    if (state_->node_usable(n.id)) candidates.push_back(n.name);
   // The partner of a colocated start: the running job that holds those GPUs, and the kind
   // of GRES it holds there (the colocated job takes the other kind).
   GresKind partner = GresKind::Whole;
-  std::string partner_ref;
+  scratch.partner_ref.clear();
   if (s.shared) {
     JobId host;  // the lowest id among them
     state_->for_each_gpu(s.placement, [&](std::size_t g, NodeId) {
@@ -136,19 +121,28 @@ Controller::Applied Controller::start(StartJob& s, std::unordered_set<std::size_
       const Rec& p = recs_[host.index()];
       const GresKind held = p.fixed.kind != GresKind::None ? p.fixed.kind : p.start_kind;
       partner = held == GresKind::Slot ? GresKind::Slot : GresKind::Whole;
-      partner_ref = p.ref;
+      scratch.partner_ref = p.ref;
     }
   }
   std::optional<Expressed> e;
   if (!(s.shared && shared_node))
     e = express_start(placement, s.shared, rec.fixed, candidates, occ, partner);
+  // GPUs this cycle's starts took (unless colocated) or a failed preemption's victim holds.
+  auto holds = [&](const std::vector<JobId>& jobs, std::size_t g) {
+    for (JobId o : state_->jobs_on_gpu(g))
+      if (std::find(jobs.begin(), jobs.end(), o) != jobs.end()) return true;
+    return false;
+  };
   bool conflict = false;
   if (e)
-    for (const auto& [node, mask] : e->gpus)
+    for (const auto& [node, mask] : e->gpus) {
+      const Node& n = cluster_.nodes[node_index_.at(node)];
       for (std::uint64_t m = mask; m; m &= m - 1) {
-        const std::size_t g = flat(node, std::countr_zero(m));
-        conflict = conflict || blocked.count(g) || (!s.shared && taken.count(g));
+        const auto g = static_cast<std::size_t>(n.first_gpu + std::countr_zero(m));
+        conflict = conflict || holds(scratch.failed_victims, g) ||
+                   (!s.shared && holds(scratch.started_jobs, g));
       }
+    }
   if (!e || conflict) {
     log_.warn("start_deferred", who(id),
               {{"job", rec.ref},
@@ -156,20 +150,22 @@ Controller::Applied Controller::start(StartJob& s, std::unordered_set<std::size_
                                "is fixed, or its nodes differ)"
                              : "its GPUs are not free this cycle"}});
     journal("defer " + rec.ref);
-    return Applied::Deferred;
+    return std::nullopt;
   }
   Placement real;
-  for (const auto& [node, mask] : e->gpus)
-    real.push_back({NodeId(static_cast<std::uint32_t>(node_index_.at(node))), mask});
+  for (const auto& [node, mask] : e->gpus) real.push_back({node_of(node), mask});
   std::sort(real.begin(), real.end(),
             [](const NodeAlloc& a, const NodeAlloc& b) { return a.node < b.node; });
-  StartJob applied = s;
-  applied.placement = real;
-  if (auto err = state_->start_error(applied)) {  // GPUs or memory the policy did not have
-    invalid_decision("start", id, *err);
-    return Applied::Deferred;
-  }
-  state_->for_each_gpu(real, [&](std::size_t g, NodeId) { taken.insert(g); });
+  scratch.moved = real != s.placement;
+  scratch.expressed = std::move(*e);
+  return real;
+}
+
+// The start is applied in the state: record it (the pin), then release it into Slurm.
+void Controller::started(const StartJob& s, Time queued_since, const SlurmHooks& scratch) {
+  const JobId id = s.job;
+  Rec& rec = recs_[id.index()];
+  const Expressed& e = scratch.expressed;
   Pin pin;
   pin.restart = rec.intent == Intent::Preempt ? rec.restarts + 1 : rec.restarts;
   pin.borrowed = s.borrowed;
@@ -177,16 +173,14 @@ Controller::Applied Controller::start(StartJob& s, std::unordered_set<std::size_
   pin.mps_percent = std::clamp(s.mps_thread_percent, 1, 100);
   pin.mem_limit_mib = s.shared ? std::max<std::int64_t>(0, s.mps_memory_limit_mib) : 0;
   pin.decided_ms = now();
-  pin.gpus = e->gpus;
+  pin.gpus = e.gpus;
   rec.pin = pin;
   rec.intent = Intent::Start;
-  rec.start_kind = e->kind;
-  rec.write_request = e->write_request;
+  rec.start_kind = e.kind;
+  rec.write_request = e.write_request;
   rec.released = false;
   rec.intent_wall = wall_;
   rec.last_retry_wall = 0;
-  const Time queued_since = rt(id).queued_since;
-  state_->start_checked(applied, now(), now());
   ++counters_.starts;
   ++decision_seq_;
   std::string where;
@@ -195,17 +189,16 @@ Controller::Applied Controller::start(StartJob& s, std::unordered_set<std::size_
   log_.info("start", who(id),
             {{"job", rec.ref},
              {"gpus", where},
-             {"gpu_count", jobs_[id.index()].gpus},
+             {"gpu_count", state_->spec(id).gpus},
              {"borrowed", s.borrowed},
              {"shared", s.shared},
-             {"partner", partner_ref},
-             {"kind", e->kind == GresKind::Slot ? "slots" : "gpus"},
-             {"moved", real != s.placement},
+             {"partner", scratch.partner_ref},
+             {"kind", e.kind == GresKind::Slot ? "slots" : "gpus"},
+             {"moved", scratch.moved},
              {"queued_s", static_cast<double>(now() - queued_since) / 1000.0}});
   journal("start " + rec.ref + " " + where + (s.borrowed ? " borrowed" : "") +
           (s.shared ? " shared" : ""));
   try_start(id);
-  return Applied::Started;
 }
 
 // Whether Slurm shows the start's GPUs ready: no other job holds them (a preempted job
@@ -329,77 +322,64 @@ bool Controller::must_wait_for_revocation(const Rec& rec) const {
          (rec.pending_again_wall == 0 || wall_ - rec.pending_again_wall < kRevocationWaitMs);
 }
 
-// Returns false when the preemption failed (the victim runs on).
-bool Controller::preempt(JobId id) {
+// A preemption the state accepts (the job runs and may be requeued): what Slurm does.
+ApplyHooks::Preempted Controller::preempt(JobId id) {
   Rec& rec = recs_[id.index()];
-  if (rt(id).status != JobStatus::Running) {
-    ++counters_.failed;
-    invalid_decision("preempt", id, "is preempted but is not running");
-    return true;
-  }
   auto v = views_.find(rec.key);
   const JobInfo* j = v == views_.end() ? nullptr : v->second.j;
-  auto failed = [&](const char* event, const std::string& detail) {
-    ++counters_.failed;
-    ++counters_.preemptions_failed;
-    log_.error(event, who(id), {{"job", rec.ref}, {"detail", detail}});
-    journal(std::string(event) + " " + rec.ref);
-    state_->preempt_not_applied(id);
-    return false;
-  };
   if (rec.intent == Intent::Start && (!j || !j->running()) && !(j && ended(*j))) {
     // Decided but not running yet: take the start back (park it again). Should Slurm start
     // it meanwhile, the next observation adopts it as running.
     if (rec.released) park_again(rec);
     rec.intent = Intent::None;
-  } else if (!j || !j->running()) {
+    return ApplyHooks::Preempted::Requeued;
+  }
+  if (!j || !j->running()) {
     // Ending (cancelled by its user, completing) or gone: never requeued, its end stands.
     // Its GPUs stay busy in Slurm until it is gone; starts wait for that. The policy sees
     // its preemption confirmed and the job withdrawn.
     log_.info("victim_ending", who(id), {{"job", rec.ref}});
     journal("victim_ending " + rec.ref);
-    state_->requeue(id, now());
-    state_->withdraw(id, now());
     rec.intent = Intent::None;
-    return true;
-  } else if (!jobs_[id.index()].preemptible) {
-    return failed("preempt_not_allowed", "the job cannot be requeued (--no-requeue)");
-  } else {
-    RecordFields f = parse_fields(j->admin_comment);
-    f["p"] = std::to_string(j->restarts);
-    Update mark;
-    mark.job = rec.ref;
-    mark.admin_comment = format_fields(f);
-    if (!act_update(mark)) return failed("preempt_failed", act_error());
-    if (!act_requeue(rec.ref)) return failed("preempt_failed", act_error());
-    note_requeue(rec);
-    rec.intent = Intent::Preempt;
+    return ApplyHooks::Preempted::Ended;
   }
-  state_->requeue(id, now());
+  RecordFields f = parse_fields(j->admin_comment);
+  f["p"] = std::to_string(j->restarts);
+  Update mark;
+  mark.job = rec.ref;
+  mark.admin_comment = format_fields(f);
+  if (!act_update(mark) || !act_requeue(rec.ref)) {
+    ++counters_.failed;
+    ++counters_.preemptions_failed;
+    log_.error("preempt_failed", who(id), {{"job", rec.ref}, {"detail", act_error()}});
+    journal("preempt_failed " + rec.ref);
+    return ApplyHooks::Preempted::NotApplied;
+  }
+  note_requeue(rec);
+  rec.intent = Intent::Preempt;
+  return ApplyHooks::Preempted::Requeued;
+}
+
+// The state requeued the victim.
+void Controller::preempted(JobId id) {
+  Rec& rec = recs_[id.index()];
   rec.intent_wall = rec.last_retry_wall = wall_;
   rec.released = false;
   // Its GRES request is fixed now: it cannot be colocated (gres.hpp).
-  if (rec.fixed.kind != GresKind::None) jobs_[id.index()].colocatable = false;
+  if (rec.fixed.kind != GresKind::None) state_->set_colocatable(id, false);
   ++counters_.preemptions;
   ++counters_.applied;
-  {
-    const std::size_t t = jobs_[id.index()].tenant.index();
-    if (counters_.tenant_preemptions.size() <= t) counters_.tenant_preemptions.resize(t + 1, 0);
-    ++counters_.tenant_preemptions[t];
-  }
-  log_.info(
-      "preempt", who(id),
-      {{"job", rec.ref}, {"gpu_count", jobs_[id.index()].gpus}, {"restarts", rt(id).preemptions}});
+  const JobSpec& j = state_->spec(id);
+  const std::size_t t = j.tenant.index();
+  if (counters_.tenant_preemptions.size() <= t) counters_.tenant_preemptions.resize(t + 1, 0);
+  ++counters_.tenant_preemptions[t];
+  log_.info("preempt", who(id),
+            {{"job", rec.ref}, {"gpu_count", j.gpus}, {"restarts", rt(id).preemptions}});
   journal("preempt " + rec.ref);
-  return true;
 }
 
+// A rejection the state accepts: the reason into the record, then the job is cancelled.
 void Controller::reject(const RejectJob& rj) {
-  if (rj.job.index() >= recs_.size() || recs_[rj.job.index()].free ||
-      rt(rj.job).status != JobStatus::Pending) {
-    invalid_decision("reject", rj.job, "is rejected but is not pending");
-    return;
-  }
   Rec& rec = recs_[rj.job.index()];
   log_.warn("reject", who(rj.job), {{"job", rec.ref}, {"reason", rj.reason}});
   journal("reject " + rec.ref + " " + rj.reason);
@@ -415,7 +395,6 @@ void Controller::reject(const RejectJob& rj) {
     ++counters_.failed;
   else
     ++counters_.applied;
-  state_->reject(rj.job, now());
   ++counters_.refused;
 }
 

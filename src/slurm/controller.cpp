@@ -182,6 +182,7 @@ void Controller::init() {
   }
   auto nodes = source_->nodes();
   if (!nodes) throw InputError("cannot read Slurm nodes: " + source_->last_error());
+  std::vector<const NodeInfo*> ours;
   for (const auto& n : *nodes) {
     if (std::find(n.partitions.begin(), n.partitions.end(), cfg_.partition) == n.partitions.end())
       continue;
@@ -195,8 +196,7 @@ void Controller::init() {
     node.gpu_memory_mib = cfg_.gpu_memory_mib;
     node_index_[n.name] = cluster_.nodes.size();
     cluster_.nodes.push_back(node);
-    node_usable_.push_back(n.usable);
-    node_shared_.push_back(n.partitions.size() > 1);
+    ours.push_back(&n);
   }
   if (cluster_.nodes.empty())
     throw InputError("partition '" + cfg_.partition + "' has no nodes with GPUs (gres gpu)");
@@ -209,7 +209,10 @@ void Controller::init() {
   for (const auto& [k, v] : cfg_.options) options_.set(k + "=" + v);
   policy_ = build_policy();
   state_ = std::make_unique<ClusterState>(cluster_, tenants_);
-  state_->set_jobs(jobs_);
+  for (std::size_t n = 0; n < ours.size(); ++n) {
+    state_->set_node_usable(NodeId(static_cast<std::uint32_t>(n)), ours[n]->usable);
+    state_->set_no_sharing(NodeId(static_cast<std::uint32_t>(n)), ours[n]->partitions.size() > 1);
+  }
   std::string quotas;
   for (const auto& t : tenants_)
     quotas += (quotas.empty() ? "" : ",") + t.name + "=" + std::to_string(t.quota_gpus);
@@ -224,32 +227,43 @@ void Controller::init() {
              {"version", DEEPSHARE_VERSION}});
 }
 
-void Controller::sync_blocked(const std::vector<JobInfo>& jobs) {
-  std::vector<std::uint8_t> blocked(static_cast<std::size_t>(cluster_.total_gpus()), 0);
-  auto block = [&](std::size_t node, std::uint64_t mask) {
-    const Node& n = cluster_.nodes[node];
-    for (std::uint64_t m = mask; m; m &= m - 1)
-      if (std::countr_zero(m) < n.gpus)
-        blocked[static_cast<std::size_t>(n.first_gpu + std::countr_zero(m))] = 1;
-  };
-  for (std::size_t n = 0; n < cluster_.nodes.size(); ++n)
-    if (!node_usable_[n]) block(n, ~std::uint64_t{0});
-  // GPUs Slurm has allocated to jobs the model does not run: other partitions, ungated
-  // jobs, and DeepShare's own jobs that are ending or being requeued (they hold their GPUs
-  // until their processes are gone).
+// A node that is down or drained runs nothing; one in other partitions too is never shared
+// (Slurm would not know that a GPU whose partner ended still serves a colocated job: its
+// busy GPUs show their memory full).
+void Controller::observe_node(const NodeInfo& n) {
+  auto it = node_index_.find(n.name);
+  if (it == node_index_.end()) return;
+  const NodeId id(static_cast<std::uint32_t>(it->second));
+  if (state_->node_usable(id) != n.usable) {
+    // A node coming back is routine (info); one going away needs an operator (warn).
+    if (n.usable)
+      log_.info("node_up", {{"node", n.name}, {"state", n.state}});
+    else
+      log_.warn("node_down", {{"node", n.name}, {"state", n.state}});
+  }
+  state_->set_node_usable(id, n.usable);
+  state_->set_no_sharing(id, n.partitions.size() > 1);
+}
+
+// GPUs Slurm has allocated to jobs the model does not run: other partitions, ungated jobs,
+// and DeepShare's own jobs that are ending or being requeued (they hold their GPUs until
+// their processes are gone).
+void Controller::sync_held(const std::vector<JobInfo>& jobs) {
+  std::vector<std::size_t> held;
   for (const auto& j : jobs) {
     if (j.alloc.empty() || (!j.running() && !j.completing)) continue;
     auto it = by_key_.find(key_of(j));
     if (it != by_key_.end() && rt(it->second).status == JobStatus::Running) continue;
-    for (const auto& [name, a] : j.alloc)
-      if (auto n = node_index_.find(name); n != node_index_.end())
-        block(n->second, a.gpus | a.slots);
+    for (const auto& [name, a] : j.alloc) {
+      auto n = node_index_.find(name);
+      if (n == node_index_.end()) continue;
+      const Node& node = cluster_.nodes[n->second];
+      for (std::uint64_t m = a.gpus | a.slots; m; m &= m - 1)
+        if (std::countr_zero(m) < node.gpus)
+          held.push_back(static_cast<std::size_t>(node.first_gpu + std::countr_zero(m)));
+    }
   }
-  for (std::size_t g = 0; g < blocked.size(); ++g) state_->set_blocked(g, blocked[g] != 0);
-  // No colocation on GPUs of nodes other partitions use too (Slurm would not know that a
-  // GPU whose partner ended still serves a colocated job): they show their memory full.
-  for (std::size_t n = 0; n < cluster_.nodes.size(); ++n)
-    state_->set_no_sharing(NodeId(static_cast<std::uint32_t>(n)), node_shared_[n]);
+  state_->set_held_outside(std::move(held));
 }
 
 Decisions Controller::decide() {
@@ -349,8 +363,7 @@ void Controller::compact() {
     if (!rec.vanished) left_.insert(rec.key);  // Slurm may still list it, as ended
     reported_.erase(rec.key);
     untrusted_.erase(rec.key);
-    jobs_[i] = JobSpec{};
-    jobs_[i].id = id;
+    state_->clear_job(id);
     rec = Rec{};
     rec.free = true;
     free_ids_.push_back(id);
@@ -405,8 +418,11 @@ bool Controller::step() {
   if (nodes)
     for (const auto& n : *nodes)
       if (auto it = node_index_.find(n.name); it != node_index_.end())
-        nodes_changed = nodes_changed || node_usable_[it->second] != n.usable ||
-                        node_shared_[it->second] != (n.partitions.size() > 1);
+        nodes_changed =
+            nodes_changed ||
+            state_->node_usable(NodeId(static_cast<std::uint32_t>(it->second))) != n.usable ||
+            state_->no_sharing(NodeId(static_cast<std::uint32_t>(it->second))) !=
+                (n.partitions.size() > 1);
   // A quiet cycle: nothing changed in Slurm, and the previous cycle settled (it sent no
   // action, produced no change for the policy, decided nothing, left no start or preemption
   // in flight) and no job's --begin comes due: reconciling again would find nothing, so the
@@ -434,7 +450,7 @@ bool Controller::step() {
       tenants_added_ = false;
       rebuild_policy();
     }
-    sync_blocked(*jobs);
+    sync_held(*jobs);
   }
   const std::size_t deltas = state_->delta_count();
   Decisions d = decide();

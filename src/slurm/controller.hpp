@@ -64,6 +64,7 @@
 #include "driver/lease.hpp"
 #include "driver/log.hpp"
 #include "driver/prometheus.hpp"
+#include "model/apply.hpp"
 #include "model/cluster_state.hpp"
 #include "model/snapshot.hpp"
 #include "model/workload.hpp"
@@ -146,7 +147,7 @@ class Controller {
   // id (replays stay comparable); beyond it memory stays bounded.
   void set_id_reuse_after(std::size_t slots) { reuse_ids_after_ = slots; }
   // Job records held in memory (live jobs plus reusable slots).
-  [[nodiscard]] std::size_t jobs_known() const { return jobs_.size(); }
+  [[nodiscard]] std::size_t jobs_known() const { return recs_.size(); }
   [[nodiscard]] const ControllerCounters& counters() const { return counters_; }
   // Where the Slurm ports record each RPC's latency and outcome (SlurmApi::set_stats;
   // deepshare_slurm_rpc_* in the metrics).
@@ -208,9 +209,10 @@ class Controller {
   void rebuild_policy();
   std::unique_ptr<Policy> build_policy();
   TenantId tenant_of(const std::string& account);
-  // GPUs Slurm holds for jobs the model does not run, and nodes that are down or shared
-  // with other partitions, into the ClusterState.
-  void sync_blocked(const std::vector<JobInfo>& jobs);
+  // GPUs Slurm holds for jobs the model does not run, into the ClusterState.
+  void sync_held(const std::vector<JobInfo>& jobs);
+  // A node as Slurm shows it, into the ClusterState (usable; shared with other partitions).
+  void observe_node(const NodeInfo& n);
   // A decision ClusterState refuses: logged, counted, skipped.
   void invalid_decision(const char* kind, JobId id, const std::string& error);
   [[nodiscard]] const JobRuntime& rt(JobId id) const { return state_->runtime(id); }
@@ -250,16 +252,18 @@ class Controller {
   void refuse(const View& v, const std::string& why);
   void park(const View& v);
 
-  // actuator.cpp: actions
-  void apply(Decisions& d);
-  enum class Applied : std::uint8_t { Started, Deferred, Ignored };
-  Applied start(StartJob& s, std::unordered_set<std::size_t>& taken,
-                const std::unordered_set<std::size_t>& blocked,
-                const std::vector<std::uint16_t>& jobs_on);
+  // actuator.cpp: actions, as the hooks of the one apply() (model/apply.hpp)
+  class SlurmHooks;
+  void apply(const Decisions& d);
+  // How Slurm can hold a start the state accepts (`scratch`: this cycle's starts and failed
+  // preemptions; the expression and partner for started()), or nullopt: deferred.
+  std::optional<Placement> express(const StartJob& s, SlurmHooks& scratch);
+  void started(const StartJob& applied, Time queued_since, const SlurmHooks& scratch);
+  ApplyHooks::Preempted preempt(JobId id);
+  void preempted(JobId id);
   bool try_start(JobId id);
   bool gpus_free_in_slurm(const Rec& rec) const;
   void rollback_start(JobId id, const char* why);
-  bool preempt(JobId id);
   void note_requeue(Rec& rec);
   void park_again(const Rec& rec);
   bool must_wait_for_revocation(const Rec& rec) const;
@@ -295,13 +299,9 @@ class Controller {
   std::int64_t tenants_loaded_wall_ = 0;
   bool tenants_added_ = false;
   std::unordered_map<std::string, std::size_t> node_index_;
-  std::vector<bool> node_usable_;
-  std::vector<bool> node_shared_;  // also in another partition: no colocation there
-  // The job specs (ClusterState's job table views them) and the controller's own record of
-  // each; ids index both, and the state.
-  std::vector<JobSpec> jobs_;
+  // The controller's own record of each job; ids index it and the state.
   std::vector<Rec> recs_;
-  std::unique_ptr<ClusterState> state_;  // GPUs, job runtimes, tenant usage, deltas
+  std::unique_ptr<ClusterState> state_;  // job table, GPUs, nodes, runtimes, tenant usage, deltas
   std::vector<std::string> users_;
   std::unordered_map<std::string, std::uint32_t> user_ids_;
   std::unordered_map<Key, JobId> by_key_;

@@ -156,7 +156,7 @@ std::string Controller::metrics_text() const {
   }
   rpc_.write(w);
   w.family("deepshare_jobs_known", "gauge", "Jobs the controller tracks");
-  w.sample("deepshare_jobs_known", static_cast<double>(jobs_.size()));
+  w.sample("deepshare_jobs_known", static_cast<double>(recs_.size()));
   return w.str();
 }
 

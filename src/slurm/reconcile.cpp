@@ -163,19 +163,7 @@ std::vector<Controller::View> Controller::views_of(const std::vector<JobInfo>& j
 }
 
 void Controller::observe(const std::vector<JobInfo>& jobs, const std::vector<NodeInfo>& nodes) {
-  for (const auto& n : nodes) {
-    auto it = node_index_.find(n.name);
-    if (it == node_index_.end()) continue;
-    if (node_usable_[it->second] != n.usable) {
-      // A node coming back is routine (info); one going away needs an operator (warn).
-      if (n.usable)
-        log_.info("node_up", {{"node", n.name}, {"state", n.state}});
-      else
-        log_.warn("node_down", {{"node", n.name}, {"state", n.state}});
-    }
-    node_usable_[it->second] = n.usable;
-    node_shared_[it->second] = n.partitions.size() > 1;
-  }
+  for (const auto& n : nodes) observe_node(n);
   for (auto& r : recs_) r.seen = false;
   views_.clear();
   const std::vector<View> list = views_of(jobs);
@@ -279,18 +267,9 @@ void Controller::observe_new(const View& v) {
     }
     return;
   }
-  JobId id(static_cast<std::uint32_t>(jobs_.size()));
-  const bool reuse = !free_ids_.empty() && jobs_.size() >= reuse_ids_after_;
-  if (reuse) {
-    id = free_ids_.back();  // a compacted slot
-    free_ids_.pop_back();
-  } else {
-    jobs_.emplace_back();
-    recs_.emplace_back();
-  }
+  const bool reuse = !free_ids_.empty() && recs_.size() >= reuse_ids_after_;
   const Request& req = v.record.request;
   JobSpec spec;
-  spec.id = id;
   spec.name = !req.trace.empty() ? req.trace : v.ref;
   spec.tenant = tenant_of(j.account);
   auto [u, added] = user_ids_.try_emplace(j.user, static_cast<std::uint32_t>(users_.size()));
@@ -306,9 +285,15 @@ void Controller::observe_new(const View& v) {
   // Slurm keeps whole seconds; the first sighting refines it within that second.
   const std::int64_t sub_ms = j.submit_s * 1000;
   spec.submit = clock_.at(std::clamp(wall_, sub_ms, sub_ms + 999));
-  jobs_[id.index()] = spec;
-  state_->set_jobs(jobs_);  // the table may have moved
-  if (reuse) state_->recycle(id);
+  JobId id;
+  if (reuse) {
+    id = free_ids_.back();  // a compacted slot
+    free_ids_.pop_back();
+    state_->reuse_job(id, spec);
+  } else {
+    id = state_->add_job(spec);
+    recs_.emplace_back();
+  }
   Rec rec;
   rec.key = v.key;
   rec.ref = v.ref;
@@ -352,18 +337,11 @@ void Controller::observe_new(const View& v) {
 bool Controller::fixed_gpus_free(const Rec& rec) const {
   int exact = 0, fits = 0;
   const int want = std::popcount(rec.fixed.mask);
-  for (std::size_t n = 0; n < cluster_.nodes.size(); ++n) {
-    if (!node_usable_[n]) continue;
-    const Node& node = cluster_.nodes[n];
-    int idle_gpus = 0;
-    for (int k = 0; k < node.gpus; ++k)
-      idle_gpus += state_->gpu(static_cast<std::size_t>(node.first_gpu + k)).jobs == 0;
-    fits += idle_gpus >= want;
-    if (rec.fixed.kind == GresKind::Slot && node_shared_[n]) continue;
-    bool idle = node.gpus >= 64 || (rec.fixed.mask >> node.gpus) == 0;
-    for (std::uint64_t m = rec.fixed.mask; m && idle; m &= m - 1)
-      idle = state_->gpu(static_cast<std::size_t>(node.first_gpu + std::countr_zero(m))).jobs == 0;
-    exact += idle;
+  for (const Node& node : cluster_.nodes) {
+    if (!state_->node_usable(node.id)) continue;
+    fits += state_->idle_gpus(node.id) >= want;
+    if (rec.fixed.kind == GresKind::Slot && state_->no_sharing(node.id)) continue;
+    exact += state_->gpus_idle(node.id, rec.fixed.mask);
   }
   return exact >= rec.request.nodes || fits < rec.request.nodes;
 }
@@ -475,7 +453,9 @@ void Controller::observe_known(JobId id, const View& v) {
       bool node_down = false;
       for (const auto& [name, mask] : rec.pin.gpus) {
         auto n = node_index_.find(name);
-        node_down = node_down || (n != node_index_.end() && !node_usable_[n->second]);
+        node_down =
+            node_down || (n != node_index_.end() &&
+                          !state_->node_usable(NodeId(static_cast<std::uint32_t>(n->second))));
       }
       if (node_down) {
         rollback_start(id, "start_on_down_node");
@@ -510,7 +490,7 @@ void Controller::requeued_by_others(JobId id, const View& v) {
   rec.restarts = v.j->restarts;
   note_requeue(rec);
   rec.pending_again_wall = wall_;
-  jobs_[id.index()].colocatable = false;  // its GRES request is fixed
+  state_->set_colocatable(id, false);  // its GRES request is fixed
   log_.warn("requeued_by_slurm", who(id), {{"job", v.ref}, {"reason", v.j->reason}});
   journal("requeued " + v.ref);
   if (v.j->completing) {
@@ -529,7 +509,7 @@ void Controller::adopt_running(JobId id, const View& v) {
   bool slots = false;
   for (const auto& [name, a] : j.alloc) slots = slots || a.slots;
   // No pin of this run (it was not started by DeepShare): preemptible unless it cannot be.
-  const bool borrowed = valid ? pin->borrowed : jobs_[id.index()].preemptible;
+  const bool borrowed = valid ? pin->borrowed : state_->spec(id).preemptible;
   const bool shared = valid ? pin->shared : slots;
   state_->adopt(id, now(), placement_of(j), borrowed, shared,
                 j.start_s > 0 ? clock_.at(j.start_s * 1000) : now(),

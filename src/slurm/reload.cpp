@@ -60,7 +60,7 @@ void Controller::set_wall(std::int64_t wall_ms) {
 }
 
 driver::Log::Fields Controller::who(JobId id) const {
-  const JobSpec& j = jobs_[id.index()];
+  const JobSpec& j = state_->spec(id);
   const std::size_t t = j.tenant.index();
   std::string account = t < tenants_.size() ? tenants_[t].name : std::string();
   if (cfg_.tenant_source == TenantSource::Config && t < cfg_.tenants.size())
