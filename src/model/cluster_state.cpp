@@ -178,6 +178,10 @@ void ClusterState::set_wait(JobId id, WaitReason reason, Time now) {
   if (rt_[id.index()].status == JobStatus::Pending) switch_wait(id, reason, now);
 }
 
+void ClusterState::note_outside(JobId id, WaitReason reason) {
+  if (rt_[id.index()].status == JobStatus::Future) rt_[id.index()].wait = reason;
+}
+
 void ClusterState::close_waits(Time now) {
   for (JobId id : pending_.view()) {
     JobRuntime& r = rt_[id.index()];

@@ -183,6 +183,9 @@ class ClusterState {
   void note_waits(std::span<const WaitNote> notes, Time now);
   // The driver's own reason (held, dependency, ...) for a pending job.
   void set_wait(JobId id, WaitReason reason, Time now);
+  // Why a job the engine holds back waits outside the policy's sight (Future, not a
+  // candidate): held, a dependency, ... (no time is accounted: it is not in the queue).
+  void note_outside(JobId id, WaitReason reason);
   // A running job's current progress rate (the simulator's speed model; 1 = exclusive).
   void set_speed(JobId id, double speed) { rt_[id.index()].speed = speed; }
   // --- nodes ---------------------------------------------------------------------------
@@ -207,6 +210,8 @@ class ClusterState {
   [[nodiscard]] const JobSpec& spec(JobId id) const { return jobs_[id.index()]; }
   [[nodiscard]] bool node_usable(NodeId n) const { return usable_[n.index()] != 0; }
   [[nodiscard]] bool no_sharing(NodeId n) const { return no_sharing_[n.index()] != 0; }
+  // Whether the policy may use GPU g at all (not held outside, its node usable).
+  [[nodiscard]] bool gpu_available(std::size_t g) const { return blocked_[g] == 0; }
   // GPUs of node `n` with no job on them (and not blocked).
   [[nodiscard]] int idle_gpus(NodeId n) const { return node_free_[n.index()]; }
   // Whether the GPUs `mask` of node `n` exist and have no job on them (and are not blocked).
