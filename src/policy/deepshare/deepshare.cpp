@@ -674,7 +674,7 @@ bool DeepSharePolicy::is_away(const ClusterSnapshot& s, const JobSpec& j,
 
 // At home first (borrowers, others' jobs away there, and whatever own jobs the caller
 // offers); else anywhere, with borrowers only (the job then runs away).
-std::optional<ReclaimPlan> DeepSharePolicy::plan_home(const FreeMap& free, const JobSpec& j,
+std::optional<ReclaimPlan> DeepSharePolicy::plan_home(FreeMap& free, const JobSpec& j,
                                                       std::vector<Victim> candidates) const {
   const auto& home = home_[j.tenant.index()];
   if (auto plan = plan_reclaim(free, home, j, candidates)) return plan;

@@ -212,7 +212,7 @@ class DeepSharePolicy final : public Policy {
   // fragmented them so that entitled jobs found no node to reclaim.
   std::optional<Placement> place_guaranteed(const FreeMap& free, const JobSpec& j) const;
   bool is_away(const ClusterSnapshot& s, const JobSpec& j, const Placement& p) const;
-  std::optional<ReclaimPlan> plan_home(const FreeMap& free, const JobSpec& j,
+  std::optional<ReclaimPlan> plan_home(FreeMap& free, const JobSpec& j,
                                        std::vector<Victim> candidates) const;
   // Phases 3-7 (phases.cpp).
   void place_entitled(const ClusterSnapshot& s, FreeMap& free, Decisions& out);
