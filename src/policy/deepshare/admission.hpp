@@ -1,7 +1,7 @@
 // DeepShare's placement steps over the tenants' queues: entitled jobs, jobs within their
 // tenant's quota, borrowed jobs on lent capacity, and the GPUs later steps freed.
 //
-// Algorithm (docs/deepshare.md, "The cycle"):
+// Algorithm (docs/deepshare.md, "The parts and the cycle"):
 //  - entitled: tenants in ascending A_t; each tenant's entitled jobs in submit order: start
 //    at home (else away) on free GPUs; else share a GPU; else wait for borrowers or reclaim
 //    (Reclaimer). A waiting job keeps the tenant's later entitled jobs behind it; a job that

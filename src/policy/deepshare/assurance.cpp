@@ -38,12 +38,7 @@ void AssuranceSignal::update(std::size_t t, Time now, const AssuranceInputs& in)
 }
 
 Assurance::Assurance(const Config& c, Book& book, const Lender& lender)
-    : c_(c),
-      book_(book),
-      lender_(lender),
-      signal_(book.tenants(), c),
-      forecast_(book.tenants(), 0),
-      forecast_at_(book.tenants(), 0) {}
+    : c_(c), book_(book), lender_(lender), signal_(book.tenants(), c), forecast_(book.tenants()) {}
 
 void Assurance::update(Cycle& cy) {
   const ClusterSnapshot& s = cy.s;
@@ -71,9 +66,10 @@ void Assurance::update(Cycle& cy) {
       a.lent_back = back;
     }
     signal_.update(t, s.now, a);
-    const double alpha = forecast_decay_.alpha(s.now - forecast_at_[t], c_.demand_tau);
-    forecast_[t] += alpha * (a.demand - forecast_[t]);
-    forecast_at_[t] = s.now;
+    Forecast& f = forecast_[t];
+    const double alpha = forecast_decay_.alpha(s.now - f.at, c_.demand_tau);
+    f.demand += alpha * (a.demand - f.demand);
+    f.at = s.now;
   };
   if (s.now - refreshed_at_ >= c_.assurance_refresh) {
     refreshed_at_ = s.now;

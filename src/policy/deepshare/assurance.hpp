@@ -88,7 +88,7 @@ class Assurance {
   void update(Cycle& cy);
   [[nodiscard]] double value(std::size_t t) const { return signal_.value(t); }
   [[nodiscard]] bool at_risk(std::size_t t) const { return signal_.at_risk(t); }
-  [[nodiscard]] double forecast(std::size_t t) const { return forecast_[t]; }  // milli-GPUs
+  [[nodiscard]] double forecast(std::size_t t) const { return forecast_[t].demand; }  // milli-GPUs
   // When every tenant was last refreshed (sharing retries partners once per refresh).
   [[nodiscard]] Time refreshed_at() const { return refreshed_at_; }
 
@@ -97,8 +97,11 @@ class Assurance {
   Book& book_;
   const Lender& lender_;
   AssuranceSignal signal_;
-  std::vector<double> forecast_;   // smoothed demand
-  std::vector<Time> forecast_at_;  // when it was last updated
+  struct Forecast {
+    double demand = 0;  // smoothed demand
+    Time at = 0;        // when it was last updated
+  };
+  std::vector<Forecast> forecast_;  // per tenant
   Decay forecast_decay_;
   Time refreshed_at_ = -kNever / 2;
 };

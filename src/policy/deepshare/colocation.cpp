@@ -125,27 +125,23 @@ void Colocation::compute_budget(const Cycle& cy, TenantId t) {
   budgets_at_[t.index()] = cy.s.now;
 }
 
-// Preempted in this cycle (and perhaps restarted elsewhere): the snapshot still shows its
-// old GPUs, which another start of this cycle may now use. No new partner on nodes being
-// drained (pair_victims): the drain takes their jobs.
-bool Colocation::may_partner(const Cycle& cy, JobId id) const {
-  const JobState& ps = book_.job(id);
-  if (ps.preempted || job_[id].no_share) return false;
-  if (c_.pair_victims && drains_ && drains_->any() &&
-      drains_->on_drained_nodes(cy.s.runtime[id.index()].placement))
-    return false;
-  return !(ps.submit_entitled && probation_.on());
-}
-
 // The partners to look at: those added since its last failed try (`again`), else every job
-// alone on GPUs of its count; at most partner_scan.
+// alone on GPUs of its count; at most partner_scan. Not a job preempted in this cycle (and
+// perhaps restarted elsewhere: the snapshot still shows its old GPUs, which another start of
+// this cycle may now use), nor one on nodes being drained (pair_victims: the drain takes their
+// jobs), nor, on probation, one entitled at submit.
 void Colocation::candidates(const Cycle& cy, const JobSpec& j, bool again,
                             std::vector<JobId>& out) {
   const std::set<JobId>& alone = *partners_.alone_with(j.gpus);
   const std::vector<JobId>& added = partners_.added(j.gpus);
+  const bool probation = probation_.on();
+  const bool drained = c_.pair_victims && drains_ && drains_->any();
   const auto full = [&] { return static_cast<int>(out.size()) >= c_.partner_scan; };
   auto consider = [&](JobId id) {
-    if (!may_partner(cy, id)) return;
+    const JobState& ps = book_.job(id);
+    if (ps.preempted || job_[id].no_share) return;
+    if (drained && drains_->on_drained_nodes(cy.s.runtime[id.index()].placement)) return;
+    if (ps.submit_entitled && probation) return;
     out.push_back(id);
     budget(cy, cy.s.jobs[id.index()].tenant);
   };

@@ -98,7 +98,6 @@ class Colocation : private Handle {
   }
   void compute_budget(const Cycle& cy, TenantId t);
   void candidates(const Cycle& cy, const JobSpec& j, bool again, std::vector<JobId>& out);
-  bool may_partner(const Cycle& cy, JobId id) const;
 
   std::unique_ptr<InterferenceModel> model_;
   double model_cv_mae_;

@@ -145,9 +145,7 @@ void Drains::hold(Cycle& cy, const Drain& d) {
 }
 
 void Drains::start(Cycle& cy) {
-  const std::vector<std::size_t> waiting(book_.other_tenants().begin(),
-                                         book_.other_tenants().end());
-  for (std::size_t t : waiting) start_for(cy, t);
+  for (std::size_t t : book_.other_tenants()) start_for(cy, t);  // (no queue changes here)
 }
 
 // Step 1, for tenant t.

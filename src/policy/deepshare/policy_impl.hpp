@@ -47,16 +47,15 @@ class DeepSharePolicy final : public Policy {
   std::optional<Colocation> make_colocation(const PolicyContext& ctx);
   Handle handle() { return {c_, book_, layout_, runs_, checkpoints_, tally_}; }
 
-  // Configuration and what is counted (read by no decision).
   const Config c_;
-  Tally tally_;
-  std::uint64_t cycles_ = 0;
-  // Always present.
+  Tally tally_;               // what is counted for summary.json (read by no decision)
+  std::uint64_t cycles_ = 0;  // cycles so far (Cycle::number)
+  // The parts, in the order they are made (each refers only to those above it).
   Book book_;
   Layout layout_;
   Prediction prediction_;
   Checkpoints checkpoints_;
-  std::optional<Partners> partners_;  // with sharing
+  std::optional<Partners> partners_;  // with sharing (Runs keeps it)
   Runs runs_;
   Lender lender_;
   Assurance assurance_;
