@@ -144,7 +144,9 @@ component kwok "$K8SBIN/kwok" --kubeconfig="$BASE/run/kwok.kubeconfig" --manage-
   echo "export DS_K8S_ETCD=http://127.0.0.1:$ETCD_PORT"
   echo "export DS_K8S_KWOK=http://127.0.0.1:$KWOK_PORT"
   echo "export DS_K8S_TOOLS=$TOOLS"
-  echo "export DS_K8S_NODES=$NODES DS_K8S_GPUS=$GPUS DS_K8S_NODE_PREFIX=$NODE_PREFIX"
+  echo "export DS_K8S_NODES=$NODES"
+  echo "export DS_K8S_GPUS=$GPUS"
+  echo "export DS_K8S_NODE_PREFIX=$NODE_PREFIX"
   echo "export PATH=$K8SBIN:\$PATH"
 } >"$BASE/env.sh"
 export KUBECONFIG=$BASE/admin.kubeconfig
