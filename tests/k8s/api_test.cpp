@@ -4,6 +4,7 @@
 // unprivileged user's refusal, stop and transport errors. Each test works in a namespace of its
 // own, so these run in parallel on one cluster (an API server restart: api_serial_test.cpp).
 #include <algorithm>
+#include <atomic>
 
 #include "fixture.hpp"
 
@@ -87,16 +88,37 @@ TEST_F(KubeApi, PatchesMergeStrategicAndJson) {
       << immutable.error().str();
 }
 
+// A bookmark moves a watcher's resourceVersion past changes it does not watch: the API
+// server's watch cache sends one at the watch's timeout when something it does not pass on
+// (here: a pod outside the label selector) changed while the watch was open.
 TEST_F(KubeApi, WatchResumesAfterABookmark) {
-  ASSERT_TRUE(create(pod("before", 1)).ok());
-  auto list = client_->list(pods_path(ns_));
-  ASSERT_TRUE(list.ok());
-  // A short watch: the server sends a bookmark shortly before its timeout, then ends it.
+  const auto watched = [&](const std::string& name) {
+    auto p = pod(name, 1);
+    p["metadata"]["labels"]["tier"] = "watched";
+    return p;
+  };
+  ASSERT_TRUE(create(watched("before")).ok());
+  ASSERT_TRUE(create(pod("noise", 1)).ok());
   WatchOptions w;
-  w.resource_version = rv_of(*list);
+  w.label_selector = "tier=watched";
   w.timeout_seconds = 5;
+  ListOptions lo;
+  lo.label_selector = w.label_selector;
+  auto list = client_->list(pods_path(ns_), lo);
+  ASSERT_TRUE(list.ok());
+  w.resource_version = rv_of(*list);
   std::string bookmark;
   int others = 0;
+  std::atomic<long long> noise_rv{0};
+  std::jthread noise([&](std::stop_token st) {  // unwatched changes while the watch is open
+    for (int i = 0; !st.stop_requested(); ++i) {
+      auto p = client_->patch(pods_path(ns_, "noise"),
+                              {{"metadata", {{"annotations", {{"n", std::to_string(i)}}}}}},
+                              PatchType::Merge);
+      if (p.ok()) noise_rv = std::stoll(rv_of(*p));
+      std::this_thread::sleep_for(300ms);
+    }
+  });
   auto end = client_->watch(pods_path(ns_), w, [&](const WatchEvent& e) {
     if (e.type == WatchEventType::Bookmark) {
       bookmark = e.resource_version();
@@ -105,12 +127,16 @@ TEST_F(KubeApi, WatchResumesAfterABookmark) {
     }
     return true;
   });
+  noise.request_stop();
+  noise.join();
   ASSERT_TRUE(end.ok()) << end.error().str();
   ASSERT_FALSE(bookmark.empty()) << "no bookmark within the watch's 5 s";
   EXPECT_GE(end->bookmarks, 1);
-  EXPECT_EQ(others, 0);  // "before" is older than the list's version
+  EXPECT_EQ(others, 0);  // "before" is older than the list, "noise" is not watched
+  EXPECT_GT(std::stoll(bookmark), std::stoll(w.resource_version));
+  EXPECT_LE(std::stoll(bookmark), noise_rv.load());
   // Created after that watch ended: a watch from the bookmark sees it, and nothing older.
-  ASSERT_TRUE(create(pod("after", 1)).ok());
+  ASSERT_TRUE(create(watched("after")).ok());
   w.resource_version = bookmark;
   std::vector<std::string> names;
   end = client_->watch(pods_path(ns_), w, [&](const WatchEvent& e) {
