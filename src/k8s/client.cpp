@@ -99,7 +99,7 @@ Result<json> Client::list(const std::string& path, const ListOptions& o) {
     for (auto& item : p["items"]) all["items"].push_back(std::move(item));
     next = p.contains("metadata") ? p["metadata"].value("continue", "") : "";
   } while (!next.empty());
-  all["metadata"].erase("continue");
+  if (all.contains("metadata") && all["metadata"].is_object()) all["metadata"].erase("continue");
   return all;
 }
 

@@ -1,12 +1,8 @@
 // The Kubernetes client's parsing and bodies, without a server (the real API server's
 // tests: tests/k8s, label k8s).
 #include <gtest/gtest.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -16,32 +12,13 @@
 #include "k8s/kubeconfig.hpp"
 #include "k8s/objects.hpp"
 #include "k8s/watch_stream.hpp"
+#include "trace/trace_test_util.hpp"
 
 namespace ds::k8s {
 namespace {
 
-// A fresh folder for files a kubeconfig names, removed with the test.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/ds-k8s-test.XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    EXPECT_NE(d, nullptr);
-    path_ = d != nullptr ? d : "/nonexistent";
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  [[nodiscard]] std::string operator+(const char* rest) const { return path_ + rest; }
-  [[nodiscard]] const std::string& str() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-void write(const std::string& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
+using ds::testing::input_error;
+using ds::testing::TempDir;  // a scratch folder for the files a kubeconfig names
 
 // "-----BEGIN CERTIFICATE-----\nAAA\n" base64-encoded, so -data fields can be checked.
 constexpr const char* kPemB64 = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCkFBQQo=";
@@ -76,11 +53,9 @@ current-context: alice@test
 
 TEST(Kubeconfig, ReadsCurrentContextWithFilesRelativeToItsFolderAndInlineData) {
   const TempDir dir;
-  write(dir + "/ca.crt", "CA PEM");
-  ASSERT_EQ(::mkdir((dir + "/keys").c_str(), 0700), 0);
-  write(dir + "/keys/alice.key", "KEY PEM");
-  write(dir + "/config", kTwoContexts);
-  const auto k = load_kubeconfig(dir + "/config");
+  dir.write("ca.crt", "CA PEM");
+  dir.write("keys/alice.key", "KEY PEM");
+  const auto k = load_kubeconfig(dir.write("config", kTwoContexts));
   EXPECT_EQ(k.server, "https://127.0.0.1:6443");
   EXPECT_EQ(k.ca_pem, "CA PEM");
   EXPECT_EQ(k.client_cert_pem, kPem);
@@ -92,8 +67,8 @@ TEST(Kubeconfig, ReadsCurrentContextWithFilesRelativeToItsFolderAndInlineData) {
 
 TEST(Kubeconfig, ChosenContextTokenFileAndDefaultNamespace) {
   const TempDir dir;
-  write(dir + "/token", "s3cret\n");
-  const auto k = parse_kubeconfig(kTwoContexts, "cfg", dir.str(), "bot@other");
+  dir.write("token", "s3cret\n");
+  const auto k = parse_kubeconfig(kTwoContexts, "cfg", dir.path(), "bot@other");
   EXPECT_EQ(k.server, "https://10.1.2.3:443");
   EXPECT_TRUE(k.insecure_skip_tls_verify);
   EXPECT_EQ(k.token, "s3cret");
@@ -101,55 +76,44 @@ TEST(Kubeconfig, ChosenContextTokenFileAndDefaultNamespace) {
   EXPECT_TRUE(k.client_cert_pem.empty());
 }
 
-// The message of the InputError `f` throws.
-template <class F>
-std::string error_of_call(F f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(Kubeconfig, ErrorsNameFileLineAndField) {
   const std::string base = "clusters:\n- name: c\n  cluster:\n    server: https://h:1\n";
   auto msg =
-      error_of_call([&] { parse_kubeconfig(base + "current-context: nope\n", "k.yaml", "/"); });
+      input_error([&] { parse_kubeconfig(base + "current-context: nope\n", "k.yaml", "/"); });
   EXPECT_NE(msg.find("k.yaml:1:1"), std::string::npos) << msg;
   EXPECT_NE(msg.find("no entry 'nope' in 'contexts'"), std::string::npos) << msg;
 
   const std::string ctx =
       "contexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n";
-  msg = error_of_call([&] {
+  msg = input_error([&] {
     parse_kubeconfig(base + ctx + "users:\n- name: u\n  user:\n    exec: {command: evil}\n",
                      "k.yaml", "/");
   });
   EXPECT_NE(msg.find("k.yaml:12:11"), std::string::npos) << msg;
   EXPECT_NE(msg.find("'users[u].user.exec': not supported"), std::string::npos) << msg;
 
-  msg = error_of_call([&] {
+  msg = input_error([&] {
     parse_kubeconfig(base + ctx + "users:\n- name: u\n  user:\n    client-key-data: '!!'\n",
                      "k.yaml", "/");
   });
   EXPECT_NE(msg.find("client-key-data': not valid base64"), std::string::npos) << msg;
 
-  msg = error_of_call([&] {
+  msg = input_error([&] {
     parse_kubeconfig(
         base + ctx + "users:\n- name: u\n  user:\n    client-certificate-data: " + kPemB64 + "\n",
         "k.yaml", "/");
   });
   EXPECT_NE(msg.find("client-certificate and client-key go together"), std::string::npos) << msg;
 
-  msg = error_of_call([&] {
+  msg = input_error([&] {
     parse_kubeconfig(base + ctx + "users:\n- name: u\n  user:\n    client-key: /no/such/key\n",
                      "k.yaml", "/");
   });
   EXPECT_NE(msg.find("cannot read file '/no/such/key'"), std::string::npos) << msg;
 
-  msg = error_of_call([&] { parse_kubeconfig("clusters: [\n", "k.yaml", "/"); });
+  msg = input_error([&] { parse_kubeconfig("clusters: [\n", "k.yaml", "/"); });
   EXPECT_NE(msg.find("k.yaml:"), std::string::npos) << msg;
-  msg = error_of_call([&] {
+  msg = input_error([&] {
     parse_kubeconfig("clusters:\n- name: c\n  cluster: {server: ftp://h}\n" + ctx, "k.yaml", "/");
   });
   EXPECT_NE(msg.find("expected https://HOST:PORT"), std::string::npos) << msg;
