@@ -143,9 +143,16 @@ Result<HttpResponse> Transport::perform(void* handle, const HttpRequest& r, Call
   return e;
 }
 
+namespace {
+ApiError no_handle(const HttpRequest& r) {
+  return ApiError{ErrorKind::Transport, 0, "", "curl_easy_init failed", r.method, r.target, 0};
+}
+}  // namespace
+
 Result<HttpResponse> Transport::send(const HttpRequest& r) {
   const std::lock_guard lock(mu_);
   auto* curl = static_cast<CURL*>(handle_);
+  if (curl == nullptr) return no_handle(r);
   curl_easy_reset(curl);  // options of the last call go; its open connection stays
   Call call;
   return perform(curl, r, call);
@@ -155,6 +162,7 @@ Result<HttpResponse> Transport::stream(const HttpRequest& r,
                                        const std::function<bool(std::string_view)>& on_data,
                                        std::stop_token stop) {
   CURL* curl = curl_easy_init();
+  if (curl == nullptr) return no_handle(r);
   Call call;
   call.on_data = &on_data;
   call.stop = std::move(stop);
