@@ -89,6 +89,63 @@ TEST(FreeMap, TakeAndGiveAreInverse) {
   EXPECT_EQ(free.total_free_gpus(f.ids), 16);
 }
 
+// A trial changes the map as give/take do and its undo leaves the map exactly as before:
+// free shares, whole-GPU counts, node sets, the change log, and which nodes the next sync
+// copies again (those this map changed outside the trial only).
+TEST(FreeMap, TrialIsUndoneExactly) {
+  Fixture f({0, 0, 0});
+  f.occupy(0, 0b1);
+  ClusterSnapshot s = f.snapshot();
+  s.gpu_source = 7;
+  s.gpu_epoch = 1;
+  FreeMap free;
+  free.sync(s);
+  const auto set = free.add_set(f.ids);
+  free.take({NodeAlloc{NodeId(1), 0b11}}, 1000);  // outside the trial: node 1 is dirty
+  std::vector<NodeId> log;
+  free.log_changes(&log);
+  auto state = [&] {
+    std::vector<int> v;
+    for (int g = 0; g < 24; ++g) v.push_back(free.free_milli(g));
+    for (NodeId n : f.ids) v.push_back(free.free_gpus(n));
+    v.push_back(free.set_free_gpus(set));
+    v.push_back(free.total_free_gpus());
+    v.push_back(free.set_largest_fit(set).value_or(-1));
+    return v;
+  };
+  const auto before = state();
+  const Placement freed{NodeAlloc{NodeId(0), 0b1}}, half{NodeAlloc{NodeId(2), 0b110}};
+  {
+    FreeMap::Trial trial(free);
+    trial.give(freed, 1000);
+    trial.take(half, 500);
+    trial.take(freed, 1000);
+    trial.give(freed, 1000);
+    EXPECT_EQ(free.free_gpus(NodeId(0)), 8);
+    EXPECT_EQ(free.free_milli(17), 500);
+    EXPECT_EQ(free.set_free_gpus(set), 20);
+    EXPECT_FALSE(log.empty());
+  }  // undone here
+  EXPECT_EQ(state(), before);
+  EXPECT_TRUE(log.empty());
+  {
+    FreeMap::Trial trial(free);
+    trial.take(half, 1000);
+    trial.undo();
+    EXPECT_EQ(state(), before);
+    trial.give(freed, 1000);  // usable again after an undo
+    EXPECT_EQ(free.free_gpus(NodeId(0)), 8);
+  }
+  EXPECT_EQ(state(), before);
+  // The next sync copies node 1 again (this map's own take) but not nodes 0 and 2.
+  s.gpu_epoch = 2;
+  s.changed_nodes = {};
+  free.sync(s);
+  EXPECT_EQ(log, std::vector<NodeId>{NodeId(1)});
+  EXPECT_EQ(free.free_gpus(NodeId(1)), 8);
+  free.log_changes(nullptr);
+}
+
 TEST(Fraction, PacksSharesOntoTheFullestGpuThatFits) {
   Fixture f({0});
   f.occupy_share(0, 3, 600);
