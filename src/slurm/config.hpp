@@ -70,6 +70,8 @@ struct ControllerConfig {
 
 // Throws InputError naming the file and the field.
 ControllerConfig load_controller_config(const std::string& path);
+// The same for the text of a file named `path` (the fuzz target, tests).
+ControllerConfig parse_controller_config(const std::string& path, const std::string& text);
 
 std::string lower(std::string s);
 

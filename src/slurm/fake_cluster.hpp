@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/clock.hpp"
 #include "slurm/ports.hpp"
 
 namespace ds::slurm {

@@ -21,8 +21,11 @@
 #include <string>
 #include <vector>
 
-#include "driver/clock.hpp"
 #include "slurm/gres.hpp"
+
+namespace ds::driver {
+class Clock;  // driver/clock.hpp
+}
 
 namespace ds::slurm {
 

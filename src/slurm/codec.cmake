@@ -1,0 +1,8 @@
+# ds_slurm_codec: the Slurm adapter's pure parsing - the controller configuration (YAML),
+# DeepShare's record in a job's AdminComment, the GRES layout, the Slurm-level port types.
+# Included by src/slurm/CMakeLists.txt and by the fuzz preset (which builds no more of
+# src/slurm): it depends on the model and yaml-cpp only.
+add_library(ds_slurm_codec ${CMAKE_CURRENT_LIST_DIR}/config.cpp ${CMAKE_CURRENT_LIST_DIR}/record.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/gres.cpp ${CMAKE_CURRENT_LIST_DIR}/ports.cpp)
+target_include_directories(ds_slurm_codec PUBLIC ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(ds_slurm_codec PUBLIC ds_model yaml-cpp)
