@@ -15,6 +15,9 @@
 //  5. be deterministic: the same inputs give the same record;
 //  6. give every pending job a typed waiting reason from the first cycle that saw it.
 // DS_CONTRACT_DUMP=1 prints the (shrunk) scenario of a failure.
+// The same contract holds online: every non-oracle policy also runs as the Slurm controller
+// runs it, on the in-process fake Slurm, through restarts, lost replies and a leader failover
+// (ContractOnFakeCluster below).
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
@@ -23,9 +26,18 @@
 #include <map>
 #include <set>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <random>
+
+#include "driver/lease.hpp"
 #include "model/testing.hpp"
 #include "registry/registry.hpp"
 #include "sim/simulator.hpp"
+#include "slurm/fake_harness.hpp"
 
 namespace ds {
 namespace {
@@ -233,6 +245,146 @@ TEST_P(Contract, HoldsOnRandomWorkloads) {
 
 INSTANTIATE_TEST_SUITE_P(EveryRegisteredPolicy, Contract, ::testing::ValuesIn(registered()),
                          [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
+// --- online: the fake cluster ----------------------------------------------------------
+// Every non-oracle policy as the Slurm controller runs it on the in-process fake Slurm
+// (src/slurm/fake_harness.hpp), through what an online driver meets: kill -9 and restart of
+// the controller at random points, failed RPCs and lost replies, a leader failover to a
+// standby. The contract online:
+//  3. no decision the cluster state refuses (deepshare_decisions_invalid_total stays 0);
+//  4. every job ends (completed, or cancelled by DeepShare with its reason), none is started
+//     without DeepShare's pin for that run or on other GPUs, no GRES request is rewritten,
+//     no two jobs are pinned to the same GPUs (the fake's checks);
+//  6. a job pending through a whole cycle has a typed reason;
+// and after every cycle the model runs what Slurm runs, where it runs it (the drift check).
+class OnlineContract {
+ public:
+  OnlineContract(const std::string& policy, std::uint64_t seed) : h_(options(seed)), rng_(seed) {
+    h_.cfg = slurm::fake_config(policy);
+    dir_ =
+        (std::filesystem::temp_directory_path() /
+         ("ds-contract-" + policy + "-" + std::to_string(seed) + "-" + std::to_string(::getpid())))
+            .string();
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  ~OnlineContract() { std::filesystem::remove_all(dir_); }
+
+  void run() {
+    take_lease();
+    ctl_ = h_.start(lease_.get());
+    for (int wave = 0; wave < 6; ++wave) {
+      h_.submit_wave(rng_, 8);
+      const int cycles = 20 + static_cast<int>(rng_() % 40);
+      for (int k = 0; k < cycles; ++k) cycle();
+      if (wave == 1 || wave == 4) restart();  // kill -9, the same host restarts it
+      if (wave == 2) failover();              // the leader dies, the standby takes over
+    }
+    slurm::FakeOptions& o = h_.fc.options();
+    o.p_read_fail = o.p_write_fail = o.p_reply_lost = 0;
+    // Drain: every job ends within 20 minutes (a policy with 60 s rounds, Tiresias, starts a
+    // few jobs per round).
+    for (int k = 0; k < 12000 && !all_ended(); ++k) cycle();
+    invalid_ += ctl_->counters().invalid_decisions;
+  }
+
+  std::vector<std::string> violations() const {
+    std::vector<std::string> out = h_.unsound(false, true);
+    // Where the model has the jobs Slurm still lists (the lost ones, for the report).
+    const driver::Core& core = ctl_->core();
+    for (std::uint32_t id = 1; id <= h_.fc.submitted(); ++id) {
+      if (h_.fc.stats(id).completed || h_.fc.stats(id).cancelled) continue;
+      const auto job = core.book().find(std::to_string(id));
+      out.push_back("  job " + std::to_string(id) + " in the model: " +
+                    (job ? std::string("status ") +
+                               std::to_string(static_cast<int>(core.state().runtime(*job).status)) +
+                               ", waits for " + to_string(core.state().runtime(*job).wait)
+                         : std::string("unknown")));
+    }
+    if (invalid_ != 0) out.push_back(std::to_string(invalid_) + " decisions the state refused");
+    out.insert(out.end(), seen_.begin(), seen_.end());
+    return out;
+  }
+
+ private:
+  static slurm::FakeOptions options(std::uint64_t seed) {
+    slurm::FakeOptions o;
+    o.p_read_fail = 0.05;
+    o.p_write_fail = 0.05;
+    o.p_reply_lost = 0.1;
+    o.seed = seed;
+    return o;
+  }
+  bool all_ended() const {
+    for (std::uint32_t id = 1; id <= h_.fc.submitted(); ++id)
+      if (!h_.fc.stats(id).completed && !h_.fc.stats(id).cancelled) return false;
+    return true;
+  }
+  void take_lease() {
+    lease_ = std::make_unique<driver::Lease>(dir_);
+    ASSERT_TRUE(lease_->try_acquire());
+  }
+  void restart() {
+    invalid_ += ctl_->counters().invalid_decisions;
+    ctl_.reset();
+    ctl_ = h_.start(lease_.get());
+  }
+  void failover() {
+    invalid_ += ctl_->counters().invalid_decisions;
+    ctl_.reset();
+    lease_.reset();  // the kernel drops the dead leader's lock
+    take_lease();
+    ctl_ = h_.start(lease_.get());
+  }
+  void cycle() {
+    h_.fc.advance(100);
+    if (!ctl_->step()) return;
+    if (seen_.size() > 10) return;  // enough to report
+    for (const auto& d : ctl_->core().reconciler().drift()) seen_.push_back("drift: " + d);
+    const ClusterState& state = ctl_->core().state();
+    for (JobId id : state.pending()) {
+      const JobRuntime& r = state.runtime(id);
+      if (r.queued_since < last_cycle_ && r.wait == WaitReason::None)
+        seen_.push_back("job " + state.spec(id).name + " pending without a reason");
+    }
+    last_cycle_ = ctl_->core().now();
+  }
+
+  slurm::FakeHarness h_;
+  std::mt19937_64 rng_;
+  std::string dir_;
+  std::unique_ptr<driver::Lease> lease_;
+  std::unique_ptr<slurm::Controller> ctl_;
+  std::uint64_t invalid_ = 0;
+  Time last_cycle_ = std::numeric_limits<Time>::min();
+  std::vector<std::string> seen_;
+};
+
+std::vector<std::string> online_policies() {
+  std::vector<std::string> names;
+  for (const auto& p : policy_registry())
+    if (!p.oracle) names.push_back(p.name);
+  return names;
+}
+
+class ContractOnFakeCluster : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ContractOnFakeCluster, HoldsThroughRestartsLostRepliesAndFailover) {
+  for (std::uint64_t seed : {1, 2}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    OnlineContract c(GetParam(), seed);
+    c.run();
+    for (const auto& v : c.violations()) ADD_FAILURE() << v;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryOnlinePolicy, ContractOnFakeCluster,
+                         ::testing::ValuesIn(online_policies()), [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n)
                              if (c == '-') c = '_';

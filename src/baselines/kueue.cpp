@@ -153,6 +153,9 @@ class Kueue final : public Policy {
     admitted_.clear();
     for (const auto& f : s.finished) leave(s, f.job);
     for (JobId id : s.requeued) leave(s, id);  // preempted by the engine (ours left already)
+    // Withdrawn while the policy believed it admitted (a start the driver could not apply,
+    // then the job stopped being a candidate): it no longer runs.
+    for (JobId id : s.withdrawn) leave(s, id);
     for (JobId id : s.adopted) {
       const JobSpec& j = s.jobs[id.index()];
       const JobRuntime& r = s.runtime[id.index()];

@@ -83,6 +83,7 @@ class Core {
   // Jobs that left and whose leaving the policy has seen give their slots back.
   void compact();
 
+  [[nodiscard]] Time now() const { return now_; }
   [[nodiscard]] Time wake_at() const { return wake_at_; }
   Time& wake_at_ref() { return wake_at_; }
   [[nodiscard]] Log::Fields who(JobId id) const;

@@ -18,29 +18,13 @@
 #include "registry/registry.hpp"
 #include "slurm/controller.hpp"
 #include "slurm/fake_cluster.hpp"
+#include "slurm/fake_harness.hpp"
 
 namespace ds::slurm {
 namespace {
 
 TenantConfig tenant(const std::string& name, int quota) {
-  TenantConfig t;
-  t.account = name;
-  t.tenant.name = name;
-  t.tenant.quota_gpus = quota;
-  t.tenant.cls = quota > 0 ? TenantClass::Guaranteed : TenantClass::BestEffort;
-  t.tenant.slo_queue = seconds(2);
-  return t;
-}
-
-ControllerConfig config() {
-  ControllerConfig c;
-  c.partition = "batch";
-  c.policy = "deepshare";
-  c.options = {{"min_runtime_s", "0"}, {"lend_backoff_s", "0"}};
-  c.start_margin_s = 5;
-  c.tenant_source = TenantSource::Config;
-  c.tenants = {tenant("alpha", 8), tenant("beta", 8), tenant("scav", 0)};
-  return c;
+  return fake_tenant(name, quota);
 }
 
 // Counts what a controller sends (to see that a deposed one sends nothing).
@@ -66,38 +50,10 @@ class CountingActuator final : public Actuator {
   Actuator& inner_;
 };
 
-class Harness {
+// The shared harness (fake_harness.hpp) with the checks as test expectations.
+class Harness : public FakeHarness {
  public:
-  explicit Harness(FakeOptions o = {})
-      : fc(o),
-        out_(std::getenv("DS_TEST_LOG") ? stderr : std::fopen("/dev/null", "w")),
-        log(out_, false) {}
-  ~Harness() {
-    if (out_ != stderr) std::fclose(out_);
-  }
-  std::unique_ptr<Controller> start(driver::Lease* lease = nullptr, Actuator* act = nullptr) {
-    driver::DriverClock c;
-    c.wall0_ms = c.origin = fc.now_ms();  // controller time = Unix ms, as `slurm run`
-    for (int attempt = 0;; ++attempt) {
-      auto ctl = std::make_unique<Controller>(cfg, log, c, Ports{&fc, act ? act : &fc, &fc});
-      ctl->set_lease(lease);
-      if (policy) ctl->set_policy_factory(policy);
-      try {
-        ctl->init();
-        return ctl;
-      } catch (const InputError&) {
-        if (attempt > 50) throw;  // Slurm unreachable at start: systemd restarts it
-        fc.advance(2000);
-      }
-    }
-  }
-  // Cycles every `poll` ms for `ms`.
-  void run(Controller& c, std::int64_t ms, std::int64_t poll = 100) {
-    for (std::int64_t t = 0; t < ms; t += poll) {
-      fc.advance(poll);
-      c.step();
-    }
-  }
+  using FakeHarness::FakeHarness;
   // `waves` waves of `jobs` jobs (submit_wave), `ms` apart, then 400 s to drain: every job
   // must have run soundly.
   void run_waves_and_drain(Controller& c, std::uint64_t seed, int waves, int jobs,
@@ -110,47 +66,16 @@ class Harness {
     run(c, 400000);
     expect_sound();
   }
-  // A multi-tenant load with borrowing and reclaims: scav borrows idle quota, alpha and
-  // beta come back for it.
-  void submit_wave(std::mt19937_64& rng, int jobs) {
-    const char* accounts[] = {"alpha", "beta", "scav", "scav"};
-    for (int i = 0; i < jobs; ++i) {
-      const std::string a = accounts[rng() % 4];
-      const int gpus = 1 << (rng() % 3);
-      fc.submit(a, gpus, 5000 + static_cast<std::int64_t>(rng() % 20000));
-    }
-  }
   // No job lost (all completed), Slurm ran only what DeepShare pinned for that run, on the
   // GPUs it pinned, and (unless `conflicts_ok`) never two jobs pinned to the same GPUs.
   void expect_sound(bool conflicts_ok = false) const {
-    for (std::uint32_t id = 1; id <= fc.submitted(); ++id)
-      EXPECT_TRUE(fc.stats(id).completed) << "lost: " << fc.describe(id);
-    EXPECT_EQ(fc.unpinned_starts(), 0) << "Slurm ran a job without DeepShare's pin for that run";
-    EXPECT_EQ(fc.pin_mismatches(), 0) << "a pin differs from Slurm's allocation";
-    EXPECT_EQ(fc.rejected_gres_changes(), 0) << "a GRES request was rewritten";
-    if (!conflicts_ok) {
-      EXPECT_EQ(fc.conflicts(), 0) << "two jobs pinned to the same GPUs";
-    }
+    for (const auto& why : unsound(conflicts_ok)) ADD_FAILURE() << why;
   }
   // Every job ran exactly once (a load without contention: nothing to preempt).
   void expect_started_once() const {
     for (std::uint32_t id = 1; id <= fc.submitted(); ++id)
       EXPECT_EQ(fc.stats(id).starts, 1) << fc.describe(id);
   }
-
-  FakeCluster fc;
-  Controller::PolicyFactory policy;  // unset: the registry's (cfg.policy)
-  ControllerConfig cfg = [] {
-    ControllerConfig c = config();
-    if (const char* j = std::getenv("DS_TEST_JOURNAL")) c.journal = j;
-    return c;
-  }();
-
- private:
-  std::FILE* out_;
-
- public:
-  driver::Log log;
 };
 
 std::string temp_dir(const char* tag) {

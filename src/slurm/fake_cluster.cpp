@@ -76,7 +76,7 @@ std::uint32_t FakeCluster::submit(const std::string& account, int gpus, std::int
       "ds:v=1;gpus=" + std::to_string(gpus) + ";n=1;nr=" + (requeue ? "0" : "1") + ";u=40;mem=4000";
   j.run_ms = run_ms;
   jobs_[id] = j;
-  stats_.push_back({account, gpus, 0, 0, 0, false, false});
+  stats_.push_back({account, gpus, 0, 0, 0, false, false, {}});
   changed();
   return id;
 }
@@ -307,6 +307,8 @@ bool FakeCluster::cancel(const std::string& ref) {
   const bool was_running = j->info.running();
   end_run(*j, JobState::Cancelled, false, false);
   stats_[j->info.id - 1].cancelled = true;
+  const RecordFields fields = parse_fields(j->info.admin_comment);
+  if (auto x = fields.find("x"); x != fields.end()) stats_[j->info.id - 1].refusal = x->second;
   if (was_running) {
     j->info.completing = true;
     j->completing_until = now_ + o_.kill_ms;

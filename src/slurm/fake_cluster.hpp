@@ -60,6 +60,7 @@ struct FakeJobStats {
   std::int64_t first_start_ms = 0;
   bool completed = false;
   bool cancelled = false;
+  std::string refusal;  // the reason DeepShare recorded (x=) when it cancelled the job
 };
 
 class FakeCluster final : public ClusterSource, public Actuator, public driver::Clock {
