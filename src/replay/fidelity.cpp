@@ -56,6 +56,11 @@ std::string ensemble_rows(const FidelityReport& rep) {
   return buf + incomplete;
 }
 
+// (real - sim) / sim (0 without a simulated value).
+double relative(double real, double sim) {
+  return sim > 0 ? (real - sim) / sim : 0.0;
+}
+
 // The replay's mean overhang (observed run - work), or the default for replays without it.
 double measured_overhang_wall_s(const nlohmann::json& rj) {
   if (!rj.contains("latency_wall_s") || !rj["latency_wall_s"].contains("overhang"))
@@ -67,42 +72,53 @@ double measured_overhang_wall_s(const nlohmann::json& rj) {
 
 }  // namespace
 
-FidelityReport run_fidelity(const std::string& replay_dir, const std::string& out_dir,
-                            FidelityOptions opt) {
-  namespace fs = std::filesystem;
-  const fs::path dir(replay_dir);
+namespace {
+
+// What the replay's replay.json says, and the excerpt workload it ran.
+struct Replayed {
+  nlohmann::json rj;
+  ControllerConfig config;
+  ExcerptSpec spec;
+  Workload w;
+};
+
+Replayed read_replay(const std::filesystem::path& dir) {
   std::ifstream in(dir / "replay.json");
   if (!in)
     throw InputError((dir / "replay.json").string() +
                      ": cannot read (run `deepshare slurm replay` first)");
-  nlohmann::json rj;
+  Replayed r;
   try {
-    in >> rj;
+    in >> r.rj;
   } catch (const std::exception& e) {
     throw InputError((dir / "replay.json").string() + ": " + e.what());
   }
-  const ControllerConfig config = load_controller_config(rj.at("config").get<std::string>());
-  ExcerptSpec spec;
-  spec.trace = rj.at("trace").get<std::string>();
-  spec.format = rj.at("format").get<std::string>();
-  spec.time_scale = rj.at("time_scale").get<double>();
-  parse_excerpt(rj.at("excerpt").get<std::string>(), spec);
+  r.config = load_controller_config(r.rj.at("config").get<std::string>());
+  r.spec.trace = r.rj.at("trace").get<std::string>();
+  r.spec.format = r.rj.at("format").get<std::string>();
+  r.spec.time_scale = r.rj.at("time_scale").get<double>();
+  parse_excerpt(r.rj.at("excerpt").get<std::string>(), r.spec);
   std::vector<NodeShape> nodes;
-  for (const auto& n : rj.at("nodes"))
+  for (const auto& n : r.rj.at("nodes"))
     nodes.push_back({n.at("name").get<std::string>(), n.at("gpus").get<int>()});
-  const Workload w = make_excerpt(spec, config, nodes);
+  r.w = make_excerpt(r.spec, r.config, nodes);
+  return r;
+}
 
+// The start latency, its jitter and the overhang: given, else as the replay measured them.
+LatencyModel latency_of(const nlohmann::json& rj, FidelityOptions& opt) {
   if (opt.start_latency_wall_s < 0)
     opt.start_latency_wall_s = rj.value("start_latency_wall_s", 0.0);
   if (opt.jitter_wall_s < 0) opt.jitter_wall_s = measured_jitter_wall_s(rj);
   if (opt.overhang_wall_s < 0) opt.overhang_wall_s = measured_overhang_wall_s(rj);
-  const LatencyModel model{opt.start_latency_wall_s, opt.jitter_wall_s, opt.overhang_wall_s};
-  const RunRecord sim =
-      simulate_excerpt(w, config, spec.time_scale, {model.mean_wall_s, 0, model.overhang_wall_s});
-  const RunRecord sim0 = simulate_excerpt(w, config, spec.time_scale, LatencyModel{});
-  write_excerpt_outputs((fs::path(out_dir) / "sim").string(), w, config, spec.load, sim,
-                        "fidelity-sim");
+  return LatencyModel{opt.start_latency_wall_s, opt.jitter_wall_s, opt.overhang_wall_s};
+}
 
+// Job by job: observed.csv against the simulations (fidelity_jobs.csv); the sums go into
+// `rep`, the jobs compared into `compared`; returns the per-job absolute JCT differences.
+std::vector<double> compare_jobs(const std::filesystem::path& dir, const std::filesystem::path& out,
+                                 const Workload& w, const RunRecord& sim, const RunRecord& sim0,
+                                 FidelityReport& rep, std::vector<bool>& compared) {
   std::map<std::string, std::size_t> by_name;
   for (const auto& j : w.jobs) by_name[j.name] = j.id.index();
   CsvReader csv = CsvReader::open((dir / "observed.csv").string());
@@ -112,19 +128,10 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
              c_queue = csv.require_column("queue_ms"), c_pre = csv.require_column("preemptions"),
              c_done = csv.require_column("completed"), c_sh = csv.require_column("shared_runs"),
              c_bo = csv.require_column("borrowed_runs");
-  FidelityReport rep;
-  rep.start_latency_wall_s = opt.start_latency_wall_s;
-  rep.jitter_wall_s = opt.jitter_wall_s;
-  rep.overhang_wall_s = opt.overhang_wall_s;
-  rep.time_scale = spec.time_scale;
-  rep.replay_wall_s = rj.value("wall_seconds", 0.0);
-  for (const auto& o : sim.jobs) rep.sim_preemptions += o.preemptions;
-  std::ofstream jobs_csv(fs::path(out_dir) / "fidelity_jobs.csv", std::ios::binary);
+  std::ofstream jobs_csv(out / "fidelity_jobs.csv", std::ios::binary);
   jobs_csv << "job,tenant,gpus,sim_queue_s,real_queue_s,sim_jct_s,real_jct_s,sim_preemptions,real_"
               "preemptions\n";
   std::vector<double> abs_jct;
-  std::vector<bool> compared(w.jobs.size(), false);
-  double rq = 0, rj_sum = 0;
   auto num = [&](std::size_t c) { return std::atof(std::string(csv.field(c)).c_str()); };
   while (csv.next()) {
     auto it = by_name.find(std::string(csv.field(c_job)));
@@ -142,17 +149,22 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
                  r_j = (num(c_end) - num(c_sub)) / 1000.0;
     ++rep.jobs;
     compared[i] = true;
-    rq += r_q, rj_sum += r_j;
+    rep.real_avg_queue_s += r_q, rep.real_avg_jct_s += r_j;  // sums until summarize()
     rep.mean_abs_queue_diff_s += std::abs(r_q - s_q);
     abs_jct.push_back(std::abs(r_j - s_j));
     jobs_csv << w.jobs[i].name << ',' << w.tenants[w.jobs[i].tenant.index()].name << ','
              << w.jobs[i].gpus << ',' << s_q << ',' << r_q << ',' << s_j << ',' << r_j << ','
              << o.preemptions << ',' << num(c_pre) << '\n';
   }
-  if (rep.jobs == 0)
-    throw InputError(replay_dir + ": no job completed in both the replay and the simulation");
+  return abs_jct;
+}
+
+// The sums of compare_jobs() into means, and the relative differences.
+void summarize(FidelityReport& rep, const Workload& w, const RunRecord& sim, const RunRecord& sim0,
+               const std::vector<bool>& compared, const std::vector<double>& abs_jct,
+               const std::filesystem::path& dir) {
   const double n = static_cast<double>(rep.jobs);
-  rep.real_avg_queue_s = rq / n, rep.real_avg_jct_s = rj_sum / n;
+  rep.real_avg_queue_s /= n, rep.real_avg_jct_s /= n;
   const ExcerptStats s1 = excerpt_stats(w, sim, compared), s0 = excerpt_stats(w, sim0, compared);
   rep.sim_avg_queue_s = s1.avg_queue_s, rep.sim_avg_jct_s = s1.avg_jct_s;
   rep.sim_qos = s1.qos_compliance;
@@ -161,21 +173,17 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
     if (sj.is_object()) rep.real_qos = sj.value("qos_compliance", 1.0);
   }
   rep.sim0_avg_queue_s = s0.avg_queue_s, rep.sim0_avg_jct_s = s0.avg_jct_s;
-  auto rel = [](double real, double sim) { return sim > 0 ? (real - sim) / sim : 0.0; };
-  rep.jct_rel = rel(rep.real_avg_jct_s, rep.sim_avg_jct_s);
-  rep.queue_rel = rel(rep.real_avg_queue_s, rep.sim_avg_queue_s);
-  rep.jct_rel0 = rel(rep.real_avg_jct_s, rep.sim0_avg_jct_s);
-  rep.queue_rel0 = rel(rep.real_avg_queue_s, rep.sim0_avg_queue_s);
+  rep.jct_rel = relative(rep.real_avg_jct_s, rep.sim_avg_jct_s);
+  rep.queue_rel = relative(rep.real_avg_queue_s, rep.sim_avg_queue_s);
+  rep.jct_rel0 = relative(rep.real_avg_jct_s, rep.sim0_avg_jct_s);
+  rep.queue_rel0 = relative(rep.real_avg_queue_s, rep.sim0_avg_queue_s);
   rep.mean_abs_queue_diff_s /= n;
   for (double d : abs_jct) rep.mean_abs_jct_diff_s += d / n;
-  rep.p90_abs_jct_diff_s = quantile(abs_jct, 0.9);
+  std::vector<double> sorted = abs_jct;
+  rep.p90_abs_jct_diff_s = quantile(sorted, 0.9);
+}
 
-  if (opt.ensemble > 0) {
-    rep.ensemble = simulate_ensemble(w, config, spec.time_scale, model, opt.ensemble, compared);
-    rep.jct_rel_ensemble = rel(rep.real_avg_jct_s, rep.ensemble.avg_jct_s.mean);
-    rep.queue_rel_ensemble = rel(rep.real_avg_queue_s, rep.ensemble.avg_queue_s.mean);
-  }
-
+std::string markdown_of(const FidelityReport& rep) {
   char buf[4096];
   std::snprintf(buf, sizeof buf,
                 "| metric (trace seconds; time scale %g; simulated start latency %.3f wall s, "
@@ -200,7 +208,10 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
                 rep.mean_abs_queue_diff_s, rep.sim_preemptions, rep.real_preemptions, rep.sim_qos,
                 rep.real_qos, ensemble_rows(rep).c_str(), rep.jobs, rep.replay_wall_s,
                 rep.real_shared_runs, rep.real_borrowed_runs);
-  rep.markdown = buf;
+  return buf;
+}
+
+nlohmann::json json_of(const FidelityReport& rep) {
   nlohmann::json fj = {{"jobs_compared", rep.jobs},
                        {"time_scale", rep.time_scale},
                        {"start_latency_wall_s", rep.start_latency_wall_s},
@@ -239,7 +250,45 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
                       {"jct_rel_diff", rep.jct_rel_ensemble},
                       {"queue_rel_diff", rep.queue_rel_ensemble}};
   }
-  std::ofstream(fs::path(out_dir) / "fidelity.json", std::ios::binary) << fj.dump(2) << '\n';
+  return fj;
+}
+
+}  // namespace
+
+// The steps: read the replay, simulate its excerpt (with and without start latency), compare
+// job by job, summarize, simulate the jittered ensemble, write the report.
+FidelityReport run_fidelity(const std::string& replay_dir, const std::string& out_dir,
+                            FidelityOptions opt) {
+  namespace fs = std::filesystem;
+  const fs::path dir(replay_dir);
+  const Replayed r = read_replay(dir);
+  const Workload& w = r.w;
+  const LatencyModel model = latency_of(r.rj, opt);
+  const RunRecord sim = simulate_excerpt(w, r.config, r.spec.time_scale,
+                                         {model.mean_wall_s, 0, model.overhang_wall_s});
+  const RunRecord sim0 = simulate_excerpt(w, r.config, r.spec.time_scale, LatencyModel{});
+  write_excerpt_outputs((fs::path(out_dir) / "sim").string(), w, r.config, r.spec.load, sim,
+                        "fidelity-sim");
+  FidelityReport rep;
+  rep.start_latency_wall_s = opt.start_latency_wall_s;
+  rep.jitter_wall_s = opt.jitter_wall_s;
+  rep.overhang_wall_s = opt.overhang_wall_s;
+  rep.time_scale = r.spec.time_scale;
+  rep.replay_wall_s = r.rj.value("wall_seconds", 0.0);
+  for (const auto& o : sim.jobs) rep.sim_preemptions += o.preemptions;
+  std::vector<bool> compared(w.jobs.size(), false);
+  const std::vector<double> abs_jct = compare_jobs(dir, out_dir, w, sim, sim0, rep, compared);
+  if (rep.jobs == 0)
+    throw InputError(replay_dir + ": no job completed in both the replay and the simulation");
+  summarize(rep, w, sim, sim0, compared, abs_jct, dir);
+  if (opt.ensemble > 0) {
+    rep.ensemble = simulate_ensemble(w, r.config, r.spec.time_scale, model, opt.ensemble, compared);
+    rep.jct_rel_ensemble = relative(rep.real_avg_jct_s, rep.ensemble.avg_jct_s.mean);
+    rep.queue_rel_ensemble = relative(rep.real_avg_queue_s, rep.ensemble.avg_queue_s.mean);
+  }
+  rep.markdown = markdown_of(rep);
+  std::ofstream(fs::path(out_dir) / "fidelity.json", std::ios::binary)
+      << json_of(rep).dump(2) << '\n';
   std::ofstream(fs::path(out_dir) / "fidelity.md", std::ios::binary) << rep.markdown;
   return rep;
 }

@@ -18,15 +18,16 @@ struct Ev {
   std::size_t run;
 };
 
-}  // namespace
-
-RunRecord result_from_observation(const Workload& w, const std::vector<ObservedJob>& obs) {
-  RunRecord r;
+// Per job: its outcome from its runs (queueing, preemptions with the checkpoint model's lost
+// work and overhead, end, status); and every submit, start and end as an event. `last`: the
+// latest end.
+std::vector<Ev> outcomes(const Workload& w, const std::vector<ObservedJob>& obs, RunRecord& r,
+                         Time& last) {
   const std::size_t n = w.jobs.size();
   r.jobs.resize(n);
   r.tenants.resize(w.tenants.size());
   r.origin = n ? obs[0].submit : 0;
-  Time last = r.origin;
+  last = r.origin;
   std::vector<Ev> evs;
   for (std::size_t i = 0; i < n; ++i) {
     const ObservedJob& o = obs[i];
@@ -59,11 +60,17 @@ RunRecord result_from_observation(const Workload& w, const std::vector<ObservedJ
                  : o.runs.empty() || o.runs.back().end != kNever ? JobStatus::Pending
                                                                  : JobStatus::Running;
   }
+  return evs;
+}
+
+// Sweep: the runs drive a ClusterState as the simulator's events do (GPU occupancy, tenant
+// shares and integrals, entitlement at submit); SM use on top.
+void sweep(const Workload& w, const std::vector<ObservedJob>& obs, std::vector<Ev>& evs,
+           RunRecord& r, Time last) {
+  const std::size_t n = w.jobs.size();
   std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) {
     return a.t != b.t ? a.t < b.t : a.order != b.order ? a.order < b.order : a.job < b.job;
   });
-  // Sweep: the runs drive a ClusterState as the simulator's events do (GPU occupancy,
-  // tenant shares and integrals, entitlement at submit); SM use on top.
   ClusterState cs(w.cluster, w.tenants);
   cs.set_jobs(w.jobs);
   std::vector<double> gpu_util(static_cast<std::size_t>(w.cluster.total_gpus()), 0);
@@ -116,6 +123,15 @@ RunRecord result_from_observation(const Workload& w, const std::vector<ObservedJ
     r.jobs[i].entitled = cs.runtime(JobId(static_cast<std::uint32_t>(i))).entitled;
   r.tenants.assign(cs.tenant_totals().begin(), cs.tenant_totals().end());
   r.end = last;
+}
+
+}  // namespace
+
+RunRecord result_from_observation(const Workload& w, const std::vector<ObservedJob>& obs) {
+  RunRecord r;
+  Time last = 0;
+  std::vector<Ev> evs = outcomes(w, obs, r, last);
+  sweep(w, obs, evs, r, last);
   return r;
 }
 

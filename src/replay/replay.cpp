@@ -9,7 +9,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
+#include <unordered_map>
 
 #include "core/error.hpp"
 #include "driver/metrics_server.hpp"
@@ -58,8 +60,187 @@ struct Track {
   std::uint32_t restarts = 0;
 };
 
+// The partition's GPU nodes, as the excerpt is built on them.
+std::vector<NodeShape> partition_shapes(SlurmApi& api, const std::string& partition) {
+  auto nodes = api.nodes();
+  if (!nodes) throw InputError("cannot read Slurm nodes: " + api.last_error());
+  std::vector<NodeShape> shapes;
+  for (const auto& n : *nodes)
+    if (n.gpus > 0 &&
+        std::find(n.partitions.begin(), n.partitions.end(), partition) != n.partitions.end())
+      shapes.push_back({n.name, n.gpus});
+  return shapes;
+}
+
+// The controller's configuration for the replay: its clock's scale, and a journal of its own
+// in the output folder (the config's `journal:` may be a production one: never opened).
+ControllerConfig replay_config(const ReplayRequest& req, double scale, driver::Log& log) {
+  ControllerConfig cc = req.config;
+  cc.time_scale = scale;
+  if (!cc.journal.empty())
+    log.info("note", {{"text", "the config's journal (" + cc.journal +
+                                   ") is not used: a replay journals into its output folder"}});
+  cc.journal = (std::filesystem::path(req.out_dir) / "journal.log").string();
+  return cc;
+}
+
+// The batch job that stands in for trace job i: the gate parks it for DeepShare.
+SubmitRequest stand_in_request(const ReplayRequest& req, const Workload& w, std::size_t i,
+                               double scale) {
+  namespace fs = std::filesystem;
+  const JobSpec& j = w.jobs[i];
+  const Tenant& t = w.tenants[j.tenant.index()];
+  auto wall_ms = [&](Time trace_ms) {
+    return static_cast<Time>(std::llround(static_cast<double>(trace_ms) / scale));
+  };
+  SubmitRequest s;
+  s.name = "ds-" + j.name;
+  s.account = req.config.tenants[j.tenant.index()].account;
+  s.partition = req.config.partition;
+  const std::string state = (fs::path(req.work_dir) / "ckpt" / (j.name + ".p")).string();
+  std::error_code ec;
+  fs::remove(state, ec);
+  s.script = stand_in(j.name, wall_ms(w.truth[i].work), wall_ms(t.checkpoint_interval),
+                      wall_ms(restart_overhead(j.gpus)), state);
+  s.work_dir = req.work_dir;
+  s.std_out = (fs::path(req.work_dir) / (j.name + ".out")).string();
+  s.comment =
+      "ds:gpus=" + std::to_string(j.gpus) + ";trace=" + j.name +
+      (j.gpu_util >= 0 ? ";u=" + std::to_string(static_cast<int>(j.gpu_util)) : "") +
+      (j.gpu_memory_mib > 0 ? ";mem=" + std::to_string(static_cast<long>(j.gpu_memory_mib)) : "");
+  s.hold = false;  // the submission gate parks it for DeepShare
+  return s;
+}
+
+// What the replay records of its jobs while they run.
+struct Recorder {
+  const Workload& w;
+  std::vector<ObservedJob> obs;
+  std::vector<Track> track;
+  std::unordered_map<std::uint32_t, std::size_t> index;  // Slurm id -> trace job
+  std::size_t submitted = 0, ended = 0;
+
+  explicit Recorder(const Workload& wl) : w(wl), obs(wl.jobs.size()), track(wl.jobs.size()) {}
+
+  void submitted_as(std::size_t i, std::uint32_t slurm_id, Time at) {
+    obs[i].submit = at;
+    track[i].slurm_id = slurm_id;
+    index[slurm_id] = i;
+  }
+
+  // One poll of Slurm at controller time `t`: runs that began or ended, jobs that finished.
+  void observe(const std::vector<JobInfo>& jobs, Time t) {
+    for (const auto& j : jobs) {
+      auto it = index.find(j.id);
+      if (it == index.end()) continue;
+      const std::size_t k = it->second;
+      Track& tr = track[k];
+      if (tr.ended) continue;
+      ObservedJob& o = obs[k];
+      const bool running = j.state == JobState::Running;
+      if (running && !tr.in_run) {
+        o.runs.push_back(run_of(j, t));
+        tr.in_run = true;
+        tr.slurm_start_s = j.start_s;
+      } else if (!running && tr.in_run) {
+        o.runs.back().end = t;
+        o.runs.back().preempted = true;  // until the job is seen completed
+        tr.in_run = false;
+      }
+      if (j.terminal()) {
+        tr.ended = true;
+        tr.slurm_end_s = j.end_s;
+        tr.restarts = j.restarts;
+        o.completed = j.state == JobState::Completed;
+        if (!o.runs.empty()) o.runs.back().preempted = false;
+        ++ended;
+      }
+    }
+  }
+
+  // A run seen starting at `t`, with the pin of this run (if any) as its decision.
+  ObservedRun run_of(const JobInfo& j, Time t) const {
+    ObservedRun run;
+    run.start = t;
+    std::optional<Pin> pin;
+    try {
+      if (auto rec = parse_record(j.admin_comment)) pin = rec->pin;
+    } catch (const InputError&) {
+    }
+    const bool valid = pin && pin->restart == j.restarts;
+    run.borrowed = valid && pin->borrowed;
+    run.shared = valid && pin->shared;
+    if (valid && pin->decided_ms > 0) run.decided = pin->decided_ms;
+    if (valid)
+      for (const auto& [name, mask] : pin->gpus)
+        for (const auto& node : w.cluster.nodes)
+          if (node.name == name) run.placement.push_back({node.id, mask});
+    return run;
+  }
+};
+
+void write_observed_csv(const std::filesystem::path& out, const Recorder& rec,
+                        const RunRecord& result) {
+  const Workload& w = rec.w;
+  std::ofstream csv(out / "observed.csv", std::ios::binary);
+  csv << "job,slurm_id,tenant,gpus,submit_ms,first_start_ms,end_ms,queue_ms,runs,preemptions,"
+         "completed,"
+         "shared_runs,borrowed_runs,slurm_start_s,slurm_end_s\n";
+  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+    const auto& o = rec.obs[i];
+    const auto& jo = result.jobs[i];
+    int shared = 0, borrowed = 0;
+    for (const auto& r : o.runs) shared += r.shared, borrowed += r.borrowed;
+    csv << w.jobs[i].name << ',' << rec.track[i].slurm_id << ','
+        << w.tenants[w.jobs[i].tenant.index()].name << ',' << w.jobs[i].gpus << ',' << o.submit
+        << ',' << (jo.first_start == kNever ? -1 : jo.first_start) << ','
+        << (jo.end == kNever ? -1 : jo.end) << ',' << jo.queue << ',' << o.runs.size() << ','
+        << jo.preemptions << ',' << (o.completed ? 1 : 0) << ',' << shared << ',' << borrowed << ','
+        << rec.track[i].slurm_start_s << ',' << rec.track[i].slurm_end_s << '\n';
+  }
+}
+
+// Actuation latency, measured per run in wall seconds (docs/slurm.md §6):
+//  - detect:  submit -> the controller's start decision, for jobs placed at once (< 1 s);
+//  - actuate: decision (the pin's t) -> Slurm shows the job RUNNING (release, Slurm's
+//             scheduling pass, this loop's 100 ms poll);
+//  - overhang: observed run length - the job's work, for jobs that ran once (launch,
+//             TaskProlog, end seen by this loop).
+// `deepshare fidelity` simulates with start latency = detect + actuate (SimConfig).
+nlohmann::json latency_of(const Recorder& rec, double scale) {
+  std::vector<double> detect, actuate, overhang;
+  const double to_wall_s = 1.0 / (scale * 1000.0);
+  for (std::size_t i = 0; i < rec.obs.size(); ++i) {
+    const auto& o = rec.obs[i];
+    for (std::size_t k = 0; k < o.runs.size(); ++k) {
+      const ObservedRun& run = o.runs[k];
+      if (run.decided == kNever) continue;
+      actuate.push_back(static_cast<double>(run.start - run.decided) * to_wall_s);
+      const double d = static_cast<double>(run.decided - o.submit) * to_wall_s;
+      if (k == 0 && d < 1.0) detect.push_back(std::max(0.0, d));
+    }
+    if (o.completed && o.runs.size() == 1 && o.runs[0].end != kNever)
+      overhang.push_back(
+          static_cast<double>(o.runs[0].end - o.runs[0].start - rec.w.truth[i].work) * to_wall_s);
+  }
+  auto stats = [](std::vector<double> v) {
+    nlohmann::json j = {{"n", v.size()}, {"mean", 0.0}, {"p50", 0.0}, {"p90", 0.0}};
+    if (v.empty()) return j;
+    double sum = 0;
+    for (double x : v) sum += x;
+    j["mean"] = sum / static_cast<double>(v.size());
+    j["p50"] = quantile(v, 0.5);
+    j["p90"] = quantile(v, 0.9);
+    return j;
+  };
+  return {{"detect", stats(detect)}, {"actuate", stats(actuate)}, {"overhang", stats(overhang)}};
+}
+
 }  // namespace
 
+// The steps: build the excerpt on the partition's nodes, start the controller in this
+// process, submit each job at its scaled time and record its runs while polling Slurm, then
+// write the outputs (as the simulator's), observed.csv and replay.json.
 ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
   namespace fs = std::filesystem;
   if (req.config.tenant_source != TenantSource::Config)
@@ -68,13 +249,7 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
                      "trace per tenant)");
   const auto t_begin = std::chrono::steady_clock::now();
   SlurmApi api;
-  auto nodes = api.nodes();
-  if (!nodes) throw InputError("cannot read Slurm nodes: " + api.last_error());
-  std::vector<NodeShape> shapes;
-  for (const auto& n : *nodes)
-    if (n.gpus > 0 && std::find(n.partitions.begin(), n.partitions.end(), req.config.partition) !=
-                          n.partitions.end())
-      shapes.push_back({n.name, n.gpus});
+  const std::vector<NodeShape> shapes = partition_shapes(api, req.config.partition);
   ExcerptSpec spec = req.excerpt;
   const Workload w = make_excerpt(spec, req.config, shapes);
   for (const auto& note : w.notes) log.info("note", {{"text", note}});
@@ -82,15 +257,7 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
   fs::create_directories(req.out_dir);
   fs::create_directories(fs::path(req.work_dir) / "ckpt");
 
-  ControllerConfig cc = req.config;
-  cc.time_scale = scale;
-  // The replay's journal is its own, in the output folder: the config's `journal:` (it may be
-  // a copy of a production config) is never opened, let alone deleted.
-  if (!cc.journal.empty())
-    log.info("note", {{"text", "the config's journal (" + cc.journal +
-                                   ") is not used: a replay journals into its output folder"}});
-  cc.journal = (fs::path(req.out_dir) / "journal.log").string();
-  std::error_code ec;
+  const ControllerConfig cc = replay_config(req, scale, log);
   driver::DriverClock clock;
   clock.wall0_ms =
       driver::wall_now_ms() + 1500;  // lead time: controller up before the first submit
@@ -109,107 +276,34 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
   std::atomic<bool> stop{false};
   std::thread loop([&] { ctl.run(stop); });
 
+  Recorder rec(w);
   const std::size_t n = w.jobs.size();
-  std::vector<ObservedJob> obs(n);
-  std::vector<Track> track(n);
-  std::unordered_map<std::uint32_t, std::size_t> index;
-  std::size_t next = 0, ended = 0;
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(static_cast<long>(req.timeout_s * 1000));
-  while (ended < n && std::chrono::steady_clock::now() < deadline) {
-    const std::int64_t wall = driver::wall_now_ms();
-    const Time now = clock.at(wall);
-    // 1. submissions due
-    while (next < n && w.jobs[next].submit <= now) {
-      const JobSpec& j = w.jobs[next];
-      const Tenant& t = w.tenants[j.tenant.index()];
-      const std::string account = req.config.tenants[j.tenant.index()].account;
-      auto wall_ms = [&](Time trace_ms) {
-        return static_cast<Time>(std::llround(static_cast<double>(trace_ms) / scale));
-      };
-      SubmitRequest s;
-      s.name = "ds-" + j.name;
-      s.account = account;
-      s.partition = req.config.partition;
-      const std::string state = (fs::path(req.work_dir) / "ckpt" / (j.name + ".p")).string();
-      fs::remove(state, ec);
-      s.script = stand_in(j.name, wall_ms(w.truth[next].work), wall_ms(t.checkpoint_interval),
-                          wall_ms(restart_overhead(j.gpus)), state);
-      s.work_dir = req.work_dir;
-      s.std_out = (fs::path(req.work_dir) / (j.name + ".out")).string();
-      s.comment =
-          "ds:gpus=" + std::to_string(j.gpus) + ";trace=" + j.name +
-          (j.gpu_util >= 0 ? ";u=" + std::to_string(static_cast<int>(j.gpu_util)) : "") +
-          (j.gpu_memory_mib > 0 ? ";mem=" + std::to_string(static_cast<long>(j.gpu_memory_mib))
-                                : "");
-      s.hold = false;  // the submission gate parks it for DeepShare
-      auto id = api.submit(s);
-      if (!id) throw InputError("submitting trace job " + j.name + ": " + api.last_error());
-      obs[next].submit = clock.at(driver::wall_now_ms());
-      track[next].slurm_id = *id;
-      index[*id] = next;
-      ++next;
+  while (rec.ended < n && std::chrono::steady_clock::now() < deadline) {
+    const Time now = clock.at(driver::wall_now_ms());
+    for (; rec.submitted < n && w.jobs[rec.submitted].submit <= now; ++rec.submitted) {
+      auto id = api.submit(stand_in_request(req, w, rec.submitted, scale));
+      if (!id)
+        throw InputError("submitting trace job " + w.jobs[rec.submitted].name + ": " +
+                         api.last_error());
+      rec.submitted_as(rec.submitted, *id, clock.at(driver::wall_now_ms()));
     }
-    // 2. observe
-    if (auto jobs = api.jobs()) {
-      const Time t_obs = clock.at(driver::wall_now_ms());
-      for (const auto& j : *jobs) {
-        auto it = index.find(j.id);
-        if (it == index.end()) continue;
-        const std::size_t k = it->second;
-        Track& tr = track[k];
-        if (tr.ended) continue;
-        ObservedJob& o = obs[k];
-        const bool running = j.state == JobState::Running;
-        if (running && !tr.in_run) {
-          ObservedRun run;
-          run.start = t_obs;
-          std::optional<Pin> pin;
-          try {
-            if (auto rec = parse_record(j.admin_comment)) pin = rec->pin;
-          } catch (const InputError&) {
-          }
-          const bool valid = pin && pin->restart == j.restarts;
-          run.borrowed = valid && pin->borrowed;
-          run.shared = valid && pin->shared;
-          if (valid && pin->decided_ms > 0) run.decided = pin->decided_ms;
-          if (valid) {
-            for (const auto& [name, mask] : pin->gpus)
-              for (const auto& node : w.cluster.nodes)
-                if (node.name == name) run.placement.push_back({node.id, mask});
-          }
-          o.runs.push_back(run);
-          tr.in_run = true;
-          tr.slurm_start_s = j.start_s;
-        } else if (!running && tr.in_run) {
-          o.runs.back().end = t_obs;
-          o.runs.back().preempted = true;  // until the job is seen completed
-          tr.in_run = false;
-        }
-        if (j.terminal()) {
-          tr.ended = true;
-          tr.slurm_end_s = j.end_s;
-          tr.restarts = j.restarts;
-          o.completed = j.state == JobState::Completed;
-          if (!o.runs.empty()) o.runs.back().preempted = false;
-          ++ended;
-        }
-      }
-    }
+    if (auto jobs = api.jobs()) rec.observe(*jobs, clock.at(driver::wall_now_ms()));
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   stop = true;
   loop.join();
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_begin).count();
-  if (ended < n) log.warn("replay_timeout", {{"ended", ended}, {"jobs", n}});
+  if (rec.ended < n) log.warn("replay_timeout", {{"ended", rec.ended}, {"jobs", n}});
 
-  RunRecord result = result_from_observation(w, obs);
+  RunRecord result = result_from_observation(w, rec.obs);
   ReplayOutcome out;
   out.metrics = compute_metrics(w, result);
   out.wall_seconds = wall_s;
-  out.submitted = next;
-  for (const auto& o : obs) out.completed += o.completed;
+  out.submitted = rec.submitted;
+  for (const auto& o : rec.obs) out.completed += o.completed;
   RunInfo info;
   info.policy = req.config.policy;
   info.trace = w.name;
@@ -219,58 +313,10 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
   info.wall_seconds = wall_s;
   info.version = "slurm-replay";
   write_outputs(req.out_dir, w, result, out.metrics, info);
+  write_observed_csv(req.out_dir, rec, result);
 
-  std::ofstream csv(fs::path(req.out_dir) / "observed.csv", std::ios::binary);
-  csv << "job,slurm_id,tenant,gpus,submit_ms,first_start_ms,end_ms,queue_ms,runs,preemptions,"
-         "completed,"
-         "shared_runs,borrowed_runs,slurm_start_s,slurm_end_s\n";
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto& o = obs[i];
-    const auto& jo = result.jobs[i];
-    int shared = 0, borrowed = 0;
-    for (const auto& r : o.runs) shared += r.shared, borrowed += r.borrowed;
-    csv << w.jobs[i].name << ',' << track[i].slurm_id << ','
-        << w.tenants[w.jobs[i].tenant.index()].name << ',' << w.jobs[i].gpus << ',' << o.submit
-        << ',' << (jo.first_start == kNever ? -1 : jo.first_start) << ','
-        << (jo.end == kNever ? -1 : jo.end) << ',' << jo.queue << ',' << o.runs.size() << ','
-        << jo.preemptions << ',' << (o.completed ? 1 : 0) << ',' << shared << ',' << borrowed << ','
-        << track[i].slurm_start_s << ',' << track[i].slurm_end_s << '\n';
-  }
-  // Actuation latency, measured per run in wall seconds (docs/slurm.md §6):
-  //  - detect:  submit -> the controller's start decision, for jobs placed at once (< 1 s);
-  //  - actuate: decision (the pin's t) -> Slurm shows the job RUNNING (release, Slurm's
-  //             scheduling pass, this loop's 100 ms poll);
-  //  - overhang: observed run length - the job's work, for jobs that ran once (launch,
-  //             TaskProlog, end seen by this loop).
-  // `deepshare fidelity` simulates with start latency = detect + actuate (SimConfig).
-  std::vector<double> detect, actuate, overhang;
-  const double to_wall_s = 1.0 / (scale * 1000.0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto& o = obs[i];
-    for (std::size_t k = 0; k < o.runs.size(); ++k) {
-      const ObservedRun& run = o.runs[k];
-      if (run.decided == kNever) continue;
-      actuate.push_back(static_cast<double>(run.start - run.decided) * to_wall_s);
-      const double d = static_cast<double>(run.decided - o.submit) * to_wall_s;
-      if (k == 0 && d < 1.0) detect.push_back(std::max(0.0, d));
-    }
-    if (o.completed && o.runs.size() == 1 && o.runs[0].end != kNever)
-      overhang.push_back(static_cast<double>(o.runs[0].end - o.runs[0].start - w.truth[i].work) *
-                         to_wall_s);
-  }
-  auto stats = [](std::vector<double> v) {
-    nlohmann::json j = {{"n", v.size()}, {"mean", 0.0}, {"p50", 0.0}, {"p90", 0.0}};
-    if (v.empty()) return j;
-    double sum = 0;
-    for (double x : v) sum += x;
-    j["mean"] = sum / static_cast<double>(v.size());
-    j["p50"] = quantile(v, 0.5);
-    j["p90"] = quantile(v, 0.9);
-    return j;
-  };
   nlohmann::json rj;
-  rj["latency_wall_s"] = {
-      {"detect", stats(detect)}, {"actuate", stats(actuate)}, {"overhang", stats(overhang)}};
+  rj["latency_wall_s"] = latency_of(rec, scale);
   rj["start_latency_wall_s"] = rj["latency_wall_s"]["detect"]["mean"].get<double>() +
                                rj["latency_wall_s"]["actuate"]["mean"].get<double>();
   out.start_latency_wall_s = rj["start_latency_wall_s"].get<double>();
@@ -282,7 +328,7 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
   rj["nodes"] = nlohmann::json::array();
   for (const auto& s : shapes) rj["nodes"].push_back({{"name", s.name}, {"gpus", s.gpus}});
   rj["jobs"] = n;
-  rj["submitted"] = next;
+  rj["submitted"] = rec.submitted;
   rj["completed"] = out.completed;
   rj["wall_seconds"] = wall_s;
   std::ofstream(fs::path(req.out_dir) / "replay.json", std::ios::binary) << rj.dump(2) << '\n';
