@@ -87,6 +87,7 @@ class Slurm final : public Policy {
     out["slurm_main_starts"] = static_cast<double>(main_starts_);
     out["slurm_backfill_starts"] = static_cast<double>(backfill_starts_);
     out["slurm_scavenger_starts"] = static_cast<double>(scavenger_starts_);
+    out["borrowed_starts"] = static_cast<double>(scavenger_starts_);  // as other policies name it
     out["slurm_preempting_starts"] = static_cast<double>(preempting_starts_);
     out["slurm_victims"] = static_cast<double>(victims_);
     out["slurm_reservations"] = static_cast<double>(reservations_);
