@@ -43,7 +43,7 @@
 //     their priority and become eligible after requeue_delay (cred_expire + 1 s); their age
 //     and queue order restart then.
 //  3. Main scheduler: pending jobs by (priority desc, submit, id): a job in the requeue delay
-//     or at its QOS's GrpTRES is skipped; one that fits starts (consolidate placement); a
+//     or at its QOS's GrpTRES is skipped; one that fits starts (cons_tres's node choice); a
 //     tenant-QOS job that does not fit tries preemption (slurm_backfill.hpp choose_victims:
 //     scavenger jobs requeued); otherwise the partition is blocked: the scan stops.
 //  4. Backfill, at most every bf_interval while something changed: the node-space map from
@@ -60,7 +60,8 @@
 // backfill pass runs at the first bf_interval after a change rather than every bf_interval);
 // a preempted job frees its GPUs at once (Slurm waits for it to exit) and its preemptor starts
 // in the same cycle; GPUs only (CPUs and memory never bind: jobs ask CPUs in proportion to
-// GPUs); the consolidate rule stands in for cons_tres's node selection; users of an account
+// GPUs); multi-node jobs are placed by the consolidate rule, not cons_tres's (one-node jobs
+// follow cons_tres's: slurm_backfill.hpp); users of an account
 // share its Fair Tree rank (Slurm ranks each user association, shifted by the number of users
 // of the accounts ahead); no jobs killed at their time limit (OverTimeLimit=UNLIMITED, also on
 // the real cluster); a job needing more GPUs than the cluster, or a --no-requeue job more than

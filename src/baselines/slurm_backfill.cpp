@@ -41,10 +41,29 @@ std::optional<NodeGpus> pick_nodes(std::span<const int> free, std::span<const in
       if (usable.test(n) && better(n, best)) best = static_cast<std::uint32_t>(n);
     return best;
   };
-  if (gpus <= node_size) {  // best fit: the fewest free GPUs that still fit, first in order
-    auto best = best_of([&](std::size_t n, const std::optional<std::uint32_t>& b) {
-      return free[n] >= gpus && (!b || free[n] < free[*b]);
-    });
+  if (gpus <= node_size) {
+    // cons_tres's _eval_nodes for a one-node job: the nodes that can host it form runs of
+    // consecutive nodes; the run with the fewest free resources is taken (the first of equal
+    // ones), and in it the node with the fewest (the first of equal ones). Free CPUs follow
+    // free GPUs (jobs ask CPUs in proportion), so GPUs stand for both.
+    std::optional<std::uint32_t> best;
+    int best_sum = 0;
+    for (std::size_t n = 0; n < free.size();) {
+      if (!usable.test(n) || free[n] < gpus) {
+        ++n;
+        continue;
+      }
+      int sum = 0;
+      std::optional<std::uint32_t> tight;
+      for (; n < free.size() && usable.test(n) && free[n] >= gpus; ++n) {
+        sum += free[n];
+        if (!tight || free[n] < free[*tight]) tight = static_cast<std::uint32_t>(n);
+      }
+      if (!best || sum < best_sum) {
+        best = tight;
+        best_sum = sum;
+      }
+    }
     if (!best) return std::nullopt;
     return NodeGpus{{*best, gpus}};
   }

@@ -16,10 +16,11 @@
 //    bf_resolution, bf_max_job_test, preempt_reorder_count.
 //
 // Assumptions: whole GPUs only (the site has no gres/shard or mps); a node is one GPU
-// count; multi-node jobs take whole nodes plus a remainder, as the project's consolidate
-// placement (policy/placement.hpp) places them, which also stands in for cons_tres's node
-// choice (best fit: the node with the fewest free GPUs that fits). CPUs and memory never
-// bind (the testbed's jobs ask 16 CPUs per GPU of 64-CPU 4-GPU nodes).
+// count; CPUs follow GPUs and memory never binds (the testbed's jobs ask 16 CPUs per GPU of
+// 64-CPU 4-GPU nodes). A one-node job goes where select/cons_tres's _eval_nodes puts it
+// (cons_tres/job_test.c: of the runs of consecutive nodes that can host it, the one with the
+// fewest free resources, and in it the node with the fewest); a multi-node job takes whole
+// nodes plus a remainder, as the project's consolidate placement (policy/placement.hpp).
 #pragma once
 
 #include <cstdint>
@@ -54,8 +55,8 @@ class NodeSet {
 // GPUs a job holds (or would take) on each node it uses, by node index.
 using NodeGpus = std::vector<std::pair<std::uint32_t, int>>;
 
-// The consolidate rule over counts: the nodes (and GPUs on each) a job of `gpus` would get
-// among `usable` given the free GPUs per node; std::nullopt when it does not fit.
+// The nodes (and GPUs on each) a job of `gpus` would get among `usable` given the free GPUs
+// per node (the rule above); std::nullopt when it does not fit.
 std::optional<NodeGpus> pick_nodes(std::span<const int> free, std::span<const int> size,
                                    const NodeSet& usable, int gpus);
 
