@@ -6,9 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "baselines/fifo.hpp"
+#include "baselines/queue_test_util.hpp"
 #include "baselines/slurm_backfill.hpp"
-#include "model/testing.hpp"
-#include "sim/simulator.hpp"
 
 namespace ds {
 namespace {
@@ -17,10 +16,7 @@ using testing::add_job;
 using testing::make_workload;
 
 RunRecord run(const Workload& w, const std::vector<std::string>& options = {}) {
-  PolicyOptions o;
-  for (const auto& kv : options) o.set(kv);
-  auto p = make_slurm(PolicyContext{w.cluster, w.tenants, o});
-  return simulate(w, *p);
+  return testing::run_policy(w, static_cast<testing::MakePolicy>(&make_slurm), options);
 }
 
 TEST(SlurmPriority, WeightedSumOfTheFactors) {
