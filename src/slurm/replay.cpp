@@ -67,8 +67,9 @@ struct NativeUsers {
       : options(config.options), limits(read_time_limit_rule(options)), open_gpus(tenants, 0) {}
   PolicyOptions options;
   SlurmTimeLimits limits;
-  std::vector<int> open_gpus;   // per tenant: GPUs of its unfinished tenant-QOS jobs
-  std::vector<bool> scavenger;  // per excerpt job
+  std::vector<int> open_gpus;            // per tenant: GPUs of its unfinished tenant-QOS jobs
+  std::vector<bool> scavenger;           // per excerpt job
+  std::vector<std::uint32_t> limit_min;  // per excerpt job: its --time
 };
 
 // Excerpt job `k` ended (`o`: what the replay saw of it): its tenant-QOS GPUs are free again,
@@ -114,6 +115,7 @@ SubmitRequest submission(const ReplayRequest& req, const Workload& w, std::size_
     s.qos = tenant_qos ? s.account : "scavenger";
     const double minutes = static_cast<double>(wall_ms(native->limits.limit(j))) / 60'000.0;
     s.time_limit_min = static_cast<std::uint32_t>(std::max(1.0, std::ceil(minutes - 1e-9)));
+    native->limit_min[k] = s.time_limit_min;
     s.tres_per_node = "gres:gpu:" + std::to_string(j.gpus);
     s.cpus = static_cast<std::uint16_t>(std::max(0, req.cpus_per_gpu * j.gpus));
     s.comment = "trace=" + j.name;
@@ -173,6 +175,7 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
   if (req.native) {
     native.emplace(req.config, w.tenants.size());
     native->scavenger.assign(w.jobs.size(), false);
+    native->limit_min.assign(w.jobs.size(), 0);
   } else {
     start_replay_journal(cc.journal, clock.wall0_ms, clock.origin, clock.scale);  // fresh clock
     ctl = std::make_unique<Controller>(cc, log, clock, Ports{&ctl_api, &ctl_api, &wall});
@@ -278,7 +281,7 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
   std::ofstream csv(fs::path(req.out_dir) / "observed.csv", std::ios::binary);
   csv << "job,slurm_id,tenant,gpus,submit_ms,first_start_ms,end_ms,queue_ms,runs,preemptions,"
          "completed,"
-         "shared_runs,borrowed_runs,slurm_start_s,slurm_end_s\n";
+         "shared_runs,borrowed_runs,slurm_start_s,slurm_end_s,qos,time_limit_min\n";
   for (std::size_t i = 0; i < n; ++i) {
     const auto& o = obs[i];
     const auto& jo = result.jobs[i];
@@ -289,7 +292,14 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
         << ',' << (jo.first_start == kNever ? -1 : jo.first_start) << ','
         << (jo.end == kNever ? -1 : jo.end) << ',' << jo.queue << ',' << o.runs.size() << ','
         << jo.preemptions << ',' << (o.completed ? 1 : 0) << ',' << shared << ',' << borrowed << ','
-        << track[i].slurm_start_s << ',' << track[i].slurm_end_s << '\n';
+        << track[i].slurm_start_s << ',' << track[i].slurm_end_s << ',';
+    if (native)  // what the job asked Slurm for (empty under DeepShare)
+      csv << (native->scavenger[i] ? "scavenger"
+                                   : req.config.tenants[w.jobs[i].tenant.index()].account)
+          << ',' << native->limit_min[i];
+    else
+      csv << ',';
+    csv << '\n';
   }
   // Actuation latency, measured per run in wall seconds (docs/slurm.md §6):
   //  - detect:  submit -> the controller's start decision, for jobs placed at once (< 1 s);
