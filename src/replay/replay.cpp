@@ -1,4 +1,4 @@
-#include "slurm/replay.hpp"
+#include "replay/replay.hpp"
 #include "slurm/ops.hpp"
 
 #include <nlohmann/json.hpp>
@@ -13,12 +13,12 @@
 
 #include "baselines/slurm_user.hpp"
 #include "core/error.hpp"
+#include "driver/metrics_server.hpp"
 #include "model/execution.hpp"
+#include "replay/observed.hpp"
 #include "report/outputs.hpp"
 #include "slurm/api.hpp"
 #include "slurm/controller.hpp"
-#include "slurm/http.hpp"
-#include "slurm/observed.hpp"
 #include "slurm/record.hpp"
 
 namespace ds::slurm {
@@ -131,7 +131,7 @@ SubmitRequest submission(const ReplayRequest& req, const Workload& w, std::size_
 
 }  // namespace
 
-ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
+ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
   namespace fs = std::filesystem;
   if (req.config.tenant_source != TenantSource::Config)
     throw InputError(req.config.source +
@@ -161,14 +161,15 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
     log.info("note", {{"text", "the config's journal (" + cc.journal +
                                    ") is not used: a replay journals into its output folder"}});
   cc.journal = (fs::path(req.out_dir) / "journal.log").string();
-  ControllerClock clock;
-  clock.wall0_ms = wall_now_ms() + 1500;  // lead time: controller up before the first submit
+  driver::DriverClock clock;
+  clock.wall0_ms =
+      driver::wall_now_ms() + 1500;  // lead time: controller up before the first submit
   clock.origin = 0;
   clock.scale = scale;
   SlurmApi ctl_api;  // the controller's own: it runs in its own thread
-  SystemClock wall;
+  driver::SystemClock wall;
   std::unique_ptr<Controller> ctl;
-  std::unique_ptr<MetricsServer> server;
+  std::unique_ptr<driver::MetricsServer> server;
   std::atomic<bool> stop{false};
   std::thread loop;
   std::optional<NativeUsers> native;
@@ -182,7 +183,8 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
     ctl_api.set_stats(&ctl->rpc_stats());
     ctl->init();
     if (!cc.metrics.empty())
-      server = std::make_unique<MetricsServer>(cc.metrics, [&] { return ctl->metrics_text(); });
+      server = std::make_unique<driver::MetricsServer>(cc.metrics,
+                                                       [&] { return ctl->metrics_text(); });
     loop = std::thread([&] { ctl->run(stop); });
   }
 
@@ -194,7 +196,7 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(static_cast<long>(req.timeout_s * 1000));
   while (ended < n && std::chrono::steady_clock::now() < deadline) {
-    const std::int64_t wall = wall_now_ms();
+    const std::int64_t wall = driver::wall_now_ms();
     const Time now = clock.at(wall);
     // 1. submissions due
     while (next < n && w.jobs[next].submit <= now) {
@@ -202,14 +204,14 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
       auto id = api.submit(sr);
       if (!id)
         throw InputError("submitting trace job " + w.jobs[next].name + ": " + api.last_error());
-      obs[next].submit = clock.at(wall_now_ms());
+      obs[next].submit = clock.at(driver::wall_now_ms());
       track[next].slurm_id = *id;
       index[*id] = next;
       ++next;
     }
     // 2. observe
     if (auto jobs = api.jobs()) {
-      const Time t_obs = clock.at(wall_now_ms());
+      const Time t_obs = clock.at(driver::wall_now_ms());
       for (const auto& j : *jobs) {
         auto it = index.find(j.id);
         if (it == index.end()) continue;
