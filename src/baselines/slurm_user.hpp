@@ -1,5 +1,5 @@
 // What the users of a Slurm site submit, for the `slurm` baseline (slurm.hpp) and for the
-// native replay on a real cluster (src/slurm/replay.cpp), which must submit the same: a
+// native replay on a real cluster (src/replay/replay.cpp), which must submit the same: a
 // time limit and a QOS per job.
 //
 // Time limit (`sbatch --time`): the traces have none (Venus, openb), so a job's limit is
