@@ -183,8 +183,8 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
     ctl_api.set_stats(&ctl->rpc_stats());
     ctl->init();
     if (!cc.metrics.empty())
-      server = std::make_unique<driver::MetricsServer>(cc.metrics,
-                                                       [&] { return ctl->metrics_text(); });
+      server =
+          std::make_unique<driver::MetricsServer>(cc.metrics, [&] { return ctl->metrics_text(); });
     loop = std::thread([&] { ctl->run(stop); });
   }
 
