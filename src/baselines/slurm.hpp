@@ -3,7 +3,7 @@
 // sched/backfill with time limits, a quota per account (GrpTRES=gres/gpu on the account's
 // QOS), borrowing through a scavenger QOS that preempt/qos requeues (PreemptMode=REQUEUE)
 // when a tenant-QOS job needs its GPUs. The same configuration runs on the real test
-// cluster: deploy/slurm/native/ (docs/baselines.md, docs/slurm.md §12).
+// cluster: deploy/slurm/native/ (docs/baselines.md, docs/slurm.md §14).
 //
 // Sources (read, not copied; SchedMD/slurm at tag slurm-22-05-8-1, the Debian 12 version
 // the test cluster runs):
@@ -55,18 +55,20 @@
 //     NoReserve).
 //  5. Wake-ups: the next backfill pass, decay tick, or end of a requeue delay.
 //
-// Deliberate differences from Slurm: events instead of Slurm's periodic passes (the main
-// scheduler runs at every event, as Slurm's is triggered by submissions and completions; a
-// backfill pass runs at the first bf_interval after a change rather than every bf_interval);
-// a preempted job frees its GPUs at once (Slurm waits for it to exit) and its preemptor starts
-// in the same cycle; GPUs only (CPUs and memory never bind: jobs ask CPUs in proportion to
-// GPUs); multi-node jobs are placed by the consolidate rule, not cons_tres's (one-node jobs
-// follow cons_tres's: slurm_backfill.hpp); users of an account
-// share its Fair Tree rank (Slurm ranks each user association, shifted by the number of users
-// of the accounts ahead); no jobs killed at their time limit (OverTimeLimit=UNLIMITED, also on
-// the real cluster); a job needing more GPUs than the cluster, or a --no-requeue job more than
-// its quota, is rejected (Slurm would leave it pending). Fractional GPU requests (openb) take
-// a whole GPU (no gres/shard).
+// Deliberate differences from Slurm: events instead of Slurm's passes (Slurm runs its main
+// scheduler when submissions and completions ask for it and at least every sched_interval,
+// its backfill every bf_interval; the baseline runs the main pass at the event and a backfill
+// pass at the first bf_interval after a change). On the testbed Slurm allocated a submitted
+// job 0.34-0.37 s later (docs/slurm.md §14): GPUs that free up meanwhile spare it preemptions
+// the baseline makes, which charges the delay as start latency instead. A preempted job frees
+// its GPUs at once (Slurm waits for it to exit) and its preemptor starts in the same cycle;
+// GPUs only (CPUs and memory never bind: jobs ask CPUs in proportion to GPUs); multi-node jobs
+// are placed by the consolidate rule, not cons_tres's (one-node jobs follow cons_tres's:
+// slurm_backfill.hpp); users of an account share its Fair Tree rank (Slurm ranks each user
+// association, shifted by the number of users of the accounts ahead); no jobs killed at their
+// time limit (OverTimeLimit=UNLIMITED, also on the real cluster); a job needing more GPUs than
+// the cluster, or a --no-requeue job more than its quota, is rejected (Slurm would leave it
+// pending). Fractional GPU requests (openb) take a whole GPU (no gres/shard).
 //
 // Options (--set), Slurm's defaults unless said: weight_age=1000, weight_fairshare=10000,
 // weight_job_size=1000 (the priority_multifactor configuration example), weight_qos=100000,
