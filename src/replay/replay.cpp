@@ -13,6 +13,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "baselines/slurm_user.hpp"
 #include "core/error.hpp"
 #include "driver/metrics_server.hpp"
 #include "model/execution.hpp"
@@ -60,6 +61,76 @@ struct Track {
   std::uint32_t restarts = 0;
 };
 
+// The users of a native Slurm run (`--native`, no DeepShare): each job's time limit and QOS
+// as the `slurm` baseline's users choose them (baselines/slurm_user.hpp), from what the replay
+// has seen finish and what it has submitted.
+struct NativeUsers {
+  NativeUsers(const ControllerConfig& config, std::size_t tenants)
+      : options(config.options), limits(read_time_limit_rule(options)), open_gpus(tenants, 0) {}
+  PolicyOptions options;
+  SlurmTimeLimits limits;
+  std::vector<int> open_gpus;            // per tenant: GPUs of its unfinished tenant-QOS jobs
+  std::vector<bool> scavenger;           // per excerpt job
+  std::vector<std::uint32_t> limit_min;  // per excerpt job: its --time
+};
+
+// Excerpt job `k` ended (`o`: what the replay saw of it): its tenant-QOS GPUs are free again,
+// and a completed job teaches its user's run time.
+void native_ended(NativeUsers& users, const Workload& w, std::size_t k, const ObservedJob& o) {
+  const JobSpec& j = w.jobs[k];
+  if (!users.scavenger[k]) users.open_gpus[j.tenant.index()] -= j.gpus;
+  if (!o.completed) return;
+  Time ran = 0;
+  for (const auto& r : o.runs)
+    if (r.end != kNever) ran += r.end - r.start;
+  users.limits.observe(j, ran);
+}
+
+// The batch job that stands for excerpt job `k`.
+SubmitRequest submission(const ReplayRequest& req, const Workload& w, std::size_t k,
+                         NativeUsers* native) {
+  namespace fs = std::filesystem;
+  const JobSpec& j = w.jobs[k];
+  const Tenant& t = w.tenants[j.tenant.index()];
+  const double scale = req.excerpt.time_scale;
+  auto wall_ms = [&](Time trace_ms) {
+    return static_cast<Time>(std::llround(static_cast<double>(trace_ms) / scale));
+  };
+  SubmitRequest s;
+  s.name = "ds-" + j.name;
+  s.account = req.config.tenants[j.tenant.index()].account;
+  s.partition = req.config.partition;
+  const std::string state = (fs::path(req.work_dir) / "ckpt" / (j.name + ".p")).string();
+  std::error_code ec;
+  fs::remove(state, ec);
+  s.script = stand_in(j.name, wall_ms(w.truth[k].work), wall_ms(t.checkpoint_interval),
+                      wall_ms(restart_overhead(j.gpus)), state);
+  s.work_dir = req.work_dir;
+  s.std_out = (fs::path(req.work_dir) / (j.name + ".out")).string();
+  if (native) {
+    // Slurm schedules it: GPUs, CPUs in proportion, a QOS and a time limit (whole minutes of
+    // wall time; the rule's rounding is a whole number of them at the replay's time scale).
+    const bool tenant_qos =
+        slurm_tenant_qos(native->open_gpus[j.tenant.index()], 0, j.gpus, t.quota_gpus, true);
+    native->scavenger[k] = !tenant_qos;
+    if (tenant_qos) native->open_gpus[j.tenant.index()] += j.gpus;
+    s.qos = tenant_qos ? s.account : "scavenger";
+    const double minutes = static_cast<double>(wall_ms(native->limits.limit(j))) / 60'000.0;
+    s.time_limit_min = static_cast<std::uint32_t>(std::max(1.0, std::ceil(minutes - 1e-9)));
+    native->limit_min[k] = s.time_limit_min;
+    s.tres_per_node = "gres:gpu:" + std::to_string(j.gpus);
+    s.cpus = static_cast<std::uint16_t>(std::max(0, req.cpus_per_gpu * j.gpus));
+    s.comment = "trace=" + j.name;
+    return s;
+  }
+  s.comment =
+      "ds:gpus=" + std::to_string(j.gpus) + ";trace=" + j.name +
+      (j.gpu_util >= 0 ? ";u=" + std::to_string(static_cast<int>(j.gpu_util)) : "") +
+      (j.gpu_memory_mib > 0 ? ";mem=" + std::to_string(static_cast<long>(j.gpu_memory_mib)) : "");
+  s.hold = false;  // the submission gate parks it for DeepShare
+  return s;
+}
+
 // The partition's GPU nodes, as the excerpt is built on them.
 std::vector<NodeShape> partition_shapes(SlurmApi& api, const std::string& partition) {
   auto nodes = api.nodes();
@@ -84,43 +155,44 @@ ControllerConfig replay_config(const ReplayRequest& req, double scale, driver::L
   return cc;
 }
 
-// The batch job that stands in for trace job i: the gate parks it for DeepShare.
-SubmitRequest stand_in_request(const ReplayRequest& req, const Workload& w, std::size_t i,
-                               double scale) {
-  namespace fs = std::filesystem;
-  const JobSpec& j = w.jobs[i];
-  const Tenant& t = w.tenants[j.tenant.index()];
-  auto wall_ms = [&](Time trace_ms) {
-    return static_cast<Time>(std::llround(static_cast<double>(trace_ms) / scale));
-  };
-  SubmitRequest s;
-  s.name = "ds-" + j.name;
-  s.account = req.config.tenants[j.tenant.index()].account;
-  s.partition = req.config.partition;
-  const std::string state = (fs::path(req.work_dir) / "ckpt" / (j.name + ".p")).string();
-  std::error_code ec;
-  fs::remove(state, ec);
-  s.script = stand_in(j.name, wall_ms(w.truth[i].work), wall_ms(t.checkpoint_interval),
-                      wall_ms(restart_overhead(j.gpus)), state);
-  s.work_dir = req.work_dir;
-  s.std_out = (fs::path(req.work_dir) / (j.name + ".out")).string();
-  s.comment =
-      "ds:gpus=" + std::to_string(j.gpus) + ";trace=" + j.name +
-      (j.gpu_util >= 0 ? ";u=" + std::to_string(static_cast<int>(j.gpu_util)) : "") +
-      (j.gpu_memory_mib > 0 ? ";mem=" + std::to_string(static_cast<long>(j.gpu_memory_mib)) : "");
-  s.hold = false;  // the submission gate parks it for DeepShare
-  return s;
-}
+// The controller of a DeepShare replay, in this process: its own Slurm connection, its loop in
+// a thread, the metrics endpoint if configured. Stopped when it goes (also on an error).
+struct LiveController {
+  SlurmApi api;  // the controller's own: it runs in its own thread
+  driver::SystemClock wall;
+  std::unique_ptr<Controller> ctl;
+  std::unique_ptr<driver::MetricsServer> server;
+  std::atomic<bool> stop{false};
+  std::thread loop;
+
+  void start(const ControllerConfig& cc, driver::Log& log, const driver::DriverClock& clock) {
+    start_replay_journal(cc.journal, clock.wall0_ms, clock.origin, clock.scale);  // fresh clock
+    ctl = std::make_unique<Controller>(cc, log, clock, Ports{&api, &api, &wall});
+    api.set_stats(&ctl->rpc_stats());
+    ctl->init();
+    if (!cc.metrics.empty())
+      server = std::make_unique<driver::MetricsServer>(cc.metrics,
+                                                       [this] { return ctl->metrics_text(); });
+    loop = std::thread([this] { ctl->run(stop); });
+  }
+  void finish() {
+    stop = true;
+    if (loop.joinable()) loop.join();
+  }
+  ~LiveController() { finish(); }
+};
 
 // What the replay records of its jobs while they run.
 struct Recorder {
   const Workload& w;
+  NativeUsers* native;  // a native Slurm run (no DeepShare), else null
   std::vector<ObservedJob> obs;
   std::vector<Track> track;
   std::unordered_map<std::uint32_t, std::size_t> index;  // Slurm id -> trace job
   std::size_t submitted = 0, ended = 0;
 
-  explicit Recorder(const Workload& wl) : w(wl), obs(wl.jobs.size()), track(wl.jobs.size()) {}
+  Recorder(const Workload& wl, NativeUsers* n)
+      : w(wl), native(n), obs(wl.jobs.size()), track(wl.jobs.size()) {}
 
   void submitted_as(std::size_t i, std::uint32_t slurm_id, Time at) {
     obs[i].submit = at;
@@ -139,7 +211,7 @@ struct Recorder {
       ObservedJob& o = obs[k];
       const bool running = j.state == JobState::Running;
       if (running && !tr.in_run) {
-        o.runs.push_back(run_of(j, t));
+        o.runs.push_back(run_of(j, k, t));
         tr.in_run = true;
         tr.slurm_start_s = j.start_s;
       } else if (!running && tr.in_run) {
@@ -154,21 +226,23 @@ struct Recorder {
         o.completed = j.state == JobState::Completed;
         if (!o.runs.empty()) o.runs.back().preempted = false;
         ++ended;
+        if (native) native_ended(*native, w, k, o);
       }
     }
   }
 
-  // A run seen starting at `t`, with the pin of this run (if any) as its decision.
-  ObservedRun run_of(const JobInfo& j, Time t) const {
+  // A run of trace job `k` seen starting at `t`, with the pin of this run (if any) as its
+  // decision (a native run has none: borrowed means its scavenger QOS).
+  ObservedRun run_of(const JobInfo& j, std::size_t k, Time t) const {
     ObservedRun run;
     run.start = t;
     std::optional<Pin> pin;
     try {
-      if (auto rec = parse_record(j.admin_comment)) pin = rec->pin;
+      if (auto rec = parse_record(j.admin_comment); rec && !native) pin = rec->pin;
     } catch (const InputError&) {
     }
     const bool valid = pin && pin->restart == j.restarts;
-    run.borrowed = valid && pin->borrowed;
+    run.borrowed = native ? native->scavenger[k] : valid && pin->borrowed;
     run.shared = valid && pin->shared;
     if (valid && pin->decided_ms > 0) run.decided = pin->decided_ms;
     if (valid)
@@ -179,13 +253,13 @@ struct Recorder {
   }
 };
 
-void write_observed_csv(const std::filesystem::path& out, const Recorder& rec,
-                        const RunRecord& result) {
+void write_observed_csv(const std::filesystem::path& out, const ReplayRequest& req,
+                        const Recorder& rec, const RunRecord& result) {
   const Workload& w = rec.w;
   std::ofstream csv(out / "observed.csv", std::ios::binary);
   csv << "job,slurm_id,tenant,gpus,submit_ms,first_start_ms,end_ms,queue_ms,runs,preemptions,"
          "completed,"
-         "shared_runs,borrowed_runs,slurm_start_s,slurm_end_s\n";
+         "shared_runs,borrowed_runs,slurm_start_s,slurm_end_s,qos,time_limit_min\n";
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
     const auto& o = rec.obs[i];
     const auto& jo = result.jobs[i];
@@ -196,7 +270,14 @@ void write_observed_csv(const std::filesystem::path& out, const Recorder& rec,
         << ',' << (jo.first_start == kNever ? -1 : jo.first_start) << ','
         << (jo.end == kNever ? -1 : jo.end) << ',' << jo.queue << ',' << o.runs.size() << ','
         << jo.preemptions << ',' << (o.completed ? 1 : 0) << ',' << shared << ',' << borrowed << ','
-        << rec.track[i].slurm_start_s << ',' << rec.track[i].slurm_end_s << '\n';
+        << rec.track[i].slurm_start_s << ',' << rec.track[i].slurm_end_s << ',';
+    if (rec.native)  // what the job asked Slurm for (empty under DeepShare)
+      csv << (rec.native->scavenger[i] ? "scavenger"
+                                       : req.config.tenants[w.jobs[i].tenant.index()].account)
+          << ',' << rec.native->limit_min[i];
+    else
+      csv << ',';
+    csv << '\n';
   }
 }
 
@@ -214,6 +295,11 @@ nlohmann::json latency_of(const Recorder& rec, double scale) {
     const auto& o = rec.obs[i];
     for (std::size_t k = 0; k < o.runs.size(); ++k) {
       const ObservedRun& run = o.runs[k];
+      if (rec.native && k == 0) {
+        // No decision to time: submit -> RUNNING of the jobs Slurm started at once (< 2 s).
+        const double d = static_cast<double>(run.start - o.submit) * to_wall_s;
+        if (d < 2.0) actuate.push_back(std::max(0.0, d));
+      }
       if (run.decided == kNever) continue;
       actuate.push_back(static_cast<double>(run.start - run.decided) * to_wall_s);
       const double d = static_cast<double>(run.decided - o.submit) * to_wall_s;
@@ -236,11 +322,39 @@ nlohmann::json latency_of(const Recorder& rec, double scale) {
   return {{"detect", stats(detect)}, {"actuate", stats(actuate)}, {"overhang", stats(overhang)}};
 }
 
+// replay.json: what `deepshare fidelity` needs to simulate the same excerpt (trace, excerpt,
+// time scale, config, nodes), the measured latencies, the counts. Returns the start latency
+// (detect + actuate means, wall seconds).
+double write_replay_json(const ReplayRequest& req, const ExcerptSpec& spec,
+                         const std::vector<NodeShape>& shapes, const Recorder& rec,
+                         std::size_t completed, double wall_s, nlohmann::json latency) {
+  namespace fs = std::filesystem;
+  nlohmann::json rj;
+  rj["latency_wall_s"] = std::move(latency);
+  rj["start_latency_wall_s"] = rj["latency_wall_s"]["detect"]["mean"].get<double>() +
+                               rj["latency_wall_s"]["actuate"]["mean"].get<double>();
+  rj["native"] = req.native;
+  rj["trace"] = fs::absolute(spec.trace).string();
+  rj["format"] = spec.format;
+  rj["excerpt"] = format_excerpt(spec);
+  rj["time_scale"] = spec.time_scale;
+  rj["config"] = fs::absolute(req.config_path).string();
+  rj["nodes"] = nlohmann::json::array();
+  for (const auto& s : shapes) rj["nodes"].push_back({{"name", s.name}, {"gpus", s.gpus}});
+  rj["jobs"] = rec.obs.size();
+  rj["submitted"] = rec.submitted;
+  rj["completed"] = completed;
+  rj["wall_seconds"] = wall_s;
+  std::ofstream(fs::path(req.out_dir) / "replay.json", std::ios::binary) << rj.dump(2) << '\n';
+  return rj["start_latency_wall_s"].get<double>();
+}
+
 }  // namespace
 
 // The steps: build the excerpt on the partition's nodes, start the controller in this
-// process, submit each job at its scaled time and record its runs while polling Slurm, then
-// write the outputs (as the simulator's), observed.csv and replay.json.
+// process (not for a native run), submit each job at its scaled time and record its runs
+// while polling Slurm, then write the outputs (as the simulator's), observed.csv and
+// replay.json.
 ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
   namespace fs = std::filesystem;
   if (req.config.tenant_source != TenantSource::Config)
@@ -263,27 +377,24 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
       driver::wall_now_ms() + 1500;  // lead time: controller up before the first submit
   clock.origin = 0;
   clock.scale = scale;
-  start_replay_journal(cc.journal, clock.wall0_ms, clock.origin, clock.scale);  // a fresh clock
-  SlurmApi ctl_api;  // the controller's own: it runs in its own thread
-  driver::SystemClock wall;
-  Controller ctl(cc, log, clock, Ports{&ctl_api, &ctl_api, &wall});
-  ctl_api.set_stats(&ctl.rpc_stats());
-  ctl.init();
-  std::unique_ptr<driver::MetricsServer> server;
-  if (!cc.metrics.empty())
-    server =
-        std::make_unique<driver::MetricsServer>(cc.metrics, [&] { return ctl.metrics_text(); });
-  std::atomic<bool> stop{false};
-  std::thread loop([&] { ctl.run(stop); });
+  LiveController live;
+  std::optional<NativeUsers> native;
+  if (req.native) {
+    native.emplace(req.config, w.tenants.size());
+    native->scavenger.assign(w.jobs.size(), false);
+    native->limit_min.assign(w.jobs.size(), 0);
+  } else {
+    live.start(cc, log, clock);
+  }
 
-  Recorder rec(w);
+  Recorder rec(w, native ? &*native : nullptr);
   const std::size_t n = w.jobs.size();
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(static_cast<long>(req.timeout_s * 1000));
   while (rec.ended < n && std::chrono::steady_clock::now() < deadline) {
     const Time now = clock.at(driver::wall_now_ms());
     for (; rec.submitted < n && w.jobs[rec.submitted].submit <= now; ++rec.submitted) {
-      auto id = api.submit(stand_in_request(req, w, rec.submitted, scale));
+      auto id = api.submit(submission(req, w, rec.submitted, rec.native));
       if (!id)
         throw InputError("submitting trace job " + w.jobs[rec.submitted].name + ": " +
                          api.last_error());
@@ -292,8 +403,7 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
     if (auto jobs = api.jobs()) rec.observe(*jobs, clock.at(driver::wall_now_ms()));
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  stop = true;
-  loop.join();
+  live.finish();
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_begin).count();
   if (rec.ended < n) log.warn("replay_timeout", {{"ended", rec.ended}, {"jobs", n}});
@@ -313,25 +423,11 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
   info.wall_seconds = wall_s;
   info.version = "slurm-replay";
   write_outputs(req.out_dir, w, result, out.metrics, info);
-  write_observed_csv(req.out_dir, rec, result);
 
-  nlohmann::json rj;
-  rj["latency_wall_s"] = latency_of(rec, scale);
-  rj["start_latency_wall_s"] = rj["latency_wall_s"]["detect"]["mean"].get<double>() +
-                               rj["latency_wall_s"]["actuate"]["mean"].get<double>();
-  out.start_latency_wall_s = rj["start_latency_wall_s"].get<double>();
-  rj["trace"] = fs::absolute(spec.trace).string();
-  rj["format"] = spec.format;
-  rj["excerpt"] = format_excerpt(spec);
-  rj["time_scale"] = scale;
-  rj["config"] = fs::absolute(req.config_path).string();
-  rj["nodes"] = nlohmann::json::array();
-  for (const auto& s : shapes) rj["nodes"].push_back({{"name", s.name}, {"gpus", s.gpus}});
-  rj["jobs"] = n;
-  rj["submitted"] = rec.submitted;
-  rj["completed"] = out.completed;
-  rj["wall_seconds"] = wall_s;
-  std::ofstream(fs::path(req.out_dir) / "replay.json", std::ios::binary) << rj.dump(2) << '\n';
+  write_observed_csv(req.out_dir, req, rec, result);
+
+  out.start_latency_wall_s =
+      write_replay_json(req, spec, shapes, rec, out.completed, wall_s, latency_of(rec, scale));
   return out;
 }
 
