@@ -5,8 +5,11 @@
 # real Slurm cluster under each policy (a fresh cluster per policy), each compared with the
 # simulator's prediction for the same excerpt (`deepshare fidelity`: one simulation and the
 # jittered ensemble, with the start latency, jitter and overhang that replay measured).
-# Writes OUT/<policy>/ (replay + fidelity outputs) and OUT/table.md (avg JCT, avg queueing
-# delay, QoS compliance of entitled jobs: real vs. simulated). Needs root, Slurm and the
+# Writes OUT/<policy>/ (the replay's outputs, its fidelity/ inside), OUT/<policy>.config.yaml,
+# OUT/<policy>.replay.txt, OUT/<policy>.fidelity.txt and OUT/table.md (avg JCT, avg queueing
+# delay, QoS compliance of entitled jobs: real vs. simulated). A replay folder holds only
+# what the replay wrote (its manifest.json lists it; `fidelity` checks it), so the config
+# and the logs sit beside it. Needs root, Slurm and the
 # Venus trace (exit 77 without them).
 # Usage: bench/slurm_testbed.sh OUT [POLICY...]   (default: deepshare kueue fifo-pooled)
 # Env: EXCERPT (default from=1000,jobs=300,min=5,max=90), SCALE=120, BIN=build/bin,
@@ -35,24 +38,24 @@ trap '[ -n "$BASE" ] && "$SRC/scripts/slurm/stop-cluster.sh" --purge >/dev/null 
 fail=0
 for p in "${POLICIES[@]}"; do
   if [ "$REPLAY" = 0 ]; then
-    "$BIN/deepshare" fidelity --replay "$OUT/$p" > "$OUT/$p/fidelity.txt" || fail=1
+    "$BIN/deepshare" fidelity --replay "$OUT/$p" --config "$OUT/$p.config.yaml" \
+      > "$OUT/$p.fidelity.txt" || fail=1
     continue
   fi
-  mkdir -p "$OUT/$p"
   # The same tenants for every policy; DeepShare's own option only for DeepShare.
   sed -e "s/^policy: .*/policy: $p/" "$SRC/tests/slurm/venus3.yaml" |
-    { [ "$p" = deepshare ] && cat || grep -v '^options:'; } > "$OUT/$p/config.yaml"
+    { [ "$p" = deepshare ] && cat || grep -v '^options:'; } > "$OUT/$p.config.yaml"
   echo "== $p: replay (excerpt $EXCERPT, time scale $SCALE)"
   export BASE=$(mktemp -d "${DS_SLURM_TMP:-/tmp}/dst.XXXX")
   NODES=4 GPUS=4 "$SRC/scripts/slurm/start-cluster.sh" >/dev/null || exit 1
   source "$BASE/env.sh"
-  "$BIN/deepshare" slurm replay --config "$OUT/$p/config.yaml" --trace "$TRACE" \
+  "$BIN/deepshare" slurm replay --config "$OUT/$p.config.yaml" --trace "$TRACE" \
     --excerpt "$EXCERPT" --time-scale "$SCALE" --out "$OUT/$p" --work-dir "$BASE/jobout/r" \
-    --timeout "${TIMEOUT:-1200}" --quiet | tee "$OUT/$p/replay.txt" || fail=1
-  echo "load at the end of the replay: $(cat /proc/loadavg)" | tee -a "$OUT/$p/replay.txt"
+    --timeout "${TIMEOUT:-1200}" --quiet | tee "$OUT/$p.replay.txt" || fail=1
+  echo "load at the end of the replay: $(cat /proc/loadavg)" | tee -a "$OUT/$p.replay.txt"
   "$SRC/scripts/slurm/stop-cluster.sh" --purge >/dev/null 2>&1
   BASE=
-  "$BIN/deepshare" fidelity --replay "$OUT/$p" > "$OUT/$p/fidelity.txt" || fail=1
+  "$BIN/deepshare" fidelity --replay "$OUT/$p" > "$OUT/$p.fidelity.txt" || fail=1
 done
 # One row per policy: real vs. the single simulation vs. the ensemble (its mean and range).
 python3 - "$OUT" "${POLICIES[@]}" > "$OUT/table.md" <<'EOF'
@@ -63,7 +66,7 @@ print("| policy | wall s | avg JCT real / sim / ens. mean (range) | avg queueing
 print("|---|---|---|---|---|---|")
 for p in policies:
     try:
-        f = json.load(open(f"{out}/{p}/fidelity.json"))
+        f = json.load(open(f"{out}/{p}/fidelity/fidelity.json"))
     except OSError:
         print(f"| {p} | no fidelity.json | | | | |")
         continue

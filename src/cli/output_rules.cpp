@@ -107,6 +107,41 @@ OutputRules pack_rules(std::vector<std::string> inputs) {
   return r;
 }
 
+OutputRules replay_rules(std::vector<std::string> inputs) {
+  OutputRules r;
+  r.inputs = std::move(inputs);
+  r.replaceable = [](const fs::path& dir) {
+    return only_ours(
+        dir,
+        [](const fs::path& p) {
+          const std::string n = p.filename().string();
+          std::error_code ec;
+          if (fs::is_directory(p, ec)) return n == "work" || n == "fidelity" || is_stale_temp(n);
+          return is_run_file(n) || one_of(n, {"observed.csv", "replay.json", "journal.log"});
+        },
+        "");
+  };
+  return r;
+}
+
+OutputRules fidelity_rules(std::vector<std::string> inputs) {
+  OutputRules r;
+  r.inputs = std::move(inputs);
+  r.replaceable = [](const fs::path& dir) {
+    return only_ours(
+        dir,
+        [](const fs::path& p) {
+          const std::string n = p.filename().string();
+          std::error_code ec;
+          if (fs::is_directory(p, ec)) return (n == "sim" && is_run_folder(p)) || is_stale_temp(n);
+          return one_of(n, {"fidelity.json", "fidelity.md", "fidelity_jobs.csv", kManifestName}) ||
+                 is_stale_temp(n);
+        },
+        "");
+  };
+  return r;
+}
+
 std::vector<std::string> inputs_of(const TraceArgs& a) {
   std::vector<std::string> in;
   for (const std::string* p : {&a.trace, &a.cluster, &a.aux})

@@ -248,11 +248,13 @@ void write_outputs(const std::string& dir, const Workload& w, const RunRecord& r
     write_tenants(files.add((d / "tenants.csv").string()), m);
     write_timeseries(files.add((d / "timeseries.csv").string()), w, r);
     write_summary(files.add((d / "summary.json").string()), m, info, r);
+    for (const auto& [name, text] : info.extra_files) files.add((d / name).string()).write(text);
     Manifest manifest;
-    manifest.kind = "run";
+    manifest.kind = info.kind;
     manifest.command = info.command;
     manifest.version = info.version;
     manifest.identity = run_identity(w, info);
+    manifest.identity.update(info.extra_identity);
     for (const AtomicFile& f : files.finish_all()) manifest.add(f);
     files.add((d / kManifestName).string()).write(manifest.json());
     files.commit();

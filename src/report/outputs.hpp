@@ -6,6 +6,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "report/metrics.hpp"
 
@@ -27,6 +29,11 @@ struct RunInfo {
   // simulated workload's own), shared by every run of one comparison.
   std::string command = "simulate";
   std::string workload_digest;
+  // A folder of another kind than a run (`slurm replay`: "replay"), its own files (written
+  // in the same set, before manifest.json) and more identity (merged into run_identity).
+  std::string kind = "run";
+  std::vector<std::pair<std::string, std::string>> extra_files;
+  nlohmann::json extra_identity = nlohmann::json::object();
 };
 
 // The identity a run folder's manifest records: command, policy, trace, format, load
