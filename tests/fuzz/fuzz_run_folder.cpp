@@ -16,19 +16,6 @@
 
 namespace {
 
-std::vector<std::string_view> parts(std::string_view all, std::size_t n) {
-  std::vector<std::string_view> out;
-  for (std::size_t i = 0; i + 1 < n; ++i) {
-    const auto nul = all.find('\0');
-    if (nul == std::string_view::npos) break;
-    out.push_back(all.substr(0, nul));
-    all.remove_prefix(nul + 1);
-  }
-  out.push_back(all);
-  out.resize(n);
-  return out;
-}
-
 // A manifest that matches the files as written (the identity from the summary, if any).
 std::string true_manifest(const std::vector<std::string_view>& files) {
   static const char* const kNames[] = {"summary.json", "jobs.csv", "timeseries.csv"};
@@ -52,7 +39,7 @@ std::string true_manifest(const std::vector<std::string_view>& files) {
 
 DEEPSHARE_FUZZ_TARGET(run_folder) {
   const std::string_view all(reinterpret_cast<const char*>(data), size);
-  const auto p = parts(all, 4);
+  const auto p = ds::fuzz::split_n(all, 4);
   const std::string dir = ds::fuzz::fresh_folder();
   ds::fuzz::write(dir, "run/summary.json", p[0]);
   ds::fuzz::write(dir, "run/jobs.csv", p[1]);

@@ -37,6 +37,19 @@ Parts split(const std::uint8_t* data, std::size_t size) {
   return {all.substr(0, nul), all.substr(nul + 1), true};
 }
 
+std::vector<std::string_view> split_n(std::string_view all, std::size_t n) {
+  std::vector<std::string_view> out;
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    const auto nul = all.find('\0');
+    if (nul == std::string_view::npos) break;
+    out.push_back(all.substr(0, nul));
+    all.remove_prefix(nul + 1);
+  }
+  out.push_back(all);
+  out.resize(n);
+  return out;
+}
+
 namespace {
 
 // Never destroyed, so that the exit handler still finds it (a static path would be
