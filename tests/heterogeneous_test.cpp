@@ -19,6 +19,7 @@
 
 #include "baselines/lucid.hpp"
 #include "model/testing.hpp"
+#include "registered_policies.hpp"
 #include "registry/registry.hpp"
 #include "sim/simulator.hpp"
 
@@ -144,12 +145,6 @@ void check_mixed(const std::string& name) {
   }
 }
 
-std::vector<std::string> registered() {
-  std::vector<std::string> names;
-  for (const auto& p : policy_registry()) names.push_back(p.name);
-  return names;
-}
-
 class MixedNodeSizes : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(MixedNodeSizes, EveryJobThatFitsStartsAndEveryRejectionHasAReason) {
@@ -157,13 +152,9 @@ TEST_P(MixedNodeSizes, EveryJobThatFitsStartsAndEveryRejectionHasAReason) {
   EXPECT_TRUE(rc::check("mixed node sizes: " + name, [&] { check_mixed(name); }));
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryRegisteredPolicy, MixedNodeSizes, ::testing::ValuesIn(registered()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (c == '-') c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(EveryRegisteredPolicy, MixedNodeSizes,
+                         ::testing::ValuesIn(testing::registered_policies()),
+                         testing::policy_test_name);
 
 }  // namespace
 }  // namespace ds

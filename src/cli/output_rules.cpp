@@ -51,95 +51,78 @@ bool is_run_folder(const fs::path& dir) {
   return true;
 }
 
-OutputRules run_folder_rules(std::vector<std::string> inputs) {
+namespace {
+
+// What one kind of folder may hold: these files, and folders for which `folder_ok` holds
+// (temporary names of dead processes always count as ours).
+struct Ours {
+  std::initializer_list<const char*> files;
+  bool (*folder_ok)(const fs::path&) = nullptr;
+};
+
+OutputRules rules(std::vector<std::string> inputs, Ours ours, std::string hint = "") {
   OutputRules r;
   r.inputs = std::move(inputs);
-  r.replaceable = [](const fs::path& dir) {
+  const std::vector<std::string> files(ours.files.begin(), ours.files.end());
+  r.replaceable = [files, folder_ok = ours.folder_ok, hint](const fs::path& dir) {
     return only_ours(
         dir,
-        [](const fs::path& p) {
+        [&](const fs::path& p) {
+          const std::string n = p.filename().string();
           std::error_code ec;
-          return fs::is_regular_file(p, ec) && is_run_file(p.filename().string());
+          if (is_stale_temp(n)) return true;
+          if (fs::is_directory(p, ec)) return folder_ok && folder_ok(p);
+          return std::find(files.begin(), files.end(), n) != files.end();
         },
-        "");
+        hint);
   };
   return r;
 }
 
+constexpr std::initializer_list<const char*> kRunFiles = {
+    "summary.json", "jobs.csv", "tenants.csv", "timeseries.csv", kManifestName, "report.html"};
+
+}  // namespace
+
+OutputRules run_folder_rules(std::vector<std::string> inputs) {
+  return rules(std::move(inputs), {kRunFiles});
+}
+
 OutputRules comparison_rules(bool force, std::vector<std::string> inputs) {
-  OutputRules r;
-  r.inputs = std::move(inputs);
-  r.replaceable = [force](const fs::path& dir) -> std::string {
-    if (!force) {
+  OutputRules r =
+      rules(std::move(inputs),
+            {{"comparison.csv", "comparison.md", "report.html", "workload.md", kManifestName},
+             [](const fs::path& p) { return is_run_folder(p); }},
+            "--force: ");
+  if (!force)
+    r.replaceable = [](const fs::path& dir) -> std::string {
       const auto all = entries_of(dir);
       return "the output folder is not empty (it holds " +
              quote_input(all.front().filename().string()) +
              (all.size() > 1 ? " and " + std::to_string(all.size() - 1) + " more" : std::string()) +
              "): choose a new folder, or pass --force to replace its results";
-    }
-    return only_ours(
-        dir,
-        [](const fs::path& p) {
-          const std::string n = p.filename().string();
-          std::error_code ec;
-          if (fs::is_directory(p, ec)) return is_run_folder(p) || is_stale_temp(n);
-          return one_of(n, {"comparison.csv", "comparison.md", "report.html", "workload.md",
-                            kManifestName}) ||
-                 is_stale_temp(n);
-        },
-        "--force: ");
-  };
+    };
   return r;
 }
 
 OutputRules pack_rules(std::vector<std::string> inputs) {
-  OutputRules r;
-  r.inputs = std::move(inputs);
-  r.replaceable = [](const fs::path& dir) {
-    return only_ours(
-        dir,
-        [](const fs::path& p) {
-          const std::string n = p.filename().string();
-          return one_of(n, {"pack.csv", "pack.md", kManifestName}) || is_stale_temp(n);
-        },
-        "");
-  };
-  return r;
+  return rules(std::move(inputs), {{"pack.csv", "pack.md", kManifestName}});
 }
 
 OutputRules replay_rules(std::vector<std::string> inputs) {
-  OutputRules r;
-  r.inputs = std::move(inputs);
-  r.replaceable = [](const fs::path& dir) {
-    return only_ours(
-        dir,
-        [](const fs::path& p) {
-          const std::string n = p.filename().string();
-          std::error_code ec;
-          if (fs::is_directory(p, ec)) return n == "work" || n == "fidelity" || is_stale_temp(n);
-          return is_run_file(n) || one_of(n, {"observed.csv", "replay.json", "journal.log"});
-        },
-        "");
-  };
-  return r;
+  return rules(std::move(inputs),
+               {{"summary.json", "jobs.csv", "tenants.csv", "timeseries.csv", kManifestName,
+                 "report.html", "observed.csv", "replay.json", "journal.log"},
+                [](const fs::path& p) {
+                  const std::string n = p.filename().string();
+                  return n == "work" || n == "fidelity";
+                }});
 }
 
 OutputRules fidelity_rules(std::vector<std::string> inputs) {
-  OutputRules r;
-  r.inputs = std::move(inputs);
-  r.replaceable = [](const fs::path& dir) {
-    return only_ours(
-        dir,
-        [](const fs::path& p) {
-          const std::string n = p.filename().string();
-          std::error_code ec;
-          if (fs::is_directory(p, ec)) return (n == "sim" && is_run_folder(p)) || is_stale_temp(n);
-          return one_of(n, {"fidelity.json", "fidelity.md", "fidelity_jobs.csv", kManifestName}) ||
-                 is_stale_temp(n);
-        },
-        "");
-  };
-  return r;
+  return rules(std::move(inputs),
+               {{"fidelity.json", "fidelity.md", "fidelity_jobs.csv", kManifestName},
+                [](const fs::path& p) { return p.filename() == "sim" && is_run_folder(p); }});
 }
 
 std::vector<std::string> inputs_of(const TraceArgs& a) {

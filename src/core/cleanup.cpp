@@ -161,6 +161,13 @@ bool is_stale_temp(std::string_view name) {
   return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }
 
+bool is_transient_name(std::string_view name) {
+  if (!name.starts_with('.')) return false;
+  if (name.size() > 6 && name.ends_with(".lock")) return true;
+  const auto tmp = name.rfind(".tmp-");
+  return tmp != std::string_view::npos && tmp > 0;
+}
+
 void remove_tree_signal_safe(const char* path) {
   remove_tree_at(path, 0);
 }

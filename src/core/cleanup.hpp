@@ -65,6 +65,10 @@ class SignalBlock {
 std::string temp_name_for(std::string_view name);
 // Whether `name` is such a name whose process no longer runs (step 3).
 bool is_stale_temp(std::string_view name);
+// Whether `name` is a temporary name of any process or a lock file (".NAME.lock",
+// output_folder.hpp): transient entries of a command writing beside or inside a folder,
+// never part of its results.
+bool is_transient_name(std::string_view name);
 
 // Removes a file or a folder tree with async-signal-safe calls only (what the handler does).
 void remove_tree_signal_safe(const char* path);

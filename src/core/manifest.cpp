@@ -136,7 +136,7 @@ void verify_manifest(const fs::path& dir, const Manifest& m,
     if (n == kManifestName || m.find(n) ||
         std::find(m.folders.begin(), m.folders.end(), n) != m.folders.end() ||
         std::find(allowed_extra.begin(), allowed_extra.end(), n) != allowed_extra.end() ||
-        is_stale_temp(n))
+        is_transient_name(n))  // e.g. `fidelity` writing REPLAY/fidelity right now
       continue;
     bad(e.path(), "is not part of the results " + mf.string() +
                       " lists (another run's, or added by hand): remove it or run again");

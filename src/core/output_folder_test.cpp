@@ -12,21 +12,14 @@
 #include "core/cleanup.hpp"
 #include "core/error.hpp"
 #include "core/spec.hpp"
+#include "core/temp_dir_test_util.hpp"
 
 namespace ds {
 namespace {
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("deepshare-outdir-" + std::to_string(::getpid()));
-  TempDir() {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  [[nodiscard]] std::size_t entries() const {
-    return static_cast<std::size_t>(std::distance(fs::directory_iterator(path), {}));
-  }
+struct TempDir : testing::ScratchDir {
+  TempDir() : ScratchDir("deepshare-outdir-") {}
 };
 
 OutputRules ours_if_only(const std::string& file) {
@@ -45,8 +38,8 @@ TEST(OutputFolder, AppearsOnlyOnCommitAndLeavesNothingOtherwise) {
   {
     OutputFolder out(target.string(), ours_if_only("a.txt"));
     write_file_atomic(out.path("a.txt").string(), "one");
-    EXPECT_FALSE(fs::exists(target));  // staged beside it
-  }  // not committed
+    EXPECT_FALSE(fs::exists(target));        // staged beside it
+  }                                          // not committed
   EXPECT_FALSE(fs::exists(d.path / "sub"));  // the parent it created is gone again
   {
     OutputFolder out(target.string(), ours_if_only("a.txt"));
@@ -109,6 +102,10 @@ TEST(Cleanup, StaleTemporaryNamesAreThoseOfDeadProcesses) {
   EXPECT_FALSE(is_stale_temp(".jobs.csv.tmp-x-1"));
   // A pid beyond pid_max (at most 2^22 on Linux) belongs to no process.
   EXPECT_TRUE(is_stale_temp(".jobs.csv.tmp-99999999-3"));
+  EXPECT_TRUE(is_transient_name(temp_name_for("out")));  // alive or not
+  EXPECT_TRUE(is_transient_name(".fidelity.lock"));
+  EXPECT_FALSE(is_transient_name("fidelity.lock"));
+  EXPECT_FALSE(is_transient_name(".lock"));
   TempDir d;
   const fs::path tree = d.path / ".out.tmp-1-1";
   fs::create_directories(tree / "run");

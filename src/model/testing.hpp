@@ -43,8 +43,8 @@ inline void add_job(Workload& w, int tenant, int gpus, std::int64_t submit_s,
   w.truth.push_back(JobTruth{seconds(duration_s), FinalState::Completed});
 }
 
-// Per-GPU usage of a cluster of 8-GPU nodes, for placement tests: occupy GPUs, then
-// take a snapshot that views it.
+// Per-GPU usage of a cluster of 8-GPU nodes (or of given sizes), for placement tests: occupy GPUs,
+// then take a snapshot that views it.
 struct GpuCluster {
   Cluster cluster;
   std::vector<GpuState> gpus;
@@ -66,11 +66,25 @@ struct GpuCluster {
         occupy(n, (std::uint64_t{1} << used[static_cast<std::size_t>(n)]) - 1);
     }
   }
+  // Idle nodes of these sizes (GPUs each), in order.
+  struct Sizes {
+    std::vector<int> gpus;
+  };
+  explicit GpuCluster(const Sizes& sizes) {
+    for (int g : sizes.gpus) cluster.add_nodes(1, g, kDefaultGpuMemoryMib, "", TenantId());
+    gpus.resize(static_cast<std::size_t>(cluster.total_gpus()));
+    free_milli.assign(gpus.size(), 1000);
+    for (const Node& n : cluster.nodes) {
+      node_free.push_back(n.gpus);
+      ids.push_back(n.id);
+    }
+  }
   // One whole-GPU job on `mask` of node n; returns the index of its placement.
   std::size_t occupy(int n, std::uint64_t mask) {
-    for (int k = 0; k < 8; ++k)
+    const Node& node = cluster.nodes[static_cast<std::size_t>(n)];
+    for (int k = 0; k < node.gpus; ++k)
       if (mask >> k & 1) {
-        const auto g = static_cast<std::size_t>(n * 8 + k);
+        const auto g = static_cast<std::size_t>(node.first_gpu + k);
         gpus[g].jobs = 1;
         gpus[g].milli_used = 1000;
         free_milli[g] = 0;

@@ -78,30 +78,9 @@ TEST(Consolidate, FailsWhenTotalFreeIsTooSmall) {
   EXPECT_TRUE(place_consolidate(free, f.ids, 1));
 }
 
-// Idle nodes of the given sizes, as a snapshot (the cluster must outlive it).
-struct Sized {
-  explicit Sized(const std::vector<int>& sizes) {
-    for (int g : sizes) cluster.add_nodes(1, g, 24 * 1024, "", TenantId());
-    gpus.resize(static_cast<std::size_t>(cluster.total_gpus()));
-    milli.assign(gpus.size(), 1000);
-    for (const Node& n : cluster.nodes) {
-      node_free.push_back(n.gpus);
-      ids.push_back(n.id);
-    }
-  }
-  [[nodiscard]] ClusterSnapshot snapshot() const {
-    ClusterSnapshot s;
-    s.cluster = &cluster;
-    s.gpus = gpus;
-    s.gpu_free_milli = milli;
-    s.node_free_gpus = node_free;
-    return s;
-  }
-  Cluster cluster;
-  std::vector<GpuState> gpus;
-  std::vector<std::int16_t> milli;
-  std::vector<std::int32_t> node_free;
-  std::vector<NodeId> ids;
+// Idle nodes of the given sizes.
+struct Sized : Fixture {
+  explicit Sized(const std::vector<int>& sizes) : Fixture(Fixture::Sizes{sizes}) {}
 };
 
 // Issue #26 item 1: the first candidate's size used to decide, so a 6-GPU job on 4- and

@@ -71,13 +71,17 @@ LatencyStats latency(const Fields& parent, const nlohmann::json& obj, const char
   return s;
 }
 
-ReplayRecord read_record(const fs::path& file) {
-  nlohmann::json j;
+nlohmann::json parse_json(const fs::path& file) {
   try {
-    j = nlohmann::json::parse(read_file(file.string()));
+    return nlohmann::json::parse(read_file(file.string()));
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(SourceLocation{file.string()}, "not valid JSON: " + quote_input(e.what(), 200));
+    throw InputError(SourceLocation{file.string()},
+                     "not valid JSON: " + quote_input(e.what(), 200));
   }
+}
+
+ReplayRecord read_record(const fs::path& file) {
+  const nlohmann::json j = parse_json(file);
   const Fields f(file.string(), j);
   ReplayRecord r;
   r.trace = f.text("trace");
@@ -89,9 +93,8 @@ ReplayRecord read_record(const fs::path& file) {
   r.submitted = f.whole("submitted", r.jobs);
   r.completed = f.whole("completed", r.submitted);
   r.wall_seconds = f.number("wall_seconds", 0, kMaxSeconds);
-  r.start_latency_wall_s = f.has("start_latency_wall_s")
-                               ? f.number("start_latency_wall_s", 0, kMaxSeconds)
-                               : 0.0;
+  r.start_latency_wall_s =
+      f.has("start_latency_wall_s") ? f.number("start_latency_wall_s", 0, kMaxSeconds) : 0.0;
   const auto& nodes = f.get("nodes");
   if (!nodes.is_array() || nodes.empty() || nodes.size() > limits::kMaxNodes)
     f.fail("nodes", "expected a list of 1.." + std::to_string(limits::kMaxNodes) + " nodes");
@@ -147,7 +150,8 @@ std::vector<ObservedRow> read_observed(const fs::path& file) {
         static_cast<std::uint32_t>(csv.get_int_in(c_bo, 0, runs, "runs (<= runs)", false));
     r.completed = csv.get_int_in(c_done, 0, 1, "0 or 1", false) == 1;
     if (r.first_start_ms >= 0 && r.first_start_ms < r.submit_ms)
-      csv.fail(c_first, "a start at or after the submit time (" + std::to_string(r.submit_ms) + ")");
+      csv.fail(c_first,
+               "a start at or after the submit time (" + std::to_string(r.submit_ms) + ")");
     if (r.end_ms >= 0 && r.end_ms < std::max<Time>(r.first_start_ms, 0))
       csv.fail(c_end, "an end at or after the first start");
     rows.push_back(std::move(r));
@@ -158,12 +162,7 @@ std::vector<ObservedRow> read_observed(const fs::path& file) {
 double summary_qos(const fs::path& file) {
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) return 1;
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(read_file(file.string()));
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(SourceLocation{file.string()}, "not valid JSON: " + quote_input(e.what(), 200));
-  }
+  const nlohmann::json j = parse_json(file);
   const Fields f(file.string(), j);
   return f.has("qos_compliance") ? f.number("qos_compliance", 0, 1) : 1.0;
 }
@@ -188,7 +187,8 @@ ReplayFolder read_replay_folder(const fs::path& dir) {
   out.record = read_record(dir / "replay.json");  // 2
   const auto& id = out.manifest.identity;
   const auto jobs = id.find("jobs");
-  if (jobs == id.end() || !jobs->is_number_unsigned() || jobs->get<std::uint64_t>() != out.record.jobs)
+  if (jobs == id.end() || !jobs->is_number_unsigned() ||
+      jobs->get<std::uint64_t>() != out.record.jobs)
     throw InputError(SourceLocation{(dir / "replay.json").string()},
                      "key 'jobs': " + std::to_string(out.record.jobs) +
                          " differs from manifest.json's count: not this replay's");

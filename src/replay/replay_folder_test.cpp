@@ -10,6 +10,7 @@
 #include "core/csv.hpp"
 #include "core/error.hpp"
 #include "core/manifest.hpp"
+#include "core/output_folder.hpp"
 #include "replay/excerpt.hpp"
 #include "replay/excerpt_sim.hpp"
 #include "replay/fidelity.hpp"
@@ -29,8 +30,9 @@ const char* kConfig =
 std::string venus_trace(int jobs, int gpus_of_last) {
   std::string t = "job_id,user,vc,gpu_num,state,submit_time,duration\n";
   for (int i = 0; i < jobs; ++i)
-    t += std::to_string(i + 1) + ",u,vcA," + std::to_string(i + 1 == jobs ? gpus_of_last : 1 + i % 4) +
-         ",COMPLETED," + std::to_string(i * 30) + "," + std::to_string(300 + 40 * i) + "\n";
+    t += std::to_string(i + 1) + ",u,vcA," +
+         std::to_string(i + 1 == jobs ? gpus_of_last : 1 + i % 4) + ",COMPLETED," +
+         std::to_string(i * 30) + "," + std::to_string(300 + 40 * i) + "\n";
   return t;
 }
 
@@ -62,11 +64,16 @@ struct ReplayFixture {
                                 std::to_string(o.queue), std::to_string(1 + o.preemptions),
                                 std::to_string(o.preemptions), "1", "0", "0", "0", "0"});
     }
-    nlohmann::json rj = {{"trace", trace},         {"format", "venus"},
-                         {"excerpt", format_excerpt(spec)}, {"time_scale", 60.0},
-                         {"config", config},       {"jobs", w.jobs.size()},
-                         {"submitted", w.jobs.size()}, {"completed", w.jobs.size()},
-                         {"wall_seconds", 30.0},   {"start_latency_wall_s", 0.0}};
+    nlohmann::json rj = {{"trace", trace},
+                         {"format", "venus"},
+                         {"excerpt", format_excerpt(spec)},
+                         {"time_scale", 60.0},
+                         {"config", config},
+                         {"jobs", w.jobs.size()},
+                         {"submitted", w.jobs.size()},
+                         {"completed", w.jobs.size()},
+                         {"wall_seconds", 30.0},
+                         {"start_latency_wall_s", 0.0}};
     rj["nodes"] = {{{"name", "n1"}, {"gpus", 4}}, {{"name", "n2"}, {"gpus", 4}}};
     RunInfo info;
     info.policy = cfg.policy;
@@ -127,8 +134,7 @@ TEST(ReplayFolder, HandEditsAreRefused) {
       << f.error();
   f.rewrite("replay.json", "[]", true);
   EXPECT_NE(f.error().find("replay.json: expected a JSON object"), std::string::npos);
-  f.rewrite("replay.json", std::string(rj).replace(rj.find("\"gpus\": 4"), 9, "\"gpus\": 0"),
-            true);
+  f.rewrite("replay.json", std::string(rj).replace(rj.find("\"gpus\": 4"), 9, "\"gpus\": 0"), true);
   EXPECT_NE(f.error().find("key 'nodes[0].gpus': expected a number in 1..64"), std::string::npos)
       << f.error();
   f.rewrite("replay.json", rj, true);
@@ -147,6 +153,21 @@ TEST(ReplayFolder, HandEditsAreRefused) {
   EXPECT_EQ(f.error(), "(no error)");
   fs::remove(f.replay / kManifestName);
   EXPECT_NE(f.error().find("manifest.json: missing"), std::string::npos);
+}
+
+// `fidelity` writes REPLAY/fidelity by default: its lock and staging folder sit inside the
+// replay folder while it reads that folder, and its results stay there afterwards.
+TEST(ReplayFolder, FidelityWritesItsOwnFolderInsideTheReplay) {
+  const ReplayFixture f;
+  {
+    OutputFolder out((f.replay / "fidelity").string(), {});
+    FidelityOptions opt;
+    opt.ensemble = 0;
+    (void)run_fidelity(f.replay.string(), out.dir().string(), opt);
+    out.commit();
+  }
+  EXPECT_NO_THROW((void)read_replay_folder(f.replay));
+  EXPECT_TRUE(fs::exists(f.replay / "fidelity" / "fidelity.json"));
 }
 
 // The replay's trace or config changed since: the excerpt it gives now is another workload.

@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "core/digest.hpp"
 #include "core/error.hpp"
 #include "core/manifest.hpp"
 #include "fuzz_target.hpp"
@@ -16,20 +15,16 @@
 namespace {
 
 std::string true_manifest(const std::vector<std::string_view>& p) {
-  static const char* const kNames[] = {"replay.json", "observed.csv", "summary.json"};
-  ds::Manifest m;
-  m.kind = "replay";
-  m.command = "slurm replay";
-  m.version = "fuzz";
+  nlohmann::json identity = nlohmann::json::object();
   const auto rj = nlohmann::json::parse(p[0], nullptr, false);
-  if (rj.is_object() && rj.contains("jobs")) m.identity["jobs"] = rj["jobs"];
-  for (std::size_t i = 0; i < 3; ++i) {
-    if (i == 2 && p[2].empty()) continue;  // a replay without summary.json
-    ds::Fnv1a d;
-    d.add(p[i]);
-    m.files.push_back({kNames[i], p[i].size(), d.text()});
+  if (rj.is_object() && rj.contains("jobs")) identity["jobs"] = rj["jobs"];
+  std::vector<std::string> names = {"replay.json", "observed.csv"};
+  std::vector<std::string_view> texts = {p[0], p[1]};
+  if (!p[2].empty()) {  // a replay may have no summary.json
+    names.push_back("summary.json");
+    texts.push_back(p[2]);
   }
-  return m.json();
+  return ds::fuzz::true_manifest("replay", names, texts, identity.dump());
 }
 
 }  // namespace

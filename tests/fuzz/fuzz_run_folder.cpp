@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "core/digest.hpp"
 #include "core/error.hpp"
 #include "core/manifest.hpp"
 #include "fuzz_target.hpp"
@@ -18,21 +17,13 @@ namespace {
 
 // A manifest that matches the files as written (the identity from the summary, if any).
 std::string true_manifest(const std::vector<std::string_view>& files) {
-  static const char* const kNames[] = {"summary.json", "jobs.csv", "timeseries.csv"};
-  ds::Manifest m;
-  m.kind = "run";
-  m.command = "simulate";
-  m.version = "fuzz";
+  nlohmann::json identity = nlohmann::json::object();
   const auto summary = nlohmann::json::parse(files[0], nullptr, false);
   if (summary.is_object())
     for (const char* key : {"policy", "trace", "jobs"})
-      if (summary.contains(key)) m.identity[key] = summary[key];
-  for (std::size_t i = 0; i < 3; ++i) {
-    ds::Fnv1a d;
-    d.add(files[i]);
-    m.files.push_back({kNames[i], files[i].size(), d.text()});
-  }
-  return m.json();
+      if (summary.contains(key)) identity[key] = summary[key];
+  return ds::fuzz::true_manifest("run", {"summary.json", "jobs.csv", "timeseries.csv"},
+                                 {files[0], files[1], files[2]}, identity.dump());
 }
 
 }  // namespace
