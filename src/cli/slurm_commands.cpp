@@ -193,9 +193,9 @@ int cmd_slurm_replay() {
 int cmd_fidelity() {
   // A folder of its own (default REPLAY/fidelity), checked, locked and staged: complete or
   // absent (output_folder.hpp); the replay folder itself is read as a checked input.
-  const std::string target =
-      g_args.out.empty() ? (std::filesystem::path(g_args.replay_dir) / "fidelity").string()
-                         : g_args.out;
+  const std::string target = g_args.out.empty()
+                                 ? (std::filesystem::path(g_args.replay_dir) / "fidelity").string()
+                                 : g_args.out;
   OutputFolder folder(target, fidelity_rules({g_args.replay_dir, g_args.config}));
   const std::string out = folder.dir().string();
   slurm::FidelityOptions opt;
@@ -334,8 +334,9 @@ void register_slurm_commands(
       "replay",
       "Submit a trace excerpt as real time-scaled jobs, schedule them, write the outputs");
   add_excerpt_options(replay);
-  replay->add_option("--out", g_args.out,
-                     "Output folder (absent, empty, or an earlier replay's: replaced whole)")
+  replay
+      ->add_option("--out", g_args.out,
+                   "Output folder (absent, empty, or an earlier replay's: replaced whole)")
       ->required()
       ->check(non_empty_path());
   replay->add_option("--work-dir", g_args.work_dir,
@@ -362,10 +363,10 @@ void register_slurm_commands(
                   "give the same excerpt)")
       ->check(non_empty_path());
   fid->add_option(
-      "--tolerance", g_args.tolerance,
-      "Fail (exit 1) when mean JCT or queueing delay lie outside the jittered ensemble's range "
-      "widened by this fraction of its mean (without an ensemble: differ from the simulation "
-      "by more than this fraction); 0..10, 0: no check")
+         "--tolerance", g_args.tolerance,
+         "Fail (exit 1) when mean JCT or queueing delay lie outside the jittered ensemble's range "
+         "widened by this fraction of its mean (without an ensemble: differ from the simulation "
+         "by more than this fraction); 0..10, 0: no check")
       ->check(number_in(0, 10));
   fid->add_option("--start-latency", g_args.start_latency,
                   "Simulated decision -> running latency in wall seconds, 0..3600 (default: the "

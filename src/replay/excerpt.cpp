@@ -87,8 +87,8 @@ Workload make_excerpt(const ExcerptSpec& spec, const ControllerConfig& config,
     c.profile = -1;
     c.user = w.intern_user(full.users.at(j.user.index()));
     // Checked conversions: the spec's ranges keep these finite, the limits keep them whole.
-    const auto submit = round_in_range(static_cast<double>(j.submit - first) / spec.load, 0,
-                                       limits::kMaxAbsTime);
+    const auto submit =
+        round_in_range(static_cast<double>(j.submit - first) / spec.load, 0, limits::kMaxAbsTime);
     const double lo_ms = spec.min_wall_s * spec.time_scale * 1000.0;
     const double hi_ms = spec.max_wall_s > 0 ? spec.max_wall_s * spec.time_scale * 1000.0 : 1e300;
     const auto work = round_in_range(

@@ -88,9 +88,9 @@ ReplayInput load_replay(const std::string& replay_dir, const std::string& config
     throw InputError(SourceLocation{(std::filesystem::path(replay_dir) / "replay.json").string()},
                      "its trace " + quote_input(r.trace) + " and controller config " +
                          quote_input(config.empty() ? r.config : config) +
-                         " now give another excerpt (" +
-                         std::to_string(in.w.jobs.size()) + " jobs) than the replay ran (" +
-                         std::to_string(r.jobs) + " jobs): one of them changed since the replay");
+                         " now give another excerpt (" + std::to_string(in.w.jobs.size()) +
+                         " jobs) than the replay ran (" + std::to_string(r.jobs) +
+                         " jobs): one of them changed since the replay");
   return in;
 }
 
@@ -182,10 +182,10 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
     rq += r_q, rj_sum += r_j;
     rep.mean_abs_queue_diff_s += std::abs(r_q - s_q);
     abs_jct.push_back(std::abs(r_j - s_j));
-    append_csv_row(jobs_csv, {w.jobs[i].name, w.tenants[w.jobs[i].tenant.index()].name,
-                              std::to_string(w.jobs[i].gpus), num(s_q), num(r_q), num(s_j),
-                              num(r_j), std::to_string(o.preemptions),
-                              std::to_string(row.preemptions)});
+    append_csv_row(jobs_csv,
+                   {w.jobs[i].name, w.tenants[w.jobs[i].tenant.index()].name,
+                    std::to_string(w.jobs[i].gpus), num(s_q), num(r_q), num(s_j), num(r_j),
+                    std::to_string(o.preemptions), std::to_string(row.preemptions)});
   }
   if (rep.jobs == 0)
     throw InputError(replay_dir + ": no job completed in both the replay and the simulation");

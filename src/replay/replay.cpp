@@ -229,15 +229,15 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
     const auto& jo = result.jobs[i];
     int shared = 0, borrowed = 0;
     for (const auto& r : o.runs) shared += r.shared, borrowed += r.borrowed;
-    append_csv_row(
-        csv, {w.jobs[i].name, std::to_string(track[i].slurm_id),
-              w.tenants[w.jobs[i].tenant.index()].name, std::to_string(w.jobs[i].gpus),
-              std::to_string(o.submit),
-              std::to_string(jo.first_start == kNever ? Time{-1} : jo.first_start),
-              std::to_string(jo.end == kNever ? Time{-1} : jo.end), std::to_string(jo.queue),
-              std::to_string(o.runs.size()), std::to_string(jo.preemptions),
-              o.completed ? "1" : "0", std::to_string(shared), std::to_string(borrowed),
-              std::to_string(track[i].slurm_start_s), std::to_string(track[i].slurm_end_s)});
+    append_csv_row(csv,
+                   {w.jobs[i].name, std::to_string(track[i].slurm_id),
+                    w.tenants[w.jobs[i].tenant.index()].name, std::to_string(w.jobs[i].gpus),
+                    std::to_string(o.submit),
+                    std::to_string(jo.first_start == kNever ? Time{-1} : jo.first_start),
+                    std::to_string(jo.end == kNever ? Time{-1} : jo.end), std::to_string(jo.queue),
+                    std::to_string(o.runs.size()), std::to_string(jo.preemptions),
+                    o.completed ? "1" : "0", std::to_string(shared), std::to_string(borrowed),
+                    std::to_string(track[i].slurm_start_s), std::to_string(track[i].slurm_end_s)});
   }
   // Actuation latency, measured per run in wall seconds (docs/slurm.md §6):
   //  - detect:  submit -> the controller's start decision, for jobs placed at once (< 1 s);

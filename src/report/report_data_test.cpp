@@ -78,7 +78,9 @@ void seal_folder(const fs::path& dir, const std::string& kind, nlohmann::json id
 void seal(const fs::path& d) {
   for (const auto& [run, policy] : {std::pair{"zeta", "fifo"}, std::pair{"alpha", "deepshare"}})
     seal_folder(d / run, "run",
-                {{"policy", policy}, {"trace", "traces/unit<b>.csv"}, {"jobs", 3},
+                {{"policy", policy},
+                 {"trace", "traces/unit<b>.csv"},
+                 {"jobs", 3},
                  {"workload_digest", "w"}});
   seal_folder(d, "comparison", {{"workload_digest", "w"}}, {"zeta", "alpha"});
 }
@@ -212,12 +214,16 @@ TEST(ReportData, FoldersThatDisagreeWithTheirManifestsAreRefused) {
   write(d / "comparison.csv", "policy,jobs\nzeta,3\nalpha,3\n");
   seal(d);
   seal_folder(d / "alpha", "run",
-              {{"policy", "deepshare"}, {"trace", "traces/unit<b>.csv"}, {"jobs", 3},
+              {{"policy", "deepshare"},
+               {"trace", "traces/unit<b>.csv"},
+               {"jobs", 3},
                {"workload_digest", "another"}});
   EXPECT_NE(error_of(d).find("simulated another workload"), std::string::npos);
   seal(d);
   seal_folder(d / "alpha", "run",
-              {{"policy", "deepshare"}, {"trace", "traces/unit<b>.csv"}, {"jobs", 4},
+              {{"policy", "deepshare"},
+               {"trace", "traces/unit<b>.csv"},
+               {"jobs", 4},
                {"workload_digest", "w"}});
   EXPECT_NE(error_of(d).find("3 rows, summary.json counts 3 jobs and manifest.json 4"),
             std::string::npos)

@@ -89,10 +89,11 @@ TEST(ClusterFile, ErrorsNameFileLineColumnAndKey) {
   const std::string nodes = "nodes: [{count: 1, gpus: 8}]\n";
   EXPECT_THAT(err(nodes + tenants + "---\nnodes: [{count: 9, gpus: 8}]\n"),
               HasSubstr("c.yaml:4:1: a second YAML document (after '---')"));
-  EXPECT_THAT(err(nodes + "tenants:\n  - {name: Team, quota_gpus: 1}\n  - {name: tEAM, quota_gpus: 1}\n"),
-              HasSubstr("tenant 'tEAM' and tenant 'Team' differ only in case or Unicode form"));
+  EXPECT_THAT(
+      err(nodes + "tenants:\n  - {name: Team, quota_gpus: 1}\n  - {name: tEAM, quota_gpus: 1}\n"),
+      HasSubstr("tenant 'tEAM' and tenant 'Team' differ only in case or Unicode form"));
   EXPECT_THAT(err(nodes + "tenants:\n  - {name: \"\xef\xbc\xa1\", quota_gpus: 1}\n"  // fullwidth A
-                  "  - {name: a, quota_gpus: 1}\n"),
+                          "  - {name: a, quota_gpus: 1}\n"),
               HasSubstr("differ only in case or Unicode form"));
   EXPECT_THAT(err(nodes + "tenants:\n  - {name: \" a\", quota_gpus: 1}\n"),
               HasSubstr("starts or ends with white space"));
