@@ -17,6 +17,7 @@
 #include "replay/replay_folder.hpp"
 #include "report/metrics.hpp"
 #include "report/outputs.hpp"
+#include "report/report_data.hpp"
 #include "trace/trace_test_util.hpp"
 
 namespace ds::slurm {
@@ -168,6 +169,8 @@ TEST(ReplayFolder, FidelityWritesItsOwnFolderInsideTheReplay) {
   }
   EXPECT_NO_THROW((void)read_replay_folder(f.replay));
   EXPECT_TRUE(fs::exists(f.replay / "fidelity" / "fidelity.json"));
+  // `report` reads a replay folder as a run (its run files, checked against the manifest).
+  EXPECT_EQ(report::build_report_data(f.replay.string())["runs"].size(), 1u);
 }
 
 // The replay's trace or config changed since: the excerpt it gives now is another workload.

@@ -215,9 +215,15 @@ std::size_t read_jobs(const fs::path& p, RunData& run) {
 void verify_run(const RunFolder& folder, const nlohmann::json& summary, std::size_t rows) {
   const Manifest m = read_manifest(folder.dir);
   const std::string mf = (folder.dir / kManifestName).string();
-  if (m.kind != "run")
+  // A replay folder holds a run's files too (`report` of a `slurm replay`), beside what the
+  // replay and `fidelity` add.
+  const bool replay = m.kind == "replay" && folder.workload_digest.empty();
+  if (m.kind != "run" && !replay)
     throw InputError(SourceLocation{mf}, "describes a '" + m.kind + "' folder, not a run");
-  verify_manifest(folder.dir, m, {"report.html"});
+  if (replay)
+    verify_manifest(folder.dir, m, {"report.html", "journal.log", "work", "fidelity"});
+  else
+    verify_manifest(folder.dir, m, {"report.html"});
   const std::string sf = (folder.dir / "summary.json").string();
   auto count = [&](const nlohmann::json& j, const char* key) -> std::int64_t {
     const auto it = j.find(key);
