@@ -35,6 +35,7 @@
 
 #include "driver/lease.hpp"
 #include "model/testing.hpp"
+#include "registered_policies.hpp"
 #include "registry/registry.hpp"
 #include "sim/simulator.hpp"
 #include "slurm/fake_harness.hpp"
@@ -230,12 +231,6 @@ void check_contract(const std::string& name) {
   RC_ASSERT(r.steps.size() == again.steps.size());
 }
 
-std::vector<std::string> registered() {
-  std::vector<std::string> names;
-  for (const auto& p : policy_registry()) names.push_back(p.name);
-  return names;
-}
-
 class Contract : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Contract, HoldsOnRandomWorkloads) {
@@ -243,13 +238,9 @@ TEST_P(Contract, HoldsOnRandomWorkloads) {
   EXPECT_TRUE(rc::check("policy contract: " + name, [&] { check_contract(name); }));
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryRegisteredPolicy, Contract, ::testing::ValuesIn(registered()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (c == '-') c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(EveryRegisteredPolicy, Contract,
+                         ::testing::ValuesIn(testing::registered_policies()),
+                         testing::policy_test_name);
 
 // --- online: the fake cluster ----------------------------------------------------------
 // Every non-oracle policy as the Slurm controller runs it on the in-process fake Slurm
@@ -368,13 +359,6 @@ class OnlineContract {
   std::vector<std::string> drift_, unreasoned_;
 };
 
-std::vector<std::string> online_policies() {
-  std::vector<std::string> names;
-  for (const auto& p : policy_registry())
-    if (!p.oracle) names.push_back(p.name);
-  return names;
-}
-
 class ContractOnFakeCluster : public ::testing::TestWithParam<std::string> {};
 
 // Known violation, found by this suite when the `slurm` baseline was merged: a job of it whose
@@ -404,12 +388,8 @@ TEST_P(ContractOnFakeCluster, HoldsThroughRestartsLostRepliesAndFailover) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryOnlinePolicy, ContractOnFakeCluster,
-                         ::testing::ValuesIn(online_policies()), [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (c == '-') c = '_';
-                           return n;
-                         });
+                         ::testing::ValuesIn(testing::online_policies()),
+                         testing::policy_test_name);
 
 }  // namespace
 }  // namespace ds

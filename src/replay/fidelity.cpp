@@ -9,10 +9,13 @@
 #include <fstream>
 #include <map>
 
+#include "core/atomic_file.hpp"
 #include "core/csv.hpp"
 #include "core/error.hpp"
+#include "core/manifest.hpp"
 #include "replay/excerpt.hpp"
 #include "replay/excerpt_sim.hpp"
+#include "replay/replay_folder.hpp"
 #include "report/metrics.hpp"
 #include "sim/simulator.hpp"
 
@@ -22,10 +25,13 @@ namespace {
 
 // Half the width of the uniform jitter that matches the replay's measured spread of
 // decision -> RUNNING: p90 - p50 of `actuate` (0 for replays that did not measure it).
-double measured_jitter_wall_s(const nlohmann::json& rj) {
-  if (!rj.contains("latency_wall_s") || !rj["latency_wall_s"].contains("actuate")) return 0;
-  const auto& a = rj["latency_wall_s"]["actuate"];
-  return std::max(0.0, a.value("p90", 0.0) - a.value("p50", 0.0));
+double measured_jitter_wall_s(const ReplayRecord& r) {
+  return r.has_latency ? std::max(0.0, r.actuate.p90 - r.actuate.p50) : 0.0;
+}
+
+// (real - sim) / sim (0 without a simulated value).
+double relative(double real, double sim) {
+  return sim > 0 ? (real - sim) / sim : 0.0;
 }
 
 // The ensemble's rows of fidelity.md, and a row for jobs Slurm did not complete.
@@ -56,122 +62,137 @@ std::string ensemble_rows(const FidelityReport& rep) {
   return buf + incomplete;
 }
 
-// (real - sim) / sim (0 without a simulated value).
-double relative(double real, double sim) {
-  return sim > 0 ? (real - sim) / sim : 0.0;
-}
-
 // The replay's mean overhang (observed run - work), or the default for replays without it.
-double measured_overhang_wall_s(const nlohmann::json& rj) {
-  if (!rj.contains("latency_wall_s") || !rj["latency_wall_s"].contains("overhang"))
-    return kDefaultOverhangWallS;
-  const auto& o = rj["latency_wall_s"]["overhang"];
-  if (o.value("n", 0) == 0) return kDefaultOverhangWallS;
-  return std::max(0.0, o.value("mean", 0.0));
+double measured_overhang_wall_s(const ReplayRecord& r) {
+  if (!r.has_latency || r.overhang.n == 0) return kDefaultOverhangWallS;
+  return std::max(0.0, r.overhang.mean);
 }
 
-}  // namespace
-
-namespace {
-
-// What the replay's replay.json says, and the excerpt workload it ran.
-struct Replayed {
-  nlohmann::json rj;
+struct ReplayInput {
+  ReplayFolder folder;
   ControllerConfig config;
   ExcerptSpec spec;
   Workload w;
 };
 
-Replayed read_replay(const std::filesystem::path& dir) {
-  std::ifstream in(dir / "replay.json");
-  if (!in)
-    throw InputError((dir / "replay.json").string() +
-                     ": cannot read (run `deepshare slurm replay` first)");
-  Replayed r;
-  try {
-    in >> r.rj;
-  } catch (const std::exception& e) {
-    throw InputError((dir / "replay.json").string() + ": " + e.what());
-  }
-  r.config = load_controller_config(r.rj.at("config").get<std::string>());
-  r.spec.trace = r.rj.at("trace").get<std::string>();
-  r.spec.format = r.rj.at("format").get<std::string>();
-  r.spec.time_scale = r.rj.at("time_scale").get<double>();
-  parse_excerpt(r.rj.at("excerpt").get<std::string>(), r.spec);
+// Step 1: the replay folder, verified (replay_folder.hpp), and the excerpt its trace and
+// config give now, which must be the one it replayed (else the comparison would be of two
+// different workloads).
+ReplayInput load_replay(const std::string& replay_dir, const std::string& config) {
+  ReplayInput in{read_replay_folder(replay_dir), {}, {}, {}};
+  const ReplayRecord& r = in.folder.record;
+  in.config = load_controller_config(config.empty() ? r.config : config);
+  in.spec.trace = r.trace;
+  in.spec.format = r.format;
+  in.spec.time_scale = r.time_scale;
+  parse_excerpt(r.excerpt, in.spec);
   std::vector<NodeShape> nodes;
-  for (const auto& n : r.rj.at("nodes"))
-    nodes.push_back({n.at("name").get<std::string>(), n.at("gpus").get<int>()});
-  r.w = make_excerpt(r.spec, r.config, nodes);
-  return r;
+  for (const auto& [name, gpus] : r.nodes) nodes.push_back({name, gpus});
+  in.w = make_excerpt(in.spec, in.config, nodes);
+  if (in.w.jobs.size() != r.jobs || in.w.digest() != in.folder.excerpt_digest)
+    throw InputError(SourceLocation{(std::filesystem::path(replay_dir) / "replay.json").string()},
+                     "its trace " + quote_input(r.trace) + " and controller config " +
+                         quote_input(config.empty() ? r.config : config) +
+                         " now give another excerpt (" + std::to_string(in.w.jobs.size()) +
+                         " jobs) than the replay ran (" + std::to_string(r.jobs) +
+                         " jobs): one of them changed since the replay");
+  return in;
 }
 
-// The start latency, its jitter and the overhang: given, else as the replay measured them.
-LatencyModel latency_of(const nlohmann::json& rj, FidelityOptions& opt) {
-  if (opt.start_latency_wall_s < 0)
-    opt.start_latency_wall_s = rj.value("start_latency_wall_s", 0.0);
-  if (opt.jitter_wall_s < 0) opt.jitter_wall_s = measured_jitter_wall_s(rj);
-  if (opt.overhang_wall_s < 0) opt.overhang_wall_s = measured_overhang_wall_s(rj);
-  return LatencyModel{opt.start_latency_wall_s, opt.jitter_wall_s, opt.overhang_wall_s};
+// The last step: fidelity_jobs.csv, fidelity.json, fidelity.md and manifest.json in one
+// checked set (the simulation's outputs are in sim/, written before).
+void write_fidelity(const std::string& out_dir, const std::string& replay_dir,
+                    const std::string& jobs_csv, const nlohmann::json& fj,
+                    const FidelityReport& rep) {
+  namespace fs = std::filesystem;
+  const fs::path out(out_dir);
+  AtomicFileSet files;
+  files.add((out / "fidelity_jobs.csv").string()).write(jobs_csv);
+  files.add((out / "fidelity.json").string()).write(fj.dump(2) + "\n");
+  files.add((out / "fidelity.md").string()).write(rep.markdown);
+  Manifest m;
+  m.kind = "fidelity";
+  m.command = "fidelity";
+  m.version = DEEPSHARE_VERSION;
+  m.identity = {{"replay", fs::absolute(replay_dir).lexically_normal().string()},
+                {"replay_manifest", file_digest(fs::path(replay_dir) / kManifestName)},
+                {"jobs_compared", rep.jobs}};
+  m.folders = {"sim"};
+  for (const AtomicFile& f : files.finish_all()) m.add(f);
+  files.add((out / kManifestName).string()).write(m.json());
+  files.commit();
 }
 
-// Job by job: observed.csv against the simulations (fidelity_jobs.csv); the sums go into
-// `rep`, the jobs compared into `compared`; returns the per-job absolute JCT differences.
-std::vector<double> compare_jobs(const std::filesystem::path& dir, const std::filesystem::path& out,
-                                 const Workload& w, const RunRecord& sim, const RunRecord& sim0,
-                                 FidelityReport& rep, std::vector<bool>& compared) {
+// Job by job: the replay's observed rows against the two simulations (fidelity_jobs.csv's
+// rows, the jobs compared, their sums); the counts go into `rep`.
+struct Comparison {
+  std::string jobs_csv;
+  std::vector<bool> compared;
+  std::vector<double> abs_jct;
+  double real_queue_sum = 0, real_jct_sum = 0;
+};
+
+Comparison compare_jobs(const ReplayInput& in, const std::string& replay_dir, const RunRecord& sim,
+                        const RunRecord& sim0, FidelityReport& rep) {
+  namespace fs = std::filesystem;
+  const Workload& w = in.w;
   std::map<std::string, std::size_t> by_name;
   for (const auto& j : w.jobs) by_name[j.name] = j.id.index();
-  CsvReader csv = CsvReader::open((dir / "observed.csv").string());
-  csv.read_header();
-  const auto c_job = csv.require_column("job"), c_sub = csv.require_column("submit_ms"),
-             c_first = csv.require_column("first_start_ms"), c_end = csv.require_column("end_ms"),
-             c_queue = csv.require_column("queue_ms"), c_pre = csv.require_column("preemptions"),
-             c_done = csv.require_column("completed"), c_sh = csv.require_column("shared_runs"),
-             c_bo = csv.require_column("borrowed_runs");
-  std::ofstream jobs_csv(out / "fidelity_jobs.csv", std::ios::binary);
-  jobs_csv << "job,tenant,gpus,sim_queue_s,real_queue_s,sim_jct_s,real_jct_s,sim_preemptions,real_"
-              "preemptions\n";
-  std::vector<double> abs_jct;
-  auto num = [&](std::size_t c) { return std::atof(std::string(csv.field(c)).c_str()); };
-  while (csv.next()) {
-    auto it = by_name.find(std::string(csv.field(c_job)));
-    if (it == by_name.end()) continue;
+  Comparison c;
+  c.compared.assign(w.jobs.size(), false);
+  std::string& jobs_csv = c.jobs_csv;
+  jobs_csv =
+      "job,tenant,gpus,sim_queue_s,real_queue_s,sim_jct_s,real_jct_s,sim_preemptions,"
+      "real_preemptions\n";
+  auto num = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
+  for (const ObservedRow& row : in.folder.observed) {
+    auto it = by_name.find(row.job);
+    if (it == by_name.end())
+      throw InputError(SourceLocation{(fs::path(replay_dir) / "observed.csv").string()},
+                       "job " + quote_input(row.job) + " is not in the replay's excerpt");
     const std::size_t i = it->second;
-    rep.real_preemptions += static_cast<std::size_t>(num(c_pre));
-    rep.real_shared_runs += static_cast<std::size_t>(num(c_sh));
-    rep.real_borrowed_runs += static_cast<std::size_t>(num(c_bo));
+    rep.real_preemptions += row.preemptions;
+    rep.real_shared_runs += row.shared_runs;
+    rep.real_borrowed_runs += row.borrowed_runs;
     const JobOutcome& o = sim.jobs[i];
     const JobOutcome& o0 = sim0.jobs[i];
-    if (num(c_done) != 1) ++rep.real_incomplete;
-    if (num(c_done) != 1 || o.end == kNever || o0.end == kNever || num(c_first) < 0) continue;
-    const double s_q = to_seconds(o.queue), r_q = num(c_queue) / 1000.0;
+    if (!row.completed) ++rep.real_incomplete;
+    if (!row.completed || o.end == kNever || o0.end == kNever || row.first_start_ms < 0 ||
+        row.end_ms < 0)
+      continue;
+    const double s_q = to_seconds(o.queue), r_q = static_cast<double>(row.queue_ms) / 1000.0;
     const double s_j = to_seconds(o.end - w.jobs[i].submit),
-                 r_j = (num(c_end) - num(c_sub)) / 1000.0;
+                 r_j = static_cast<double>(row.end_ms - row.submit_ms) / 1000.0;
     ++rep.jobs;
-    compared[i] = true;
-    rep.real_avg_queue_s += r_q, rep.real_avg_jct_s += r_j;  // sums until summarize()
+    c.compared[i] = true;
+    c.real_queue_sum += r_q, c.real_jct_sum += r_j;
     rep.mean_abs_queue_diff_s += std::abs(r_q - s_q);
-    abs_jct.push_back(std::abs(r_j - s_j));
-    jobs_csv << w.jobs[i].name << ',' << w.tenants[w.jobs[i].tenant.index()].name << ','
-             << w.jobs[i].gpus << ',' << s_q << ',' << r_q << ',' << s_j << ',' << r_j << ','
-             << o.preemptions << ',' << num(c_pre) << '\n';
+    c.abs_jct.push_back(std::abs(r_j - s_j));
+    append_csv_row(jobs_csv,
+                   {w.jobs[i].name, w.tenants[w.jobs[i].tenant.index()].name,
+                    std::to_string(w.jobs[i].gpus), num(s_q), num(r_q), num(s_j), num(r_j),
+                    std::to_string(o.preemptions), std::to_string(row.preemptions)});
   }
-  return abs_jct;
+  return c;
 }
 
-// The sums of compare_jobs() into means, and the relative differences.
-void summarize(FidelityReport& rep, const Workload& w, const RunRecord& sim, const RunRecord& sim0,
-               const std::vector<bool>& compared, const std::vector<double>& abs_jct,
-               const std::filesystem::path& dir) {
+// The comparison's sums into means and relative differences.
+void summarize(FidelityReport& rep, const ReplayInput& in, const RunRecord& sim,
+               const RunRecord& sim0, Comparison& c) {
+  const Workload& w = in.w;
+  const std::vector<bool>& compared = c.compared;
+  const double rq = c.real_queue_sum, rj_sum = c.real_jct_sum;
+  std::vector<double>& abs_jct = c.abs_jct;
   const double n = static_cast<double>(rep.jobs);
-  rep.real_avg_queue_s /= n, rep.real_avg_jct_s /= n;
+  rep.real_avg_queue_s = rq / n, rep.real_avg_jct_s = rj_sum / n;
   const ExcerptStats s1 = excerpt_stats(w, sim, compared), s0 = excerpt_stats(w, sim0, compared);
   rep.sim_avg_queue_s = s1.avg_queue_s, rep.sim_avg_jct_s = s1.avg_jct_s;
   rep.sim_qos = s1.qos_compliance;
-  if (std::ifstream summary(dir / "summary.json"); summary) {
-    const nlohmann::json sj = nlohmann::json::parse(summary, nullptr, false);
-    if (sj.is_object()) rep.real_qos = sj.value("qos_compliance", 1.0);
-  }
+  rep.real_qos = in.folder.real_qos;
   rep.sim0_avg_queue_s = s0.avg_queue_s, rep.sim0_avg_jct_s = s0.avg_jct_s;
   rep.jct_rel = relative(rep.real_avg_jct_s, rep.sim_avg_jct_s);
   rep.queue_rel = relative(rep.real_avg_queue_s, rep.sim_avg_queue_s);
@@ -179,8 +200,7 @@ void summarize(FidelityReport& rep, const Workload& w, const RunRecord& sim, con
   rep.queue_rel0 = relative(rep.real_avg_queue_s, rep.sim0_avg_queue_s);
   rep.mean_abs_queue_diff_s /= n;
   for (double d : abs_jct) rep.mean_abs_jct_diff_s += d / n;
-  std::vector<double> sorted = abs_jct;
-  rep.p90_abs_jct_diff_s = quantile(sorted, 0.9);
+  rep.p90_abs_jct_diff_s = quantile(abs_jct, 0.9);
 }
 
 std::string markdown_of(const FidelityReport& rep) {
@@ -255,41 +275,46 @@ nlohmann::json json_of(const FidelityReport& rep) {
 
 }  // namespace
 
-// The steps: read the replay, simulate its excerpt (with and without start latency), compare
-// job by job, summarize, simulate the jittered ensemble, write the report.
+// The steps: read and verify the replay folder, simulate its excerpt (with and without start
+// latency), compare job by job, summarize, simulate the jittered ensemble, write the report.
 FidelityReport run_fidelity(const std::string& replay_dir, const std::string& out_dir,
                             FidelityOptions opt) {
   namespace fs = std::filesystem;
-  const fs::path dir(replay_dir);
-  const Replayed r = read_replay(dir);
-  const Workload& w = r.w;
-  const LatencyModel model = latency_of(r.rj, opt);
-  const RunRecord sim = simulate_excerpt(w, r.config, r.spec.time_scale,
-                                         {model.mean_wall_s, 0, model.overhang_wall_s});
-  const RunRecord sim0 = simulate_excerpt(w, r.config, r.spec.time_scale, LatencyModel{});
-  write_excerpt_outputs((fs::path(out_dir) / "sim").string(), w, r.config, r.spec.load, sim,
+  const ReplayInput in = load_replay(replay_dir, opt.config);
+  const ReplayRecord& rec = in.folder.record;
+  const ControllerConfig& config = in.config;
+  const ExcerptSpec& spec = in.spec;
+  const Workload& w = in.w;
+
+  if (opt.start_latency_wall_s < 0) opt.start_latency_wall_s = rec.start_latency_wall_s;
+  if (opt.jitter_wall_s < 0) opt.jitter_wall_s = measured_jitter_wall_s(rec);
+  if (opt.overhang_wall_s < 0) opt.overhang_wall_s = measured_overhang_wall_s(rec);
+  const LatencyModel model{opt.start_latency_wall_s, opt.jitter_wall_s, opt.overhang_wall_s};
+  const RunRecord sim =
+      simulate_excerpt(w, config, spec.time_scale, {model.mean_wall_s, 0, model.overhang_wall_s});
+  const RunRecord sim0 = simulate_excerpt(w, config, spec.time_scale, LatencyModel{});
+  write_excerpt_outputs((fs::path(out_dir) / "sim").string(), w, config, spec.load, sim,
                         "fidelity-sim");
+
   FidelityReport rep;
   rep.start_latency_wall_s = opt.start_latency_wall_s;
   rep.jitter_wall_s = opt.jitter_wall_s;
   rep.overhang_wall_s = opt.overhang_wall_s;
-  rep.time_scale = r.spec.time_scale;
-  rep.replay_wall_s = r.rj.value("wall_seconds", 0.0);
+  rep.time_scale = spec.time_scale;
+  rep.replay_wall_s = rec.wall_seconds;
   for (const auto& o : sim.jobs) rep.sim_preemptions += o.preemptions;
-  std::vector<bool> compared(w.jobs.size(), false);
-  const std::vector<double> abs_jct = compare_jobs(dir, out_dir, w, sim, sim0, rep, compared);
+  Comparison c = compare_jobs(in, replay_dir, sim, sim0, rep);
   if (rep.jobs == 0)
     throw InputError(replay_dir + ": no job completed in both the replay and the simulation");
-  summarize(rep, w, sim, sim0, compared, abs_jct, dir);
+  summarize(rep, in, sim, sim0, c);
   if (opt.ensemble > 0) {
-    rep.ensemble = simulate_ensemble(w, r.config, r.spec.time_scale, model, opt.ensemble, compared);
+    rep.ensemble = simulate_ensemble(w, config, spec.time_scale, model, opt.ensemble, c.compared);
     rep.jct_rel_ensemble = relative(rep.real_avg_jct_s, rep.ensemble.avg_jct_s.mean);
     rep.queue_rel_ensemble = relative(rep.real_avg_queue_s, rep.ensemble.avg_queue_s.mean);
   }
+
   rep.markdown = markdown_of(rep);
-  std::ofstream(fs::path(out_dir) / "fidelity.json", std::ios::binary)
-      << json_of(rep).dump(2) << '\n';
-  std::ofstream(fs::path(out_dir) / "fidelity.md", std::ios::binary) << rep.markdown;
+  write_fidelity(out_dir, replay_dir, c.jobs_csv, json_of(rep), rep);
   return rep;
 }
 

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "baselines/slurm_user.hpp"
+#include "core/csv.hpp"
 #include "core/error.hpp"
 #include "driver/metrics_server.hpp"
 #include "model/execution.hpp"
@@ -253,32 +254,36 @@ struct Recorder {
   }
 };
 
-void write_observed_csv(const std::filesystem::path& out, const ReplayRequest& req,
-                        const Recorder& rec, const RunRecord& result) {
+// observed.csv (RFC 4180: a job or tenant name with a comma stays one field); qos and
+// time_limit_min are what a job asked Slurm for under --native (empty under DeepShare).
+std::string observed_csv(const ReplayRequest& req, const Recorder& rec, const RunRecord& result) {
   const Workload& w = rec.w;
-  std::ofstream csv(out / "observed.csv", std::ios::binary);
-  csv << "job,slurm_id,tenant,gpus,submit_ms,first_start_ms,end_ms,queue_ms,runs,preemptions,"
-         "completed,"
-         "shared_runs,borrowed_runs,slurm_start_s,slurm_end_s,qos,time_limit_min\n";
+  std::string csv =
+      "job,slurm_id,tenant,gpus,submit_ms,first_start_ms,end_ms,queue_ms,runs,preemptions,"
+      "completed,shared_runs,borrowed_runs,slurm_start_s,slurm_end_s,qos,time_limit_min\n";
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
     const auto& o = rec.obs[i];
     const auto& jo = result.jobs[i];
     int shared = 0, borrowed = 0;
     for (const auto& r : o.runs) shared += r.shared, borrowed += r.borrowed;
-    csv << w.jobs[i].name << ',' << rec.track[i].slurm_id << ','
-        << w.tenants[w.jobs[i].tenant.index()].name << ',' << w.jobs[i].gpus << ',' << o.submit
-        << ',' << (jo.first_start == kNever ? -1 : jo.first_start) << ','
-        << (jo.end == kNever ? -1 : jo.end) << ',' << jo.queue << ',' << o.runs.size() << ','
-        << jo.preemptions << ',' << (o.completed ? 1 : 0) << ',' << shared << ',' << borrowed << ','
-        << rec.track[i].slurm_start_s << ',' << rec.track[i].slurm_end_s << ',';
-    if (rec.native)  // what the job asked Slurm for (empty under DeepShare)
-      csv << (rec.native->scavenger[i] ? "scavenger"
-                                       : req.config.tenants[w.jobs[i].tenant.index()].account)
-          << ',' << rec.native->limit_min[i];
-    else
-      csv << ',';
-    csv << '\n';
+    std::string qos, limit;
+    if (rec.native) {
+      qos = rec.native->scavenger[i] ? "scavenger"
+                                     : req.config.tenants[w.jobs[i].tenant.index()].account;
+      limit = std::to_string(rec.native->limit_min[i]);
+    }
+    append_csv_row(
+        csv, {w.jobs[i].name, std::to_string(rec.track[i].slurm_id),
+              w.tenants[w.jobs[i].tenant.index()].name, std::to_string(w.jobs[i].gpus),
+              std::to_string(o.submit),
+              std::to_string(jo.first_start == kNever ? Time{-1} : jo.first_start),
+              std::to_string(jo.end == kNever ? Time{-1} : jo.end), std::to_string(jo.queue),
+              std::to_string(o.runs.size()), std::to_string(jo.preemptions),
+              o.completed ? "1" : "0", std::to_string(shared), std::to_string(borrowed),
+              std::to_string(rec.track[i].slurm_start_s), std::to_string(rec.track[i].slurm_end_s),
+              qos, limit});
   }
+  return csv;
 }
 
 // Actuation latency, measured per run in wall seconds (docs/slurm.md §6):
@@ -323,11 +328,10 @@ nlohmann::json latency_of(const Recorder& rec, double scale) {
 }
 
 // replay.json: what `deepshare fidelity` needs to simulate the same excerpt (trace, excerpt,
-// time scale, config, nodes), the measured latencies, the counts. Returns the start latency
-// (detect + actuate means, wall seconds).
-double write_replay_json(const ReplayRequest& req, const ExcerptSpec& spec,
-                         const std::vector<NodeShape>& shapes, const Recorder& rec,
-                         std::size_t completed, double wall_s, nlohmann::json latency) {
+// time scale, config, nodes), the measured latencies, the counts.
+nlohmann::json replay_json(const ReplayRequest& req, const ExcerptSpec& spec,
+                           const std::vector<NodeShape>& shapes, const Recorder& rec,
+                           std::size_t completed, double wall_s, nlohmann::json latency) {
   namespace fs = std::filesystem;
   nlohmann::json rj;
   rj["latency_wall_s"] = std::move(latency);
@@ -345,8 +349,7 @@ double write_replay_json(const ReplayRequest& req, const ExcerptSpec& spec,
   rj["submitted"] = rec.submitted;
   rj["completed"] = completed;
   rj["wall_seconds"] = wall_s;
-  std::ofstream(fs::path(req.out_dir) / "replay.json", std::ios::binary) << rj.dump(2) << '\n';
-  return rj["start_latency_wall_s"].get<double>();
+  return rj;
 }
 
 }  // namespace
@@ -422,12 +425,17 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
   info.options = req.config.options;
   info.wall_seconds = wall_s;
   info.version = "slurm-replay";
+  const nlohmann::json rj =
+      replay_json(req, spec, shapes, rec, out.completed, wall_s, latency_of(rec, scale));
+  out.start_latency_wall_s = rj["start_latency_wall_s"].get<double>();
+  // One checked set of files, manifest.json last (kind "replay": what `fidelity` verifies,
+  // replay/replay_folder.hpp); the caller commits the folder (core/output_folder.hpp).
+  info.kind = "replay";
+  info.command = "slurm replay";
+  info.extra_files = {{"observed.csv", observed_csv(req, rec, result)},
+                      {"replay.json", rj.dump(2) + "\n"}};
+  info.extra_identity = {{"submitted", rec.submitted}, {"completed", out.completed}};
   write_outputs(req.out_dir, w, result, out.metrics, info);
-
-  write_observed_csv(req.out_dir, req, rec, result);
-
-  out.start_latency_wall_s =
-      write_replay_json(req, spec, shapes, rec, out.completed, wall_s, latency_of(rec, scale));
   return out;
 }
 
