@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/excerpt_args.hpp"
 #include "core/error.hpp"
 #include "driver/log.hpp"
 #include "replay/excerpt.hpp"
@@ -34,11 +35,7 @@ namespace ds {
 namespace {
 
 struct SlurmArgs {
-  std::string config;
-  std::string trace;
-  std::string format = "venus";
-  std::string excerpt = "jobs=200";
-  double time_scale = 60;
+  ExcerptArgs ex;
   std::string out;
   std::string work_dir;
   std::string metrics;
@@ -56,28 +53,6 @@ struct SlurmArgs {
 };
 SlurmArgs g_args;
 
-// The options that name a replay excerpt (`slurm replay`, `excerpt`) and what they build.
-void add_excerpt_options(CLI::App* cmd) {
-  cmd->add_option("--config", g_args.config, "Controller YAML; tenants name their trace tenant")
-      ->required();
-  cmd->add_option("--trace", g_args.trace, "Trace file")->required();
-  cmd->add_option("--format", g_args.format, "Trace format")->capture_default_str();
-  cmd->add_option("--excerpt", g_args.excerpt, "from=N,jobs=N,load=F,min=WALL_S,max=WALL_S")
-      ->capture_default_str();
-  cmd->add_option("--time-scale", g_args.time_scale, "Trace seconds per wall second")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-}
-
-slurm::ExcerptSpec excerpt_spec() {
-  slurm::ExcerptSpec spec;
-  spec.trace = g_args.trace;
-  spec.format = g_args.format;
-  spec.time_scale = g_args.time_scale;
-  slurm::parse_excerpt(g_args.excerpt, spec);
-  return spec;
-}
-
 #ifdef DEEPSHARE_HAVE_SLURM
 std::atomic<bool> g_stop{false};
 slurm::Controller* g_controller = nullptr;
@@ -91,7 +66,7 @@ extern "C" void on_hangup(int) {
 
 int cmd_slurm_run() {
   std::signal(SIGHUP, SIG_IGN);  // until the controller can reload (below)
-  slurm::ControllerConfig cfg = slurm::load_controller_config(g_args.config);
+  slurm::ControllerConfig cfg = slurm::load_controller_config(g_args.ex.config);
   if (!g_args.metrics.empty()) cfg.metrics = g_args.metrics;
   // Before the lease and libslurm: an oracle is refused even where no Slurm is reachable.
   slurm::Controller::check_policy(cfg.policy);
@@ -130,7 +105,7 @@ int cmd_slurm_run() {
   api.set_stats(&ctl.rpc_stats());
   ctl.set_lease(lease.get());
   ctl.reload_source = [] {
-    slurm::ControllerConfig c = slurm::load_controller_config(g_args.config);
+    slurm::ControllerConfig c = slurm::load_controller_config(g_args.ex.config);
     if (!g_args.metrics.empty()) c.metrics = g_args.metrics;
     return c;
   };
@@ -152,10 +127,10 @@ int cmd_slurm_run() {
 
 int cmd_slurm_replay() {
   slurm::ReplayRequest req;
-  req.config = slurm::load_controller_config(g_args.config);
-  req.config_path = g_args.config;
+  req.config = slurm::load_controller_config(g_args.ex.config);
+  req.config_path = g_args.ex.config;
   if (!g_args.metrics.empty()) req.config.metrics = g_args.metrics;
-  req.excerpt = excerpt_spec();
+  req.excerpt = excerpt_spec(g_args.ex);
   req.out_dir = g_args.out;
   req.work_dir = g_args.work_dir.empty() ? (std::filesystem::absolute(g_args.out) / "work").string()
                                          : g_args.work_dir;
@@ -167,7 +142,7 @@ int cmd_slurm_replay() {
       "preemptions %zu  occupancy %.3f (trace seconds, time scale %g)\n"
       "measured start latency %.3f wall s (event -> decision -> RUNNING)\noutputs written to %s\n",
       r.submitted, r.completed, r.wall_seconds, r.metrics.avg_queue_s, r.metrics.avg_jct_s,
-      r.metrics.preemptions, r.metrics.gpu_occupancy_full, g_args.time_scale,
+      r.metrics.preemptions, r.metrics.gpu_occupancy_full, g_args.ex.time_scale,
       r.start_latency_wall_s, g_args.out.c_str());
   return r.completed == r.submitted ? 0 : 1;
 }
@@ -215,8 +190,8 @@ double spread(const slurm::Range& r) {
 }
 
 int cmd_excerpt() {
-  const slurm::ControllerConfig config = slurm::load_controller_config(g_args.config);
-  const slurm::ExcerptSpec spec = excerpt_spec();
+  const slurm::ControllerConfig config = slurm::load_controller_config(g_args.ex.config);
+  const slurm::ExcerptSpec spec = excerpt_spec(g_args.ex);
   const Workload w = slurm::make_excerpt(spec, config, parse_nodes(g_args.nodes));
   const double latency = g_args.start_latency < 0 ? 0.48 : g_args.start_latency;
   const double jitter = g_args.jitter < 0 ? 0.46 : g_args.jitter;
@@ -291,7 +266,7 @@ void register_slurm_commands(
   slurm->require_subcommand(1);
   auto* run = slurm->add_subcommand(
       "run", "The controller: schedules the configured partition's held jobs with the policy core");
-  run->add_option("--config", g_args.config,
+  run->add_option("--config", g_args.ex.config,
                   "Controller YAML (sample: deploy/deepshare-slurm.yaml)")
       ->required();
   run->add_option("--metrics", g_args.metrics,
@@ -302,7 +277,7 @@ void register_slurm_commands(
   auto* replay = slurm->add_subcommand(
       "replay",
       "Submit a trace excerpt as real time-scaled jobs, schedule them, write the outputs");
-  add_excerpt_options(replay);
+  add_excerpt_options(replay, g_args.ex);
   replay->add_option("--out", g_args.out, "Output folder")->required();
   replay->add_option("--work-dir", g_args.work_dir,
                      "Stand-in job output and checkpoints (default OUT/work)");
@@ -313,8 +288,11 @@ void register_slurm_commands(
   add_action(replay, cmd_slurm_replay);
 #endif
   auto* fid = app.add_subcommand(
-      "fidelity", "Simulate the excerpt a `slurm replay` ran and compare per job and on average");
-  fid->add_option("--replay", g_args.replay_dir, "Output folder of `deepshare slurm replay`")
+      "fidelity",
+      "Simulate the excerpt a `slurm replay` or `k8s replay` ran (with the config's policy) and "
+      "compare per job and on average");
+  fid->add_option("--replay", g_args.replay_dir,
+                  "Output folder of `deepshare slurm replay` or `deepshare k8s replay`")
       ->required();
   fid->add_option("--out", g_args.out, "Where to write fidelity.* (default: the replay folder)");
   fid->add_option(
@@ -342,7 +320,7 @@ void register_slurm_commands(
       "excerpt",
       "Simulate a replay excerpt before replaying it: its jobs, preemptions, sharing, and how "
       "far its means move with start-latency noise alone (no Slurm needed)");
-  add_excerpt_options(ex);
+  add_excerpt_options(ex, g_args.ex);
   ex->add_option("--nodes", g_args.nodes, "Cluster as NODESxGPUS")->capture_default_str();
   ex->add_option(
       "--start-latency", g_args.start_latency,

@@ -1,21 +1,18 @@
 #include "replay/replay.hpp"
 #include "slurm/ops.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "core/error.hpp"
 #include "driver/metrics_server.hpp"
 #include "model/execution.hpp"
 #include "replay/observed.hpp"
-#include "report/outputs.hpp"
+#include "replay/replay_files.hpp"
 #include "slurm/api.hpp"
 #include "slurm/controller.hpp"
 #include "slurm/record.hpp"
@@ -204,88 +201,24 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_begin).count();
   if (ended < n) log.warn("replay_timeout", {{"ended", ended}, {"jobs", n}});
 
-  RunRecord result = result_from_observation(w, obs);
+  ReplayFiles files = replay_files(w, obs, spec, req.config, req.config_path, shapes);
+  files.wall_seconds = wall_s;
+  files.submitted = next;
+  files.version = "slurm-replay";
+  files.id_header = "slurm_id";
+  files.tail_header = "slurm_start_s,slurm_end_s";
+  for (std::size_t i = 0; i < n; ++i) {
+    files.ids.push_back(std::to_string(track[i].slurm_id));
+    files.tails.push_back(std::to_string(track[i].slurm_start_s) + ',' +
+                          std::to_string(track[i].slurm_end_s));
+  }
+  const ReplayResult written = write_replay_files(req.out_dir, files);
   ReplayOutcome out;
-  out.metrics = compute_metrics(w, result);
+  out.metrics = written.metrics;
   out.wall_seconds = wall_s;
   out.submitted = next;
-  for (const auto& o : obs) out.completed += o.completed;
-  RunInfo info;
-  info.policy = req.config.policy;
-  info.trace = w.name;
-  info.format = w.format;
-  info.load_factor = spec.load;
-  info.options = req.config.options;
-  info.wall_seconds = wall_s;
-  info.version = "slurm-replay";
-  write_outputs(req.out_dir, w, result, out.metrics, info);
-
-  std::ofstream csv(fs::path(req.out_dir) / "observed.csv", std::ios::binary);
-  csv << "job,slurm_id,tenant,gpus,submit_ms,first_start_ms,end_ms,queue_ms,runs,preemptions,"
-         "completed,"
-         "shared_runs,borrowed_runs,slurm_start_s,slurm_end_s\n";
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto& o = obs[i];
-    const auto& jo = result.jobs[i];
-    int shared = 0, borrowed = 0;
-    for (const auto& r : o.runs) shared += r.shared, borrowed += r.borrowed;
-    csv << w.jobs[i].name << ',' << track[i].slurm_id << ','
-        << w.tenants[w.jobs[i].tenant.index()].name << ',' << w.jobs[i].gpus << ',' << o.submit
-        << ',' << (jo.first_start == kNever ? -1 : jo.first_start) << ','
-        << (jo.end == kNever ? -1 : jo.end) << ',' << jo.queue << ',' << o.runs.size() << ','
-        << jo.preemptions << ',' << (o.completed ? 1 : 0) << ',' << shared << ',' << borrowed << ','
-        << track[i].slurm_start_s << ',' << track[i].slurm_end_s << '\n';
-  }
-  // Actuation latency, measured per run in wall seconds (docs/slurm.md §6):
-  //  - detect:  submit -> the controller's start decision, for jobs placed at once (< 1 s);
-  //  - actuate: decision (the pin's t) -> Slurm shows the job RUNNING (release, Slurm's
-  //             scheduling pass, this loop's 100 ms poll);
-  //  - overhang: observed run length - the job's work, for jobs that ran once (launch,
-  //             TaskProlog, end seen by this loop).
-  // `deepshare fidelity` simulates with start latency = detect + actuate (SimConfig).
-  std::vector<double> detect, actuate, overhang;
-  const double to_wall_s = 1.0 / (scale * 1000.0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto& o = obs[i];
-    for (std::size_t k = 0; k < o.runs.size(); ++k) {
-      const ObservedRun& run = o.runs[k];
-      if (run.decided == kNever) continue;
-      actuate.push_back(static_cast<double>(run.start - run.decided) * to_wall_s);
-      const double d = static_cast<double>(run.decided - o.submit) * to_wall_s;
-      if (k == 0 && d < 1.0) detect.push_back(std::max(0.0, d));
-    }
-    if (o.completed && o.runs.size() == 1 && o.runs[0].end != kNever)
-      overhang.push_back(static_cast<double>(o.runs[0].end - o.runs[0].start - w.truth[i].work) *
-                         to_wall_s);
-  }
-  auto stats = [](std::vector<double> v) {
-    nlohmann::json j = {{"n", v.size()}, {"mean", 0.0}, {"p50", 0.0}, {"p90", 0.0}};
-    if (v.empty()) return j;
-    double sum = 0;
-    for (double x : v) sum += x;
-    j["mean"] = sum / static_cast<double>(v.size());
-    j["p50"] = quantile(v, 0.5);
-    j["p90"] = quantile(v, 0.9);
-    return j;
-  };
-  nlohmann::json rj;
-  rj["latency_wall_s"] = {
-      {"detect", stats(detect)}, {"actuate", stats(actuate)}, {"overhang", stats(overhang)}};
-  rj["start_latency_wall_s"] = rj["latency_wall_s"]["detect"]["mean"].get<double>() +
-                               rj["latency_wall_s"]["actuate"]["mean"].get<double>();
-  out.start_latency_wall_s = rj["start_latency_wall_s"].get<double>();
-  rj["trace"] = fs::absolute(spec.trace).string();
-  rj["format"] = spec.format;
-  rj["excerpt"] = format_excerpt(spec);
-  rj["time_scale"] = scale;
-  rj["config"] = fs::absolute(req.config_path).string();
-  rj["nodes"] = nlohmann::json::array();
-  for (const auto& s : shapes) rj["nodes"].push_back({{"name", s.name}, {"gpus", s.gpus}});
-  rj["jobs"] = n;
-  rj["submitted"] = next;
-  rj["completed"] = out.completed;
-  rj["wall_seconds"] = wall_s;
-  std::ofstream(fs::path(req.out_dir) / "replay.json", std::ios::binary) << rj.dump(2) << '\n';
+  out.completed = written.completed;
+  out.start_latency_wall_s = written.start_latency_wall_s;
   return out;
 }
 
