@@ -8,8 +8,9 @@
 #    ($KUEUE_DIR/config/components/crd/bases; never copied), server-side, and waits until
 #    they are Established; the namespace kueue-system (Kueue's own);
 #  - gives Kueue a client certificate (CN=system:kueue) and the RBAC of its own manifests
-#    ($KUEUE_DIR/config/components/rbac/role.yaml, renamed kueue-manager-role as its
-#    kustomization names it), so it acts with the rights a real install grants, no more;
+#    ($KUEUE_DIR/config/components/rbac/: role.yaml, manager_secrets_role.yaml,
+#    metrics_auth_role.yaml, named as its kustomization names them), so it acts with the
+#    rights a real install grants, no more;
 #  - writes BASE/kueue/config.yaml: every listener on 127.0.0.1 (webhook API_PORT+6, metrics
 #    +7, health +8), leaderElection off, internalCertManagement off (it would patch webhook
 #    configurations and a Secret for a Service that does not exist), integrations
@@ -59,6 +60,19 @@ kc create namespace kueue-system --dry-run=client -o yaml | kc apply -f - >/dev/
 sed 's/^  name: manager-role$/  name: kueue-manager-role/' \
   "$KUEUE_DIR/config/components/rbac/role.yaml" | kc apply -f - >/dev/null
 kc create clusterrolebinding kueue-manager-rolebinding --clusterrole=kueue-manager-role \
+  --user=system:kueue --dry-run=client -o yaml | kc apply -f - >/dev/null
+# Its namespaced Role on Secrets (kueue-system; without it the manager's cache never syncs and
+# no controller starts) and the metrics server's authn/authz ClusterRole, named as Kueue's
+# kustomization names them (namePrefix kueue-, namespace kueue-system).
+sed -e 's/^  name: manager-secrets-role$/  name: kueue-manager-secrets-role/' \
+  -e 's/^  namespace: system$/  namespace: kueue-system/' \
+  "$KUEUE_DIR/config/components/rbac/manager_secrets_role.yaml" | kc apply -f - >/dev/null
+kc -n kueue-system create rolebinding kueue-manager-secrets-rolebinding \
+  --role=kueue-manager-secrets-role --user=system:kueue --dry-run=client -o yaml |
+  kc apply -f - >/dev/null
+sed 's/^  name: metrics-auth-role$/  name: kueue-metrics-auth-role/' \
+  "$KUEUE_DIR/config/components/rbac/metrics_auth_role.yaml" | kc apply -f - >/dev/null
+kc create clusterrolebinding kueue-metrics-auth-rolebinding --clusterrole=kueue-metrics-auth-role \
   --user=system:kueue --dry-run=client -o yaml | kc apply -f - >/dev/null
 client_kubeconfig kueue "/CN=system:kueue" "$BASE/run/kueue.kubeconfig"
 
