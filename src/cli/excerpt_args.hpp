@@ -1,5 +1,6 @@
-// The options that name a replay excerpt, shared by `deepshare slurm replay`, `deepshare k8s
-// replay` and `deepshare excerpt`, and the ExcerptSpec they build.
+// The options that name a replay excerpt (`deepshare k8s replay`) and the ExcerptSpec they
+// build: the checks of slurm_commands.cpp's own copy (`slurm replay`, `excerpt`), which is
+// to use this one.
 #pragma once
 
 #include <string>

@@ -6,7 +6,9 @@
 #include <cstdlib>
 
 #include "cli/excerpt_args.hpp"
+#include "cli/output_rules.hpp"
 #include "core/error.hpp"
+#include "core/output_folder.hpp"
 #include "driver/log.hpp"
 #include "replay/k8s_replay.hpp"
 
@@ -40,10 +42,13 @@ int cmd_k8s_replay() {
   req.scheduler = k8s::parse_scheduler(g_k8s.scheduler);
   req.kueue_objects = g_k8s.kueue_objects;
   req.node_selector = g_k8s.node_selector;
-  req.out_dir = g_k8s.out;
+  // Checked, locked and staged before the replay: complete or absent (output_folder.hpp).
+  OutputFolder out(g_k8s.out, replay_rules({g_k8s.ex.trace, g_k8s.ex.config}));
+  req.out_dir = out.dir().string();
   req.timeout_s = g_k8s.timeout_s;
   driver::Log log(stderr, g_k8s.quiet);
   const auto r = k8s::run_replay(req, log);
+  out.commit();
   std::printf(
       "replayed %zu jobs (%zu completed) in %.0f s wall with scheduler %s: avg queue %.0f s  "
       "avg JCT %.0f s  preemptions %zu  occupancy %.3f (trace seconds, time scale %g)\n"

@@ -181,8 +181,8 @@ void engine_columns(slurm::ReplayFiles& f, const PodTracker& tracker,
   for (std::size_t i = 0; i < job_ids.size(); ++i) {
     const ApiTimes& a = tracker.api_times()[i];
     f.ids.push_back(job_ids[i]);
-    f.tails.push_back(std::to_string(a.created) + ',' + std::to_string(a.scheduled) + ',' +
-                      std::to_string(a.started) + ',' + std::to_string(a.finished));
+    f.tails.push_back({std::to_string(a.created), std::to_string(a.scheduled),
+                       std::to_string(a.started), std::to_string(a.finished)});
     if (a.started >= 0 && a.watch_start_wall_s >= 0)
       diff.push_back(a.watch_start_wall_s - static_cast<double>(a.started));
   }
@@ -291,6 +291,7 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
   files.wall_seconds = wall_s;
   files.submitted = next;
   files.version = "k8s-replay";
+  files.command = "k8s replay";
   engine_columns(files, tracker, job_ids);
   const ListWatchStats ws = watcher.stats();
   files.extra["engine"] = "kubernetes";

@@ -1,8 +1,8 @@
 #include "replay/replay_files.hpp"
 
 #include <filesystem>
-#include <fstream>
 
+#include "core/csv.hpp"
 #include "report/outputs.hpp"
 
 namespace ds::slurm {
@@ -39,25 +39,36 @@ nlohmann::json latencies(const Workload& w, const std::vector<ObservedJob>& obs,
   return {{"detect", stats(detect)}, {"actuate", stats(actuate)}, {"overhang", stats(overhang)}};
 }
 
-void write_observed_csv(const std::string& path, const ReplayFiles& f, const RunRecord& result) {
+// observed.csv (RFC 4180: a job or tenant name with a comma stays one field).
+std::string observed_csv(const ReplayFiles& f, const RunRecord& result) {
   const Workload& w = *f.workload;
-  std::ofstream csv(path, std::ios::binary);
-  csv << "job," << f.id_header
-      << ",tenant,gpus,submit_ms,first_start_ms,end_ms,queue_ms,runs,preemptions,completed,"
-         "shared_runs,borrowed_runs,"
-      << f.tail_header << '\n';
+  std::string csv = "job," + f.id_header +
+                    ",tenant,gpus,submit_ms,first_start_ms,end_ms,queue_ms,runs,preemptions,"
+                    "completed,shared_runs,borrowed_runs," +
+                    f.tail_header + "\n";
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
     const auto& o = (*f.observed)[i];
     const auto& jo = result.jobs[i];
     int shared = 0, borrowed = 0;
     for (const auto& r : o.runs) shared += r.shared, borrowed += r.borrowed;
-    csv << w.jobs[i].name << ',' << f.ids.at(i) << ',' << w.tenants[w.jobs[i].tenant.index()].name
-        << ',' << w.jobs[i].gpus << ',' << o.submit << ','
-        << (jo.first_start == kNever ? -1 : jo.first_start) << ','
-        << (jo.end == kNever ? -1 : jo.end) << ',' << jo.queue << ',' << o.runs.size() << ','
-        << jo.preemptions << ',' << (o.completed ? 1 : 0) << ',' << shared << ',' << borrowed << ','
-        << f.tails.at(i) << '\n';
+    std::vector<std::string> row = {
+        w.jobs[i].name,
+        f.ids.at(i),
+        w.tenants[w.jobs[i].tenant.index()].name,
+        std::to_string(w.jobs[i].gpus),
+        std::to_string(o.submit),
+        std::to_string(jo.first_start == kNever ? Time{-1} : jo.first_start),
+        std::to_string(jo.end == kNever ? Time{-1} : jo.end),
+        std::to_string(jo.queue),
+        std::to_string(o.runs.size()),
+        std::to_string(jo.preemptions),
+        o.completed ? "1" : "0",
+        std::to_string(shared),
+        std::to_string(borrowed)};
+    row.insert(row.end(), f.tails.at(i).begin(), f.tails.at(i).end());
+    append_csv_row(csv, row);
   }
+  return csv;
 }
 
 }  // namespace
@@ -92,8 +103,6 @@ ReplayResult write_replay_files(const std::string& out_dir, const ReplayFiles& f
   info.options = f.options;
   info.wall_seconds = f.wall_seconds;
   info.version = f.version;
-  write_outputs(out_dir, w, out.record, out.metrics, info);
-  write_observed_csv((fs::path(out_dir) / "observed.csv").string(), f, out.record);
 
   nlohmann::json rj;
   rj["latency_wall_s"] = latencies(w, *f.observed, f.excerpt.time_scale);
@@ -112,7 +121,14 @@ ReplayResult write_replay_files(const std::string& out_dir, const ReplayFiles& f
   rj["completed"] = out.completed;
   rj["wall_seconds"] = f.wall_seconds;
   rj.update(f.extra);
-  std::ofstream(fs::path(out_dir) / "replay.json", std::ios::binary) << rj.dump(2) << '\n';
+  // One checked set of files, manifest.json last (kind "replay": what `fidelity` verifies,
+  // replay/replay_folder.hpp); the caller commits the folder (core/output_folder.hpp).
+  info.kind = "replay";
+  info.command = f.command;
+  info.extra_files = {{"observed.csv", observed_csv(f, out.record)},
+                      {"replay.json", rj.dump(2) + "\n"}};
+  info.extra_identity = {{"submitted", f.submitted}, {"completed", out.completed}};
+  write_outputs(out_dir, w, out.record, out.metrics, info);
   return out;
 }
 

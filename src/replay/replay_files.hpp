@@ -2,8 +2,9 @@
 // `deepshare k8s replay`): the simulator's outputs of what was observed (summary.json,
 // jobs.csv, ...), observed.csv (per job: submit, first start, end, queue, runs, the engine's
 // own id and times) and replay.json (what `deepshare fidelity` needs to simulate the same
-// excerpt, and the measured latencies). One writer, so `deepshare fidelity` and the tables
-// read every engine's replays alike.
+// excerpt, and the measured latencies), with the manifest `deepshare fidelity` checks
+// (replay_folder.hpp). The Kubernetes replay's writer; the Slurm replay (replay.cpp) still
+// writes the same files itself, with its native-mode columns (to be folded into this one).
 //
 // Latency, in wall seconds, per run (docs/slurm.md §6, docs/kubernetes.md §7):
 //  - detect:   submit -> the start decision, for first runs decided within 1 s;
@@ -37,11 +38,12 @@ struct ReplayFiles {
   double wall_seconds = 0;
   std::size_t submitted = 0;
   std::string version;  // RunInfo::version of summary.json ("slurm-replay", "k8s-replay")
+  std::string command;  // the manifest's command ("k8s replay")
   // The engine's columns of observed.csv: one after `job` (its id), some at the end.
   std::string id_header;                            // "slurm_id"
   std::vector<std::string> ids;                     // per job
   std::string tail_header;                          // "slurm_start_s,slurm_end_s"
-  std::vector<std::string> tails;                   // per job, the same number of fields
+  std::vector<std::vector<std::string>> tails;      // per job, the same number of fields
   nlohmann::json extra = nlohmann::json::object();  // merged into replay.json
 };
 
@@ -58,7 +60,8 @@ ReplayFiles replay_files(const Workload& w, const std::vector<ObservedJob>& obse
                          const ExcerptSpec& spec, const ControllerConfig& config,
                          const std::string& config_path, const std::vector<NodeShape>& nodes);
 
-// Writes the files to out_dir (created) and returns what they hold.
+// Writes the files to out_dir (a staged OutputFolder's, with manifest.json) and returns what
+// they hold.
 ReplayResult write_replay_files(const std::string& out_dir, const ReplayFiles& files);
 
 }  // namespace ds::slurm

@@ -19,8 +19,8 @@
 # Needs the Venus trace in ../shared/traces, jq and the tools of scripts/k8s/build-tools.sh
 # (built here if missing; Kueue's cold build is long: docs/kubernetes.md §2); skips (77)
 # without trace or jq.
-# Env: FROM, JOBS (the excerpt); DS_TEST_OUT=DIR keeps the outputs (replay, workloads.json,
-# fidelity) in DIR.
+# Env: FROM, JOBS (the excerpt); DS_TEST_OUT=DIR keeps the outputs (the replay folder with
+# its fidelity/, and check/workloads.json) in DIR.
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${1:-$SRC/build/bin}
@@ -34,7 +34,8 @@ export BASE
 BASE=$(mktemp -d /tmp/dskq.XXXX)
 cleanup() {
   if [ -n "${DS_TEST_OUT:-}" ] && [ -d "$BASE/out" ]; then
-    mkdir -p "$DS_TEST_OUT" && cp -r "$BASE/out/." "$DS_TEST_OUT/" && cp "$CONFIG" "$DS_TEST_OUT/"
+    mkdir -p "$DS_TEST_OUT" && cp -r "$BASE/out/." "$DS_TEST_OUT/" && cp "$CONFIG" "$DS_TEST_OUT/" &&
+      { [ ! -d "$BASE/check" ] || cp -r "$BASE/check" "$DS_TEST_OUT/"; }
   fi
   "$SRC/scripts/k8s/stop-cluster.sh" --purge >/dev/null 2>&1
 }
@@ -54,7 +55,9 @@ echo "== replay with the real Kueue $DS_KUEUE_VERSION"
 for f in summary.json jobs.csv observed.csv replay.json; do
   [ -s "$BASE/out/$f" ] || fail "replay wrote no $f"
 done
-kubectl get workloads.kueue.x-k8s.io -A -o json >"$BASE/out/workloads.json" || fail "list Workloads"
+# The checks' files go beside the replay folder: it holds only what its manifest lists.
+mkdir -p "$BASE/check"
+kubectl get workloads.kueue.x-k8s.io -A -o json >"$BASE/check/workloads.json" || fail "list Workloads"
 
 # Per Workload: its Job (ns/name), ClusterQueue, Finished, evictions, QuotaReserved (Unix s).
 jq -r '.items[] | [.metadata.namespace + "/" + (.metadata.ownerReferences[0].name // "?"),
@@ -62,20 +65,20 @@ jq -r '.items[] | [.metadata.namespace + "/" + (.metadata.ownerReferences[0].nam
     ([.status.conditions[]? | select(.type == "Finished" and .status == "True")] | length),
     ([.status.schedulingStats.evictions[]?.count] | add // 0),
     ([.status.conditions[]? | select(.type == "QuotaReserved") | .lastTransitionTime
-      | fromdateiso8601] | first // -1)] | @tsv' "$BASE/out/workloads.json" |
-  sort >"$BASE/out/workloads.tsv"
+      | fromdateiso8601] | first // -1)] | @tsv' "$BASE/check/workloads.json" |
+  sort >"$BASE/check/workloads.tsv"
 # Per replayed job: Job, tenant namespace, preemptions, completed, queue (ms), API start (s).
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
   { split($c["k8s_job"], a, "/");
     print $c["k8s_job"] "\t" a[1] "\t" $c["preemptions"] "\t" $c["completed"] "\t" \
       $c["queue_ms"] "\t" $c["api_started_s"] }' "$BASE/out/observed.csv" |
-  sort >"$BASE/out/jobs.tsv"
-jobs=$(wc -l <"$BASE/out/jobs.tsv")
+  sort >"$BASE/check/jobs.tsv"
+jobs=$(wc -l <"$BASE/check/jobs.tsv")
 [ "$jobs" -gt 0 ] || fail "observed.csv lists no job"
-[ "$(wc -l <"$BASE/out/workloads.tsv")" = "$jobs" ] ||
-  fail "$(wc -l <"$BASE/out/workloads.tsv") Workloads for $jobs Jobs"
-join -t $'\t' "$BASE/out/jobs.tsv" "$BASE/out/workloads.tsv" >"$BASE/out/joined.tsv"
-[ "$(wc -l <"$BASE/out/joined.tsv")" = "$jobs" ] || fail "some Job has no Workload of its own"
+[ "$(wc -l <"$BASE/check/workloads.tsv")" = "$jobs" ] ||
+  fail "$(wc -l <"$BASE/check/workloads.tsv") Workloads for $jobs Jobs"
+join -t $'\t' "$BASE/check/jobs.tsv" "$BASE/check/workloads.tsv" >"$BASE/check/joined.tsv"
+[ "$(wc -l <"$BASE/check/joined.tsv")" = "$jobs" ] || fail "some Job has no Workload of its own"
 # joined: job ns preemptions completed queue_ms api_started cq finished evictions reserved
 awk -F'\t' '
   $4 != 1 { print "FAIL: " $1 " did not complete"; bad = 1 }
@@ -88,7 +91,7 @@ awk -F'\t' '
   END {
     if (held <= 5000 * 60) { print "FAIL: no job queued over 5 wall s (max " held " ms)"; bad = 1 }
     printf "jobs %d, preemptions (= Kueue evictions) %d, longest queue %.0f trace s\n", NR, pre, held / 1000
-    exit bad }' "$BASE/out/joined.tsv" || fail "Kueue's records and the replay disagree"
+    exit bad }' "$BASE/check/joined.tsv" || fail "Kueue's records and the replay disagree"
 echo "PASS: every Job's Workload was admitted by its tenant's ClusterQueue, ran after admission," \
   "finished, with Kueue's evictions = the preemptions seen"
 
