@@ -12,7 +12,7 @@
 # which is not built yet (docs/kubernetes.md §8): it is refused here rather than faked.
 # Each run is followed by `deepshare fidelity` (one simulation and the jittered ensemble with
 # the start latency, jitter and overhang that run measured). Writes OUT/<scheduler>/<run>/
-# and OUT/table.md: per scheduler the mean and min-max over the runs of avg JCT, avg
+# (config.yaml, replay/ with its fidelity/, replay.txt, fidelity.txt) and OUT/table.md: per scheduler the mean and min-max over the runs of avg JCT, avg
 # queueing delay and QoS compliance of entitled jobs, beside the simulator's prediction.
 # Needs the Venus trace and jq (exit 77 without them). NOT YET RUN end to end (written
 # 2026-12-01; the test k8s_kueue_replay runs the same steps once for kueue).
@@ -57,12 +57,12 @@ for s in "${SCHEDULERS[@]}"; do
     [ "$s" = kueue ] && { "$SRC/scripts/k8s/start-kueue.sh" >/dev/null || exit 1; }
     source "$BASE/env.sh"
     "$BIN/deepshare" k8s replay --config "$dir/config.yaml" --trace "$TRACE" --excerpt "$EXCERPT" \
-      --time-scale "$SCALE" --scheduler "$s" --out "$dir" --timeout "${TIMEOUT:-1200}" --quiet |
+      --time-scale "$SCALE" --scheduler "$s" --out "$dir/replay" --timeout "${TIMEOUT:-1200}" --quiet |
       tee "$dir/replay.txt" || fail=1
     echo "load at the end of the replay: $(cat /proc/loadavg)" | tee -a "$dir/replay.txt"
     "$SRC/scripts/k8s/stop-cluster.sh" --purge >/dev/null 2>&1
     BASE=
-    "$BIN/deepshare" fidelity --replay "$dir" >"$dir/fidelity.txt" || fail=1
+    "$BIN/deepshare" fidelity --replay "$dir/replay" >"$dir/fidelity.txt" || fail=1
   done
 done
 # One row per scheduler: the runs' mean and range beside the simulator's (ensemble means).
@@ -71,7 +71,7 @@ done
     "avg queueing real / sim. | QoS real / sim. | preemptions real / sim. | load at end |"
   echo "|---|---|---|---|---|---|---|"
   for s in "${SCHEDULERS[@]}"; do
-    files=("$OUT/$s"/*/fidelity.json)
+    files=("$OUT/$s"/*/replay/fidelity/fidelity.json)
     [ -f "${files[0]}" ] || { echo "| $s | no fidelity.json | | | | | |"; continue; }
     policy=kueue
     [ "$s" = default ] && policy=fifo-pooled
@@ -82,7 +82,7 @@ done
       def em(k): (map(.ensemble[k].mean) | add / length * 10 | round / 10);
       "| \($s) (\($p)) | \(length) | \(st("real_avg_jct_s")) / \(em("avg_jct_s")) | " +
       "\(st("real_avg_queue_s")) / \(em("avg_queue_s")) | \(pc("real_qos_compliance")) / " +
-      "\(em("qos_compliance") * 100) % | \(map(.real_preemptions) | add) / " +
+      "\(map(.ensemble.qos_compliance.mean * 100) | add / length * 10 | round / 10) % | \(map(.real_preemptions) | add) / " +
       "\(map(.sim_preemptions) | add) | \($load)|"' "${files[@]}"
   done
 } >"$OUT/table.md"
