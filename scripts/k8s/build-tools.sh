@@ -46,19 +46,30 @@ export GOFLAGS="${GOFLAGS:-} -mod=readonly -trimpath"
 LDFLAGS="-s -w"
 
 module_hash() { # $1 = module folder
-  { cat "$1/go.mod" "$1/go.sum" "$1/tools.go"; tool_lines "$1" bin
+  { cat "$1/go.mod" "$1/go.sum" "$1/tools.go"; tool_lines "$1" bin; tool_lines "$1" version
     echo "$GO_VERSION $(go env GOOS GOARCH CGO_ENABLED) $GOFLAGS $LDFLAGS"; } | sha256sum | cut -c1-12
 }
-tool_lines() { sed -n "s/^$2 //p" "$1/tools.txt"; } # $1 = module folder, $2 = bin | dir
+tool_lines() { sed -n "s/^$2 //p" "$1/tools.txt"; } # $1 = module folder, $2 = bin | dir | version
+
+# `version VAR MODULE` lines: -X VAR=<MODULE's version>. A `go build` from a module sets no
+# version (k8s.io/component-base reports v0.0.0-master+$Format:%H$), and clients that parse
+# the server's /version (Kueue does, and exits) need a real one.
+version_flags() { # $1 = module folder
+  local var m
+  while read -r var m; do
+    printf ' -X %s=%s' "$var" "$(cd "$1" && go list -m -f '{{.Version}}' "$m")"
+  done < <(tool_lines "$1" version)
+}
 
 build_module() { # $1 = module folder, $2 = its cache folder
-  local mod=$1 out=$2 name pkg t0
+  local mod=$1 out=$2 name pkg t0 ldflags
+  ldflags="$LDFLAGS$(version_flags "$mod")"
   mkdir -p "$out/partial"
   while read -r name pkg; do
     [ -x "$out/partial/$name" ] && { say "[$(basename "$mod")] $name: already built"; continue; }
     say "[$(basename "$mod")] building $name ($pkg) ..."
     t0=$SECONDS
-    (cd "$mod" && go build -ldflags="$LDFLAGS" -o "$out/partial/$name.tmp" "$pkg")
+    (cd "$mod" && go build -ldflags="$ldflags" -o "$out/partial/$name.tmp" "$pkg")
     mv "$out/partial/$name.tmp" "$out/partial/$name"
     say "[$(basename "$mod")] $name built in $((SECONDS - t0)) s"
   done < <(tool_lines "$mod" bin)

@@ -137,3 +137,33 @@ rss_total() {
   done
   echo $((kb / 1024))
 }
+
+# write_scheduler_config FILE: kube-scheduler's KubeSchedulerConfiguration (ours) for
+# SCHEDULER_PACKING=gpu (score nodes by allocated nvidia.com/gpu, most first: bin-packing,
+# as the Kubernetes docs' "resource bin packing" configures it) and SCHEDULER_BACKOFF_S.
+# With --config, the file carries what the deprecated flags would (kubeconfig, leader election).
+write_scheduler_config() {
+  {
+    echo "apiVersion: kubescheduler.config.k8s.io/v1"
+    echo "kind: KubeSchedulerConfiguration"
+    echo "clientConnection:"
+    echo "  kubeconfig: $BASE/run/scheduler.kubeconfig"
+    echo "leaderElection:"
+    echo "  leaderElect: false"
+    if [ -n "${SCHEDULER_BACKOFF_S:-}" ]; then
+      echo "podInitialBackoffSeconds: $SCHEDULER_BACKOFF_S"
+      echo "podMaxBackoffSeconds: $SCHEDULER_BACKOFF_S"
+    fi
+    if [ "${SCHEDULER_PACKING:-spread}" = gpu ]; then
+      echo "profiles:"
+      echo "- schedulerName: default-scheduler"
+      echo "  pluginConfig:"
+      echo "  - name: NodeResourcesFit"
+      echo "    args:"
+      echo "      scoringStrategy:"
+      echo "        type: MostAllocated"
+      echo "        resources:"
+      echo "        - {name: nvidia.com/gpu, weight: 1}"
+    fi
+  } >"$1"
+}

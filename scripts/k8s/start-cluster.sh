@@ -16,7 +16,8 @@
 # Everything (PKI, kubeconfigs, etcd data, logs, pid files) lives under BASE.
 #
 # Ports: API_PORT and the next 5 (etcd client, etcd peer, controller-manager, scheduler,
-# KWOK); without API_PORT a free block between 20000 and the ephemeral range is picked.
+# KWOK; start-kueue.sh takes the 3 after them); without API_PORT a free block of 9 between
+# 20000 and the ephemeral range is picked.
 #
 # Usage:  BASE=$(mktemp -d /tmp/dsk.XXXX) NODES=4 GPUS=8 scripts/k8s/start-cluster.sh
 # Then:   source $BASE/env.sh      (KUBECONFIG = cluster admin; DS_K8S_* for tests)
@@ -32,6 +33,12 @@ NODE_CPU=${NODE_CPU:-64}
 NODE_MEMORY=${NODE_MEMORY:-512Gi}
 NODE_PREFIX=${NODE_PREFIX:-gpu-node-}
 SCHEDULER=${SCHEDULER:-0}
+# kube-scheduler's placement of nvidia.com/gpu: "spread" (its defaults: GPUs are not scored,
+# cpu/memory LeastAllocated) or "gpu" (NodeResourcesFit MostAllocated on nvidia.com/gpu:
+# the bin-packing a GPU site configures); SCHEDULER_BACKOFF_S: its pod backoff (initial =
+# max, whole seconds; default 1 and 10)
+SCHEDULER_PACKING=${SCHEDULER_PACKING:-spread}
+SCHEDULER_BACKOFF_S=${SCHEDULER_BACKOFF_S:-}
 KCM_CONTROLLERS=${KCM_CONTROLLERS:-job-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,node-lifecycle-controller,taint-eviction-controller,pod-garbage-collector-controller,ttl-after-finished-controller,resourceclaim-controller,validatingadmissionpolicy-status-controller}
 # kubelet-like pod deletion: "graceful" waits (up to) the pod's grace period, "fast" at once
 POD_DELETE=${POD_DELETE:-graceful}
@@ -47,6 +54,14 @@ done
 TOOLS=${DS_K8S_TOOLS:-$("$HERE/build-tools.sh")}
 source "$TOOLS/tools.env"
 K8SBIN=$TOOLS/bin
+case $SCHEDULER_PACKING in
+  spread | gpu) ;;
+  *) echo "start-cluster.sh: SCHEDULER_PACKING must be spread|gpu" >&2; exit 1 ;;
+esac
+case $SCHEDULER_BACKOFF_S in
+  '' | [1-9] | [1-9][0-9]) ;;
+  *) echo "start-cluster.sh: SCHEDULER_BACKOFF_S must be whole seconds, 1-99" >&2; exit 1 ;;
+esac
 case $POD_DELETE in
   graceful) delete_stage=general/pod-delete.yaml ;;
   fast) delete_stage=fast/pod-delete.yaml ;;
@@ -58,7 +73,7 @@ if [ -z "${API_PORT:-}" ]; then
   blocks=$(((eph - 20000 - 10) / 10))
   for _ in $(seq 1 50); do
     c=$((20000 + (RANDOM % blocks) * 10))
-    ok=1; for p in $(seq "$c" $((c + 5))); do port_free "$p" || ok=0; done
+    ok=1; for p in $(seq "$c" $((c + 8))); do port_free "$p" || ok=0; done
     [ $ok = 1 ] && { API_PORT=$c; break; }
   done
   : "${API_PORT:?no free port block found}"
@@ -122,14 +137,20 @@ component kube-controller-manager "$K8SBIN/kube-controller-manager" --bind-addre
   --controllers="$KCM_CONTROLLERS" --use-service-account-credentials=true --leader-elect=false \
   --root-ca-file="$pki/ca.crt" --service-account-private-key-file="$pki/sa.key" --profiling=false \
   --tls-cert-file="$pki/serving.crt" --tls-private-key-file="$pki/serving.key"
-if [ "$SCHEDULER" = 1 ]; then
-  component kube-scheduler "$K8SBIN/kube-scheduler" --bind-address=127.0.0.1 \
-    --secure-port="$SCHED_PORT" --kubeconfig="$BASE/run/scheduler.kubeconfig" \
-    --authentication-kubeconfig="$BASE/run/scheduler.kubeconfig" \
-    --authorization-kubeconfig="$BASE/run/scheduler.kubeconfig" --authentication-skip-lookup \
-    --leader-elect=false --profiling=false \
-    --tls-cert-file="$pki/serving.crt" --tls-private-key-file="$pki/serving.key"
+# kube-scheduler's command line is written even with SCHEDULER=0, so that a test can start
+# it later (component.sh start kube-scheduler). Its KubeSchedulerConfiguration, when one of
+# SCHEDULER_PACKING/SCHEDULER_BACKOFF_S asks for more than the defaults, is our own file.
+sched_config=()
+if [ "$SCHEDULER_PACKING" != spread ] || [ -n "$SCHEDULER_BACKOFF_S" ]; then
+  write_scheduler_config "$BASE/run/kube-scheduler.yaml"
+  sched_config=(--config="$BASE/run/kube-scheduler.yaml")
 fi
+component kube-scheduler "$K8SBIN/kube-scheduler" --bind-address=127.0.0.1 \
+  --secure-port="$SCHED_PORT" --kubeconfig="$BASE/run/scheduler.kubeconfig" \
+  --authentication-kubeconfig="$BASE/run/scheduler.kubeconfig" \
+  --authorization-kubeconfig="$BASE/run/scheduler.kubeconfig" --authentication-skip-lookup \
+  --leader-elect=false --profiling=false "${sched_config[@]}" \
+  --tls-cert-file="$pki/serving.crt" --tls-private-key-file="$pki/serving.key"
 stages=$KWOK_DIR/kustomize/stage
 kwok_configs=()
 for s in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \

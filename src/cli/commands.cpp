@@ -12,6 +12,7 @@
 #include <map>
 
 #include "cli/compare.hpp"
+#include "cli/k8s_commands.hpp"
 #include "cli/output_rules.hpp"
 #include "cli/pack.hpp"
 #include "cli/report_command.hpp"
@@ -273,6 +274,10 @@ void register_commands(CLI::App& app) {
   register_trace(app);
   register_slurm_commands(
       app, [](CLI::App* cmd, std::function<int()> action) { g_actions[cmd] = std::move(action); });
+#ifdef DEEPSHARE_HAVE_K8S
+  register_k8s_commands(
+      app, [](CLI::App* cmd, std::function<int()> action) { g_actions[cmd] = std::move(action); });
+#endif
 }
 
 int run_selected_command(CLI::App& app) {

@@ -362,9 +362,12 @@ void register_slurm_commands(
   add_action(replay, cmd_slurm_replay);
 #endif
   auto* fid = app.add_subcommand(
-      "fidelity", "Simulate the excerpt a `slurm replay` ran and compare per job and on average");
+      "fidelity",
+      "Simulate the excerpt a `slurm replay` or `k8s replay` ran (with the config's policy) and "
+      "compare per job and on average");
   fid->add_option("--replay", g_args.replay_dir,
-                  "Output folder of `deepshare slurm replay` (checked against its manifest.json)")
+                  "Output folder of `deepshare slurm replay` or `deepshare k8s replay` (checked "
+                  "against its manifest.json)")
       ->required()
       ->check(non_empty_path());
   fid->add_option("--out", g_args.out,

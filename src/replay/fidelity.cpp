@@ -34,15 +34,22 @@ double relative(double real, double sim) {
   return sim > 0 ? (real - sim) / sim : 0.0;
 }
 
-// The ensemble's rows of fidelity.md, and a row for jobs Slurm did not complete.
+// The replay's engine as the tables name it: replay.json's "engine" and "scheduler" (written
+// by `deepshare k8s replay`); Slurm replays predate the field.
+std::string engine_name(const ReplayRecord& rec) {
+  if (rec.engine != "kubernetes") return "Slurm";
+  return "Kubernetes, scheduler " + (rec.scheduler.empty() ? std::string("?") : rec.scheduler);
+}
+
+// The ensemble's rows of fidelity.md, and a row for jobs the engine did not complete.
 std::string ensemble_rows(const FidelityReport& rep) {
   const Ensemble& e = rep.ensemble;
   char buf[1024];
   std::string incomplete;
   if (rep.real_incomplete > 0) {
     std::snprintf(buf, sizeof buf,
-                  "| jobs that did not complete on Slurm (left out; observed.csv) | | %zu | |\n",
-                  rep.real_incomplete);
+                  "| jobs that did not complete on %s (left out; observed.csv) | | %zu | |\n",
+                  rep.engine.c_str(), rep.real_incomplete);
     incomplete = buf;
   }
   if (e.runs == 0) return incomplete;
@@ -207,7 +214,7 @@ std::string markdown_of(const FidelityReport& rep) {
   char buf[4096];
   std::snprintf(buf, sizeof buf,
                 "| metric (trace seconds; time scale %g; simulated start latency %.3f wall s, "
-                "overhang %.3f wall s) | simulator | real Slurm | difference |\n"
+                "overhang %.3f wall s) | simulator | real %s | difference |\n"
                 "|---|---|---|---|\n"
                 "| mean JCT | %.1f | %.1f | %+.2f%% |\n"
                 "| mean queueing delay | %.1f | %.1f | %+.2f%% |\n"
@@ -221,18 +228,19 @@ std::string markdown_of(const FidelityReport& rep) {
                 "%s"
                 "| jobs compared / replay wall time | %zu | %.0f s | |\n"
                 "| real runs shared (MPS) / borrowed | | %zu / %zu | |\n",
-                rep.time_scale, rep.start_latency_wall_s, rep.overhang_wall_s, rep.sim_avg_jct_s,
-                rep.real_avg_jct_s, 100 * rep.jct_rel, rep.sim_avg_queue_s, rep.real_avg_queue_s,
-                100 * rep.queue_rel, rep.sim0_avg_jct_s, 100 * rep.jct_rel0, rep.sim0_avg_queue_s,
-                100 * rep.queue_rel0, rep.mean_abs_jct_diff_s, rep.p90_abs_jct_diff_s,
-                rep.mean_abs_queue_diff_s, rep.sim_preemptions, rep.real_preemptions, rep.sim_qos,
-                rep.real_qos, ensemble_rows(rep).c_str(), rep.jobs, rep.replay_wall_s,
-                rep.real_shared_runs, rep.real_borrowed_runs);
+                rep.time_scale, rep.start_latency_wall_s, rep.overhang_wall_s, rep.engine.c_str(),
+                rep.sim_avg_jct_s, rep.real_avg_jct_s, 100 * rep.jct_rel, rep.sim_avg_queue_s,
+                rep.real_avg_queue_s, 100 * rep.queue_rel, rep.sim0_avg_jct_s, 100 * rep.jct_rel0,
+                rep.sim0_avg_queue_s, 100 * rep.queue_rel0, rep.mean_abs_jct_diff_s,
+                rep.p90_abs_jct_diff_s, rep.mean_abs_queue_diff_s, rep.sim_preemptions,
+                rep.real_preemptions, rep.sim_qos, rep.real_qos, ensemble_rows(rep).c_str(),
+                rep.jobs, rep.replay_wall_s, rep.real_shared_runs, rep.real_borrowed_runs);
   return buf;
 }
 
 nlohmann::json json_of(const FidelityReport& rep) {
-  nlohmann::json fj = {{"jobs_compared", rep.jobs},
+  nlohmann::json fj = {{"engine", rep.engine},
+                       {"jobs_compared", rep.jobs},
                        {"time_scale", rep.time_scale},
                        {"start_latency_wall_s", rep.start_latency_wall_s},
                        {"sim_no_latency_avg_jct_s", rep.sim0_avg_jct_s},
@@ -300,6 +308,7 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
   rep.start_latency_wall_s = opt.start_latency_wall_s;
   rep.jitter_wall_s = opt.jitter_wall_s;
   rep.overhang_wall_s = opt.overhang_wall_s;
+  rep.engine = engine_name(rec);
   rep.time_scale = spec.time_scale;
   rep.replay_wall_s = rec.wall_seconds;
   for (const auto& o : sim.jobs) rep.sim_preemptions += o.preemptions;

@@ -26,7 +26,8 @@
 namespace ds::slurm {
 
 struct FidelityReport {
-  std::size_t jobs = 0;  // jobs compared (completed in both)
+  std::string engine = "Slurm";  // what ran the replay ("Kubernetes, scheduler kueue")
+  std::size_t jobs = 0;          // jobs compared (completed in both)
   double sim_avg_jct_s = 0, real_avg_jct_s = 0, jct_rel = 0;
   double sim_avg_queue_s = 0, real_avg_queue_s = 0, queue_rel = 0;
   double sim_qos = 1, real_qos = 1;  // QoS compliance of entitled jobs (report/metrics.hpp)

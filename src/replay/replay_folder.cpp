@@ -107,6 +107,9 @@ ReplayRecord read_record(const fs::path& file) {
     if (!seen.emplace(name, r.nodes.size()).second) node.fail("name", "names a node twice");
     r.nodes.emplace_back(name, gpus);
   }
+  // `k8s replay` names its engine and scheduler; Slurm replays predate the keys.
+  if (f.has("engine")) r.engine = f.text("engine");
+  if (f.has("scheduler")) r.scheduler = f.text("scheduler");
   if (f.has("latency_wall_s")) {
     const Fields lat(file.string(), f.get("latency_wall_s"), "latency_wall_s.");
     r.detect = latency(lat, lat.get("detect"), "detect");

@@ -9,7 +9,8 @@
 //  2. replay.json is an object with every key of the right type and range: trace, format,
 //     excerpt, config (strings), time_scale (0.001 .. 1e6), nodes (1 .. 100,000 distinct
 //     names, 1 .. 64 GPUs each), jobs >= submitted >= completed (whole numbers), wall and
-//     latency seconds (0 .. 1e9, finite); the counts agree with the manifest's.
+//     latency seconds (0 .. 1e9, finite); the counts agree with the manifest's; engine and
+//     scheduler, when there, non-empty strings.
 //  3. observed.csv: one row per replayed job (as many as replay.json's jobs), distinct
 //     non-empty names, times in controller milliseconds (-1 = never) within 0 .. 10,000
 //     years with start >= submit and end >= start, queue >= 0, completed 0 or 1, runs
@@ -37,6 +38,7 @@ struct LatencyStats {
 
 struct ReplayRecord {  // replay.json
   std::string trace, format, excerpt, config;
+  std::string engine, scheduler;  // "kubernetes" and its scheduler (`k8s replay`); else empty
   double time_scale = 1;
   std::vector<std::pair<std::string, int>> nodes;  // name, GPUs
   std::uint64_t jobs = 0, submitted = 0, completed = 0;

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The testbed experiment on Kubernetes (issue #25 item 3, docs/kubernetes.md §7): one
+# time-scaled Venus excerpt (the tenants and quotas of tests/k8s/kueue3.yaml: ewi/wor/hvq
+# 6/6/4 on 4 KWOK nodes x 4 nvidia.com/gpu) replayed on a real control plane, RUNS times per
+# scheduler, a fresh cluster per run:
+#   kueue    the real Kueue (scripts/k8s/start-kueue.sh) admits, kube-scheduler places;
+#            compared with the simulator's `kueue` re-implementation;
+#   default  kube-scheduler alone (every Job starts at once; pods wait Pending until they
+#            fit); compared with the simulator's `fifo-pooled` (one pool, FIFO with backfill:
+#            kube-scheduler retries every pending pod, so a large head does not block).
+# `deepshare` as the scheduler needs the DeepShare Kubernetes driver (`deepshare k8s run`),
+# which is not built yet (docs/kubernetes.md §8): it is refused here rather than faked.
+# Each run is followed by `deepshare fidelity` (one simulation and the jittered ensemble with
+# the start latency, jitter and overhang that run measured). Writes OUT/<scheduler>/<run>/
+# (config.yaml, replay/ with its fidelity/, replay.txt, fidelity.txt) and OUT/table.md: per scheduler the mean and min-max over the runs of avg JCT, avg
+# queueing delay and QoS compliance of entitled jobs, beside the simulator's prediction.
+# Needs the Venus trace and jq (exit 77 without them). NOT YET RUN end to end (written
+# 2026-12-01; the test k8s_kueue_replay runs the same steps once for kueue).
+# Usage: bench/k8s_testbed.sh OUT [SCHEDULER...]   (default: kueue default)
+# Env: EXCERPT (default from=1000,jobs=40,min=5,max=60), SCALE=60, RUNS=3, BIN=build/bin,
+#   TIMEOUT=1200 (wall seconds per replay).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+SRC=$PWD
+BIN=${BIN:-$SRC/build/bin}
+OUT=${1:?usage: bench/k8s_testbed.sh OUT [SCHEDULER...]}
+shift
+SCHEDULERS=("$@")
+[ ${#SCHEDULERS[@]} -gt 0 ] || SCHEDULERS=(kueue default)
+TRACE=${TRACE:-$SRC/../shared/traces/venus-sept/venus_sept_23859_jobs.csv}
+EXCERPT=${EXCERPT:-from=1000,jobs=40,min=5,max=60}
+SCALE=${SCALE:-60}
+RUNS=${RUNS:-3}
+[ -f "$TRACE" ] || { echo "SKIP: no Venus trace at $TRACE"; exit 77; }
+command -v jq >/dev/null || { echo "SKIP: jq not installed (scripts/setup-k8s.sh)"; exit 77; }
+for s in "${SCHEDULERS[@]}"; do
+  case $s in
+    kueue | default) ;;
+    deepshare) echo "k8s_testbed.sh: deepshare needs \`deepshare k8s run\` (not built yet)" >&2; exit 2 ;;
+    *) echo "k8s_testbed.sh: unknown scheduler '$s' (kueue|default)" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
+export BASE=
+trap '[ -n "$BASE" ] && "$SRC/scripts/k8s/stop-cluster.sh" --purge >/dev/null 2>&1' EXIT
+fail=0
+for s in "${SCHEDULERS[@]}"; do
+  policy=kueue
+  [ "$s" = default ] && policy=fifo-pooled
+  for r in $(seq 1 "$RUNS"); do
+    dir=$OUT/$s/$r
+    mkdir -p "$dir"
+    sed -e "s/^policy: .*/policy: $policy/" "$SRC/tests/k8s/kueue3.yaml" >"$dir/config.yaml"
+    echo "== $s run $r: replay (excerpt $EXCERPT, time scale $SCALE; simulated as $policy)"
+    BASE=$(mktemp -d /tmp/dskt.XXXX)
+    NODES=4 GPUS=4 SCHEDULER=1 POD_DELETE=fast "$SRC/scripts/k8s/start-cluster.sh" >/dev/null || exit 1
+    [ "$s" = kueue ] && { "$SRC/scripts/k8s/start-kueue.sh" >/dev/null || exit 1; }
+    source "$BASE/env.sh"
+    "$BIN/deepshare" k8s replay --config "$dir/config.yaml" --trace "$TRACE" --excerpt "$EXCERPT" \
+      --time-scale "$SCALE" --scheduler "$s" --out "$dir/replay" --timeout "${TIMEOUT:-1200}" --quiet |
+      tee "$dir/replay.txt" || fail=1
+    echo "load at the end of the replay: $(cat /proc/loadavg)" | tee -a "$dir/replay.txt"
+    "$SRC/scripts/k8s/stop-cluster.sh" --purge >/dev/null 2>&1
+    BASE=
+    "$BIN/deepshare" fidelity --replay "$dir/replay" >"$dir/fidelity.txt" || fail=1
+  done
+done
+# One row per scheduler: the runs' mean and range beside the simulator's (ensemble means).
+{
+  echo "| scheduler (simulated as) | runs | avg JCT real: mean (min-max) / sim. ensemble mean |" \
+    "avg queueing real / sim. | QoS real / sim. | preemptions real / sim. | load at end |"
+  echo "|---|---|---|---|---|---|---|"
+  for s in "${SCHEDULERS[@]}"; do
+    files=("$OUT/$s"/*/replay/fidelity/fidelity.json)
+    [ -f "${files[0]}" ] || { echo "| $s | no fidelity.json | | | | | |"; continue; }
+    policy=kueue
+    [ "$s" = default ] && policy=fifo-pooled
+    load=$(grep -ho 'replay: [0-9.]*' "$OUT/$s"/*/replay.txt | cut -d' ' -f2 | tr '\n' ' ')
+    jq -rs --arg s "$s" --arg p "$policy" --arg load "$load" '
+      def st(k): (map(.[k]) | "\(add / length * 10 | round / 10) (\(min * 10 | round / 10)-\(max * 10 | round / 10))");
+      def pc(k): (map(.[k] * 100) | "\(add / length * 10 | round / 10) % (\(min * 10 | round / 10)-\(max * 10 | round / 10))");
+      def em(k): (map(.ensemble[k].mean) | add / length * 10 | round / 10);
+      "| \($s) (\($p)) | \(length) | \(st("real_avg_jct_s")) / \(em("avg_jct_s")) | " +
+      "\(st("real_avg_queue_s")) / \(em("avg_queue_s")) | \(pc("real_qos_compliance")) / " +
+      "\(map(.ensemble.qos_compliance.mean * 100) | add / length * 10 | round / 10) % | \(map(.real_preemptions) | add) / " +
+      "\(map(.sim_preemptions) | add) | \($load)|"' "${files[@]}"
+  done
+} >"$OUT/table.md"
+cat "$OUT/table.md"
+exit $fail
