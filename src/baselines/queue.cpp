@@ -108,7 +108,7 @@ void OrderedQueues::push(const JobSpec& j, double primary, std::int64_t secondar
   QueueKey k{primary, secondary, j.id};
   if (!queues_[p].insert(k).second) return;
   key_of_[j.id] = k;
-  if (!index_.empty()) index_[p].add(j, k);
+  if (!index_.empty()) index_[p].add(j.id, request_class(j), k, WaitReason::Priority);
   ++queued_;
   if (j.gpu_milli < kMilliPerGpu) ++fractional_[p];
   free_.mark(p);
@@ -123,14 +123,14 @@ void OrderedQueues::remove(const JobSpec& j) {
 
 void OrderedQueues::take(std::size_t p, const JobSpec& j) {
   const QueueKey& k = key_of_[j.id];
-  if (!index_.empty()) index_[p].erase(j, k);
+  if (!index_.empty()) index_[p].erase(j.id, k);
   queues_[p].erase(k);
   --queued_;
   if (j.gpu_milli < kMilliPerGpu) --fractional_[p];
 }
 
 void OrderedQueues::note(std::size_t p, const JobSpec& j, WaitReason reason, Decisions& out) {
-  if (!index_.empty()) index_[p].stated(j, key_of_[j.id], reason);
+  if (!index_.empty()) index_[p].stated(j.id, key_of_[j.id], reason);
   note_wait(out, j.id, reason);
 }
 
@@ -204,9 +204,26 @@ void OrderedQueues::start(std::size_t p, const ClusterSnapshot& s, Decisions& ou
   if (it != q.end()) note(p, s.jobs[it->job.index()], WaitReason::NoFit, out);
 }
 
-// The backfill loop of start() without walking the queue: queue_backfill.hpp.
+// The backfill loop of start() without walking the queue (request_index.hpp). Why it gives
+// the plain loop's starts and reasons:
+//  - Within one loop the free map only loses capacity (takes), and placement is monotone in
+//    free capacity (consolidate: a node with enough free GPUs, enough wholly free nodes and
+//    a remainder node; fraction: a GPU with enough free share). A class whose first job in
+//    the walk does not fit has no job that fits for the rest of the loop: it is dead.
+//  - So the loop is a merge of the live classes' jobs in queue order (a heap of one
+//    candidate per class): each candidate either starts (the next start of the plain loop,
+//    since everything before it belongs to dead classes) or kills its class.
+//  - The reason the plain loop states for a job it passes is room_reason(free GPUs at that
+//    moment, job): NoFit for fractional jobs and for jobs larger than the free GPUs, else
+//    Fragmented. Free GPUs only fall along the walk, so a dead whole-GPU class of g GPUs is
+//    Fragmented from its death up to the first start that leaves fewer than g free, NoFit
+//    after; the walk ends at the queue's end or, when the partition is full (no free GPU,
+//    no fractional job queued), right after the last start, where only the next job is
+//    stated (NoFit).
+// Cost: O((classes + starts + reasons that change) x log n).
 void OrderedQueues::start_backfill(std::size_t p, const ClusterSnapshot& s, Decisions& out) {
-  BackfillIndex& index = index_[p];
+  auto& index = index_[p];
+  const auto any = [](const QueueKey&) { return false; };
   Loop loop(*this, p, s, out);
   const int free_before = loop.free_gpus();
   heap_.clear();
@@ -214,7 +231,7 @@ void OrderedQueues::start_backfill(std::size_t p, const ClusterSnapshot& s, Deci
   dead_.clear();
   notes_.clear();
   for (std::uint32_t c = 0; c < index.classes(); ++c)
-    if (const QueueKey* k = index.first_after(c, nullptr)) heap_.push_back({*k, c});
+    if (const QueueKey* k = index.first(c, nullptr, false, any)) heap_.push_back({*k, c});
   std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
   bool full = false;
   for (;;) {
@@ -232,7 +249,7 @@ void OrderedQueues::start_backfill(std::size_t p, const ClusterSnapshot& s, Deci
     }
     starts_.emplace_back(c.key, loop.free_gpus());
     take(p, s.jobs[c.key.job.index()]);
-    if (const QueueKey* k = index.first_after(c.cls, &c.key)) {
+    if (const QueueKey* k = index.first(c.cls, &c.key, true, any)) {
       heap_.push_back({*k, c.cls});
       std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
     }
@@ -241,31 +258,24 @@ void OrderedQueues::start_backfill(std::size_t p, const ClusterSnapshot& s, Deci
   // (the queue's end, or the last start when the partition is full).
   const QueueKey* end = full && !starts_.empty() ? &starts_.back().first : nullptr;
   for (const auto& [cls, death] : dead_) {
-    if (end && !(death < *end)) continue;
-    const BackfillIndex::Class& cl = index.at(cls);
-    if (cl.milli < kMilliPerGpu) {
-      index.restate(cls, death, end, WaitReason::NoFit, notes_);
-      continue;
-    }
-    // Fragmented while at least cl.gpus GPUs are free, NoFit from the first start after
-    // which fewer are.
-    const QueueKey* below = nullptr;
-    if (free_before < cl.gpus) {
-      below = &death;
-    } else {
+    const RequestClass& req = index.at(cls).req;
+    // Fragmented while at least req.gpus GPUs are free, NoFit from the first start after
+    // which fewer are (fractional jobs: NoFit throughout).
+    const QueueKey* below = &death;
+    if (req.milli >= kMilliPerGpu && free_before >= req.gpus) {
+      below = nullptr;
       for (const auto& [key, free] : starts_)
-        if (free < cl.gpus) {
-          below = &key;
+        if (free < req.gpus) {
+          below = death < key ? &key : &death;
           break;
         }
     }
-    if (below && *below < death) below = &death;
     if (!below || (end && !(*below < *end))) {
-      index.restate(cls, death, end, WaitReason::Fragmented, notes_);
+      index.restate(cls, &death, end, WaitReason::Fragmented, notes_, any);
       continue;
     }
-    index.restate(cls, death, below, WaitReason::Fragmented, notes_);
-    index.restate(cls, *below, end, WaitReason::NoFit, notes_);
+    index.restate(cls, &death, below, WaitReason::Fragmented, notes_, any);
+    index.restate(cls, below, end, WaitReason::NoFit, notes_, any);
   }
   std::sort(notes_.begin(), notes_.end());
   for (const auto& [key, reason] : notes_) note_wait(out, key.job, reason);

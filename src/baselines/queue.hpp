@@ -18,7 +18,8 @@
 // start loop runs only in cycles where its queue or its nodes changed: otherwise the loop
 // would try the same jobs on the same free GPUs, start nothing and state the same reasons.
 // The backfill loop looks at one job per request class and at the jobs whose reason changes
-// instead of the whole queue (queue_backfill.hpp: why that is exact).
+// instead of the whole queue (request_index.hpp; start_backfill() in queue.cpp says why that
+// is exact).
 #pragma once
 
 #include <compare>
@@ -29,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "baselines/queue_backfill.hpp"
+#include "baselines/request_index.hpp"
 #include "policy/placement.hpp"
 #include "policy/policy.hpp"
 
@@ -99,6 +100,14 @@ class PartitionFree {
   std::vector<std::uint32_t> part_of_node_;  // kNoPart for nodes of no partition
   std::vector<std::uint8_t> dirty_;
   std::vector<std::uint32_t> list_, taken_;
+};
+
+// Order of a queued job: ascending (primary, secondary, job id).
+struct QueueKey {
+  double primary = 0;
+  std::int64_t secondary = 0;
+  JobId job;
+  auto operator<=>(const QueueKey&) const = default;
 };
 
 // One ordered queue per partition, and the start loop over them.
@@ -171,7 +180,7 @@ class OrderedQueues {
   std::vector<int> fractional_;  // per partition: queued jobs asking for part of a GPU
   PerJob<QueueKey> key_of_;      // valid while queued
   std::size_t queued_ = 0;
-  std::vector<BackfillIndex> index_;  // per partition, with StartRule::Backfill only
+  std::vector<RequestIndex<QueueKey>> index_;  // per partition, with StartRule::Backfill only
   // Scratch of one start_backfill().
   struct Candidate {
     QueueKey key;
