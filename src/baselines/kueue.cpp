@@ -304,56 +304,101 @@ class Kueue final : public Policy {
   std::optional<Entry> nominate(const ClusterSnapshot& s, std::size_t t, Decisions& out) {
     TenantQueue& q = queues_[t];
     facts_.assign(q.index.classes(), Facts{});
-    if (cfg_.strict_fifo) {
-      if (q.all.empty() || mark_[*q.all.begin()] == stamp_) return std::nullopt;
-      const JobId id = *q.all.begin();
-      const Facts& f = facts(s, t, id);
-      if (f.in_quota && f.fits) return entry(s, t, id);
-      if (searches(t, id, s)) {
-        if (auto e = search(s, t, id)) return e;
-      }
-      mark_[id] = stamp_;
-      note_wait(out, id, f.reason);
-      q.index.stated(id, id, f.reason);
-      return std::nullopt;
-    }
+    if (cfg_.strict_fifo || cfg_.reference_scan) return nominate_plain(s, t, out);
     const auto marked = [&](JobId k) { return mark_[k] == stamp_; };
-    JobId x = cursor_stamp_[t] == stamp_ ? cursor_[t] : JobId(0);
+    const bool resumes = cursor_stamp_[t] == stamp_;  // else from the queue's start
+    const JobId from = resumes ? cursor_[t] : JobId(0);
     cursor_stamp_[t] = stamp_;
-    notes_.clear();
+    // Each class's first unmarked job from the scan's position, read once: a class that fits
+    // offers it, one that may search offers it until its search fails (then its next job).
+    heads_.assign(q.index.classes(), JobId());
+    std::optional<JobId> fit;
+    for (std::size_t c = 0; c < q.index.classes(); ++c) {
+      if (q.index.at(c).size == 0) continue;
+      const JobId* k = q.index.first(c, resumes ? &from : nullptr, false, marked);
+      if (!k) continue;
+      heads_[c] = *k;
+      const Facts& f = facts(s, t, *k);
+      if (f.in_quota && f.fits) fit = fit ? std::min(*fit, *k) : *k;
+    }
+    // The jobs that would search, in queue order: the heads of the classes that do not fit
+    // (a heap); a class whose GPUs reach the cutoff searches no more in this scan (the cutoff
+    // only falls).
+    probes_heap_.clear();
+    if (cfg_.limits.cohort && cfg_.reclaim != ReclaimPolicy::Never)
+      for (std::uint32_t c = 0; c < heads_.size(); ++c)
+        if (heads_[c].valid() && !(facts_[c].in_quota && facts_[c].fits))
+          probes_heap_.emplace_back(heads_[c], c);
+    const auto later = [](const auto& a, const auto& b) { return b.first < a.first; };
+    std::make_heap(probes_heap_.begin(), probes_heap_.end(), later);
     std::optional<Entry> found;
+    std::optional<JobId> end;  // the job nominated; none: the scan passed every job
     for (;;) {
-      std::optional<JobId> fit, probe;  // first of a class that fits / that would search
-      for (std::size_t c = 0; c < q.index.classes(); ++c) {
-        if (q.index.at(c).size == 0) continue;
-        const JobId* k = q.index.first(c, &x, false, marked);
-        if (!k) continue;
-        const Facts& f = facts(s, t, *k);
-        if (f.in_quota && f.fits)
-          fit = fit ? std::min(*fit, *k) : *k;
-        else if (searches(t, *k, s))
-          probe = probe ? std::min(*probe, *k) : *k;
+      while (!probes_heap_.empty() &&
+             q.index.at(probes_heap_.front().second).req.gpus >= cutoff(t)) {
+        std::pop_heap(probes_heap_.begin(), probes_heap_.end(), later);
+        probes_heap_.pop_back();
       }
-      const std::optional<JobId> next = fit && (!probe || *fit < *probe) ? fit : probe;
-      pass(q, x, next ? &*next : nullptr, marked);
-      cursor_[t] = next.value_or(JobId());
-      if (!next) break;
-      if (next == fit) {
-        found = entry(s, t, *next);
+      const bool probe = !probes_heap_.empty();
+      if (fit && (!probe || *fit < probes_heap_.front().first)) {
+        end = fit;
+        found = entry(s, t, *fit);
         break;
       }
-      if ((found = search(s, t, *next))) break;
-      const JobId after(next->index() + 1);
-      pass(q, *next, &after, marked);
-      mark_[*next] = stamp_;
-      x = after;
+      if (!probe) break;
+      std::pop_heap(probes_heap_.begin(), probes_heap_.end(), later);
+      const auto [id, c] = probes_heap_.back();
+      probes_heap_.pop_back();
+      if ((found = search(s, t, id))) {
+        end = id;
+        break;
+      }
+      probes_.push_back(id);  // passed (stated below), then marked
+      if (const JobId* k = q.index.first(c, &id, true, marked)) {
+        probes_heap_.emplace_back(*k, c);
+        std::push_heap(probes_heap_.begin(), probes_heap_.end(), later);
+      }
     }
+    cursor_[t] = end.value_or(JobId());
+    notes_.clear();
+    pass(q, resumes ? &from : nullptr, end ? &*end : nullptr, marked);
+    for (JobId k : probes_) mark_[k] = stamp_;
+    probes_.clear();
     std::sort(notes_.begin(), notes_.end());
     for (const auto& [id, reason] : notes_) note_wait(out, id, reason);
     return found;
   }
 
-  // What a scan answers for every job of a request class (known once asked in this scan).
+  // The same scan job by job (StrictFIFO: its head only): the reference the indexed scan
+  // is checked against (KueueConfig::reference_scan, tests/deep_queue_test.cpp).
+  std::optional<Entry> nominate_plain(const ClusterSnapshot& s, std::size_t t, Decisions& out) {
+    TenantQueue& q = queues_[t];
+    auto it = cfg_.strict_fifo || cursor_stamp_[t] != stamp_ ? q.all.begin()
+                                                             : q.all.lower_bound(cursor_[t]);
+    for (; it != q.all.end(); ++it) {
+      const JobId id = *it;
+      if (mark_[id] == stamp_) {
+        if (cfg_.strict_fifo) return std::nullopt;
+        continue;
+      }
+      cursor_[t] = id;
+      cursor_stamp_[t] = stamp_;
+      const Facts f = facts_of(s, t, id);
+      if (f.in_quota && f.fits) return entry(s, t, id);
+      if (searches(t, id, s))
+        if (auto e = search(s, t, id)) return e;
+      mark_[id] = stamp_;
+      note_wait(out, id, f.reason);
+      q.index.stated(id, id, f.reason);
+      if (cfg_.strict_fifo) return std::nullopt;
+    }
+    cursor_[t] = JobId();  // after every job
+    cursor_stamp_[t] = stamp_;
+    return std::nullopt;
+  }
+
+  // What a scan answers for a job, and so for every job of its request class (the indexed
+  // scan asks once per class and scan).
   struct Facts {
     bool known = false;
     bool in_quota = false;
@@ -362,9 +407,13 @@ class Kueue final : public Policy {
   };
   const Facts& facts(const ClusterSnapshot& s, std::size_t t, JobId sample) {
     Facts& f = facts_[queues_[t].index.class_of(sample)];
-    if (f.known) return f;
+    if (!f.known) f = facts_of(s, t, sample);
+    return f;
+  }
+  Facts facts_of(const ClusterSnapshot& s, std::size_t t, JobId id) const {
+    Facts f;
     const FreeMap::SetId nodes = sets_[part(t)];
-    const JobSpec& j = s.jobs[sample.index()];
+    const JobSpec& j = s.jobs[id.index()];
     // A job the engine cannot preempt (Slurm --no-requeue) is admitted within its nominal
     // quota only: a borrowed admission could never be reclaimed. (Trace jobs are all
     // preemptible.) With preemption it never borrows either (borrowWithinCohort = Never).
@@ -421,12 +470,12 @@ class Kueue final : public Policy {
     cutoff_stamp_[t] = cutoff_epoch_;
     return std::nullopt;
   }
-  // The scan passes the unmarked jobs of [from, to) (to null: to the end): each is told the
-  // reason of its class (every class with a job in the range has its facts known).
+  // The scan passes the unmarked jobs of [from, to) (null: from the start, to the end): each
+  // is told the reason of its class (every class with a job in the range has its facts known).
   template <class Marked>
-  void pass(TenantQueue& q, JobId from, const JobId* to, Marked marked) {
+  void pass(TenantQueue& q, const JobId* from, const JobId* to, Marked marked) {
     for (std::size_t c = 0; c < q.index.classes(); ++c)
-      if (facts_[c].known) q.index.restate(c, &from, to, facts_[c].reason, notes_, marked);
+      if (facts_[c].known) q.index.restate(c, from, to, facts_[c].reason, notes_, marked);
   }
 
   // Step 3.
@@ -502,6 +551,8 @@ class Kueue final : public Policy {
   std::vector<TenantQueue> queues_;  // per tenant
   PerJob<std::uint32_t> mark_;       // == stamp_: not admissible in this cycle
   std::vector<Facts> facts_;         // scratch of one nomination: by request class
+  std::vector<JobId> heads_, probes_;
+  std::vector<std::pair<JobId, std::uint32_t>> probes_heap_;
   RequestIndex<JobId>::Notes notes_;
   std::vector<std::size_t> waiting_;  // tenants with a queued job, ascending
   PerJob<std::uint8_t> queued_;

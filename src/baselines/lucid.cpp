@@ -405,7 +405,10 @@ class Lucid final : public Policy {
   void allocate(const ClusterSnapshot& s, Vc& vc, FreeMap& free, bool sharing, Decisions& out) {
     vc.dirty = false;
     if (sharing) {
-      allocate_sharing(s, vc, free, out);
+      if (setup_.reference_scan)
+        allocate_sharing_plain(s, vc, free, out);
+      else
+        allocate_sharing(s, vc, free, out);
       return;
     }
     // Sharing off: start jobs in order; stop at the first that does not fit. The largest
@@ -476,6 +479,40 @@ class Lucid final : public Policy {
     for (const auto& [k, reason] : scan_.notes) note_wait(out, k.job, reason);
   }
 
+  // The same scan job by job: the reference the indexed scan is checked against
+  // (LucidSetup::reference_scan, tests/deep_queue_test.cpp).
+  void allocate_sharing_plain(const ClusterSnapshot& s, Vc& vc, FreeMap& free, Decisions& out) {
+    std::optional<int> largest = free.set_largest_fit(vc.set);
+    for (auto it = vc.queue.jobs().begin(); it != vc.queue.jobs().end();) {
+      const auto [key, q] = *it++;
+      const JobSpec& j = s.jobs[key.job.index()];
+      if (auto t = partner_for(s, vc, j)) {
+        pair_start(s, vc, j, *t, out);
+        continue;
+      }
+      std::optional<Placement> p;
+      if (!largest || q.milli < kMilliPerGpu || q.gpus <= *largest) p = place_job(free, vc.set, j);
+      if (!p) {
+        note(vc, key, room_reason(free.set_free_gpus(vc.set), j), out);
+        continue;
+      }
+      free.take(*p, j.gpu_milli);
+      dequeue(vc, j);
+      start(s, vc, key.job, std::move(*p), false, out);
+      largest = free.set_largest_fit(vc.set);
+    }
+  }
+
+  void pair_start(const ClusterSnapshot& s, Vc& vc, const JobSpec& j, JobId t, Decisions& out) {
+    set_alone(vc, s.jobs[t.index()], false);
+    partner_[j.id] = t;
+    partner_[t] = j.id;
+    first_of_pair_[t] = 1;
+    ++shared_starts_;
+    dequeue(vc, j);
+    start(s, vc, j.id, placement_[t], true, out);
+  }
+
   // The scan's next job that acts: pairs if it can, else is placed.
   void act(const ClusterSnapshot& s, Vc& vc, FreeMap& free, const QueueKey& key, std::uint32_t c,
            Decisions& out) {
@@ -483,13 +520,7 @@ class Lucid final : public Policy {
     const JobSpec& j = s.jobs[id.index()];
     scan_.at = key;
     if (auto t = partner_for(s, vc, j)) {
-      set_alone(vc, s.jobs[t->index()], false);
-      partner_[id] = *t;
-      partner_[*t] = id;
-      first_of_pair_[*t] = 1;
-      ++shared_starts_;
-      dequeue(vc, j);
-      start(s, vc, id, placement_[*t], true, out);
+      pair_start(s, vc, j, *t, out);
       refresh(s, vc, free, c);
       return;
     }

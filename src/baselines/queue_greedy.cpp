@@ -50,7 +50,7 @@ void PreemptiveQueues::unfile(const ClusterSnapshot& s, JobId id) {
   Part& part = parts_state_[p];
   switch (where_[id]) {
     case Where::Running:
-      part.running.erase({key_[id], id});
+      drop_run(part, key_[id]);
       break;
     case Where::Pending:
       class_for(part, j.gpus).jobs.erase({key_[id], id});
@@ -83,7 +83,7 @@ void PreemptiveQueues::file(const ClusterSnapshot& s, JobId id, Keys& keys,
   Part& part = parts_state_[p];
   if (r.status == JobStatus::Running) {
     key_[id] = keys.running(s, id);
-    part.running.emplace(key_[id], id);
+    add_run(part, {key_[id], j.gpus, id});
     where_[id] = Where::Running;
   } else if (r.status == JobStatus::Pending) {
     key_[id] = keys.pending(s, id);
@@ -148,47 +148,77 @@ void PreemptiveQueues::stated(const ClusterSnapshot& s, JobId id, WaitReason r) 
 
 void PreemptiveQueues::rekey_running(const ClusterSnapshot& s, JobId id, const WalkKey& key) {
   if (where_[id] != Where::Running) return;
-  auto& running = parts_state_[parts_.of(s.jobs[id.index()])].running;
-  running.erase({key_[id], id});
+  Part& part = parts_state_[parts_.of(s.jobs[id.index()])];
+  drop_run(part, key_[id]);
   key_[id] = key;
-  running.emplace(key, id);
+  add_run(part, {key, s.jobs[id.index()].gpus, id});
+}
+
+namespace {
+bool run_before(const PreemptiveQueues::Run& x, const WalkKey& k) {
+  return x.key < k;
+}
+}  // namespace
+
+void PreemptiveQueues::add_run(Part& part, const Run& r) {
+  auto it = std::lower_bound(part.running.begin(), part.running.end(), r.key, run_before);
+  part.running.insert(it, r);
+  part.run_sums.clear();
+}
+
+void PreemptiveQueues::drop_run(Part& part, const WalkKey& key) {
+  auto it = std::lower_bound(part.running.begin(), part.running.end(), key, run_before);
+  if (it != part.running.end() && it->key == key) part.running.erase(it);
+  part.run_sums.clear();
 }
 
 // Step 1 as a merge: the running jobs in order, and the first job of each GPU count that
 // still fits the budget (a GPU count that no longer fits never does again in this walk).
-void PreemptiveQueues::select(std::size_t p, std::int64_t shift, const ClusterSnapshot& s) {
+void PreemptiveQueues::select(std::size_t p, std::int64_t shift) {
   preempt_.clear();
   prerun_.clear();
   heap_.clear();
   Part& part = parts_state_[p];
+  const auto& run = part.running;
+  auto& sums = part.run_sums;
+  if (sums.size() != run.size() + 1) {
+    sums.assign(run.size() + 1, 0);
+    for (std::size_t k = 0; k < run.size(); ++k) sums[k + 1] = sums[k] + run[k].gpus;
+  }
   int budget = parts_.capacity(p);
   for (std::uint32_t c = 0; c < part.pending.size(); ++c)
     if (!part.pending[c].jobs.empty() && part.pending[c].gpus <= budget)
       heap_.push_back({*part.pending[c].jobs.begin(), c});
   const auto later = [](const auto& x, const auto& y) { return y.first < x.first; };
   std::make_heap(heap_.begin(), heap_.end(), later);
-  auto run = part.running.begin();
+  std::size_t i = 0;  // the next running job
   for (;;) {
     while (!heap_.empty() && part.pending[heap_.front().second].gpus > budget) {
       std::pop_heap(heap_.begin(), heap_.end(), later);
       heap_.pop_back();
     }
-    if (run == part.running.end() && heap_.empty()) break;
-    bool take_running = heap_.empty();
-    if (!take_running && run != part.running.end()) {
-      const WalkKey now{run->first.a - shift, run->first.b, run->first.entry};
-      take_running = now < heap_.front().first.first;
+    // The running jobs before the next pending one (a running key is read as a - shift).
+    std::size_t j = run.size();
+    if (!heap_.empty()) {
+      WalkKey next = heap_.front().first.first;
+      next.a += shift;
+      j = static_cast<std::size_t>(std::lower_bound(run.begin() + static_cast<std::ptrdiff_t>(i),
+                                                    run.end(), next, run_before) -
+                                   run.begin());
     }
-    if (take_running) {
-      const JobId id = run->second;
-      const int gpus = s.jobs[id.index()].gpus;
-      if (gpus <= budget)
-        budget -= gpus;
+    for (; i < j; ++i) {
+      if (sums[j] - sums[i] <= budget) {  // the rest of them fit: all kept
+        budget -= sums[j] - sums[i];
+        i = j;
+        break;
+      }
+      if (run[i].gpus <= budget)
+        budget -= run[i].gpus;
       else
-        preempt_.push_back(id);
-      ++run;
-      continue;
+        preempt_.push_back(run[i].id);
     }
+    if (heap_.empty()) break;
+    if (part.pending[heap_.front().second].gpus > budget) continue;  // no longer fits
     std::pop_heap(heap_.begin(), heap_.end(), later);
     const auto [entry, c] = heap_.back();
     heap_.pop_back();
@@ -196,8 +226,8 @@ void PreemptiveQueues::select(std::size_t p, std::int64_t shift, const ClusterSn
     selected_[entry.second] = walk_;
     const Class& cls = part.pending[c];
     budget -= cls.gpus;
-    if (auto next = cls.jobs.upper_bound(entry); next != cls.jobs.end()) {
-      heap_.push_back({*next, c});
+    if (auto after = cls.jobs.upper_bound(entry); after != cls.jobs.end()) {
+      heap_.push_back({*after, c});
       std::push_heap(heap_.begin(), heap_.end(), later);
     }
   }

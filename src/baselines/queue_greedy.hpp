@@ -24,18 +24,20 @@
 // per cycle. A policy gives every job a WalkKey; a pending job's key is fixed while it
 // waits, a running job's key is stored once and read as key.a - shift at the cycle (SRTF:
 // every running job's remaining time falls at the same rate; Tiresias: shift 0, and a
-// running job crossing the threshold is re-keyed). Running jobs sit in one ordered set per
-// partition; pending jobs in one ordered set per GPU count. The walk merges the running
-// set with the head of each GPU count whose jobs still fit the remaining budget: a pending
-// job of g GPUs that comes after the budget fell below g can never be selected, so those
-// sets are left at once (the budget only falls along the walk), and their jobs are
-// `behind` without being read. Of those, only the ones whose reason last stated was not
-// Priority (a selected job that could not be placed, a job told to wait for the round) are
-// stated again: a note equal to the last changes nothing (ClusterState::note_waits).
-// Per cycle: O((running + selected + GPU counts) x log n).
-// Jobs change sets when the snapshot shows it: a job the cycle started or preempted is
-// filed again by its state in the next snapshot (a start the driver did not carry out
-// stays pending), as are requeued jobs.
+// running job crossing the threshold is re-keyed). Running jobs sit in one sorted array per
+// partition (with prefix sums of their GPUs); pending jobs in one ordered set per GPU count.
+// The walk merges the running jobs with the head of each GPU count whose jobs still fit the
+// remaining budget: a pending job of g GPUs that comes after the budget fell below g can
+// never be selected, so those sets are left at once (the budget only falls along the walk),
+// and their jobs are `behind` without being read. The running jobs between two pending
+// ones are kept at once when their GPUs together fit the budget (each then fits what is
+// left), and looked at one by one only where some must be preempted. Of those, only the ones whose
+// reason last stated was not Priority (a selected job that could not be placed, a job told to wait
+// for the round) are stated again: a note equal to the last changes nothing
+// (ClusterState::note_waits). Per cycle: O((selected + GPU counts) x log n + running jobs looked at
+// one by one), plus the prefix sums once per cycle in which the running jobs changed. Jobs change
+// sets when the snapshot shows it: a job the cycle started or preempted is filed again by its state
+// in the next snapshot (a start the driver did not carry out stays pending), as are requeued jobs.
 #pragma once
 
 #include <cstdint>
@@ -104,7 +106,7 @@ class PreemptiveQueues {
               OnPreempt on_preempt) {
     stale_[p] = 0;
     ++walk_;
-    select(p, shift, s);
+    select(p, shift);
     FreeMap& free = free_.free();
     for (JobId id : preempt_) {
       on_preempt(id);
@@ -118,19 +120,28 @@ class PreemptiveQueues {
     place(p, s, free, out);
   }
 
+ public:
+  struct Run {
+    WalkKey key;
+    int gpus = 0;
+    JobId id;
+  };
+
  private:
   struct Class {
     int gpus = 0;
     std::set<std::pair<WalkKey, JobId>> jobs;
   };
   struct Part {
-    std::set<std::pair<WalkKey, JobId>> running;
+    std::vector<Run> running;   // ascending key
+    std::vector<int> run_sums;  // run_sums[i]: GPUs of running[0, i); stale when empty
+
     std::vector<Class> pending;  // by GPU count, in first-seen order
     std::vector<JobId> restate;  // pending jobs whose reason last stated is not Priority
   };
   enum class Where : std::uint8_t { None, Pending, Running, Limbo };
 
-  void select(std::size_t p, std::int64_t shift, const ClusterSnapshot& s);
+  void select(std::size_t p, std::int64_t shift);
   void place(std::size_t p, const ClusterSnapshot& s, FreeMap& free, Decisions& out);
   // Takes the job out of the partition's sets (it stays known); file() puts it back by state.
   void unfile(const ClusterSnapshot& s, JobId id);
@@ -139,6 +150,8 @@ class PreemptiveQueues {
   void limbo(std::size_t p, JobId id, bool waits);
   void drop(const ClusterSnapshot& s, JobId id);
   void set_restate(std::size_t p, JobId id, bool on);
+  static void add_run(Part& part, const Run& r);
+  static void drop_run(Part& part, const WalkKey& key);
   Class& class_for(Part& part, int gpus);
 
   void touch(std::size_t p);

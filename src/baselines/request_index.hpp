@@ -97,7 +97,7 @@ class RequestIndex {
     const Key* best = nullptr;
     for (const auto& set : classes_[c].jobs) {
       if (set.empty()) continue;
-      auto it = !k ? set.begin() : (after ? set.upper_bound(*k) : set.lower_bound(*k));
+      auto it = from(set, k, after);
       while (it != set.end() && skip(*it)) ++it;
       if (it != set.end() && (!best || *it < *best)) best = &*it;
     }
@@ -114,8 +114,8 @@ class RequestIndex {
     for (std::uint8_t s = 0; s < kSlots; ++s) {
       if (s == target) continue;
       auto& set = cl.jobs[s];
-      if (set.empty()) continue;
-      auto it = from ? set.lower_bound(*from) : set.begin();
+      if (set.empty() || (to && !(*set.begin() < *to))) continue;
+      auto it = this->from(set, from, false);
       while (it != set.end() && (!to || *it < *to)) {
         if (skip(*it)) {
           ++it;
@@ -129,6 +129,17 @@ class RequestIndex {
   }
 
  private:
+  // The first key of `set` at or after `k` (after it when `after`; null: the first); the tree
+  // is descended only when its first key comes before `k` (scans often start before it).
+  static typename std::set<Key>::const_iterator from(const std::set<Key>& set, const Key* k,
+                                                     bool after) {
+    if (!k || (after ? *k < *set.begin() : !(*set.begin() < *k))) return set.begin();
+    return after ? set.upper_bound(*k) : set.lower_bound(*k);
+  }
+  static typename std::set<Key>::iterator from(std::set<Key>& set, const Key* k, bool after) {
+    if (!k || (after ? *k < *set.begin() : !(*set.begin() < *k))) return set.begin();
+    return after ? set.upper_bound(*k) : set.lower_bound(*k);
+  }
   static JobId job_of(const JobId& k) { return k; }
   template <class K>
   static JobId job_of(const K& k) {
