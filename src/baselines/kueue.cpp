@@ -323,7 +323,7 @@ class Kueue final : public Policy {
     }
     // The jobs that would search, in queue order: the heads of the classes that do not fit
     // (a heap); a class whose GPUs reach the cutoff searches no more in this scan (the cutoff
-    // only falls).
+    // only falls, and a failed search sets it to the job's GPUs).
     probes_heap_.clear();
     if (cfg_.limits.cohort && cfg_.reclaim != ReclaimPolicy::Never)
       for (std::uint32_t c = 0; c < heads_.size(); ++c)
@@ -347,17 +347,15 @@ class Kueue final : public Policy {
       }
       if (!probe) break;
       std::pop_heap(probes_heap_.begin(), probes_heap_.end(), later);
-      const auto [id, c] = probes_heap_.back();
+      const JobId id = probes_heap_.back().first;
       probes_heap_.pop_back();
       if ((found = search(s, t, id))) {
         end = id;
         break;
       }
-      probes_.push_back(id);  // passed (stated below), then marked
-      if (const JobId* k = q.index.first(c, &id, true, marked)) {
-        probes_heap_.emplace_back(*k, c);
-        std::push_heap(probes_heap_.begin(), probes_heap_.end(), later);
-      }
+      // Passed (stated below), then marked. Its class searches no more in this scan: the
+      // cutoff is now its GPUs.
+      probes_.push_back(id);
     }
     cursor_[t] = end.value_or(JobId());
     notes_.clear();
