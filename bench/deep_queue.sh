@@ -8,21 +8,24 @@
 # Every registered policy (or those named) simulates each through the real CLI, pinned to
 # one core, best of REPS; reported per case: the simulator's own time (summary.json
 # `wall_seconds`: simulation + metrics), the whole process (/usr/bin/time, adds reading the
-# trace and writing the outputs) and its peak RSS; per policy the growth exponent over the
-# sweep, log(t200k / t50k) / log(4) of the simulation time (1 = linear).
+# trace and writing the outputs), its CPU time (user + system: on a machine shared with
+# other work it stays near what the run takes alone, while wall times stretch) and its peak
+# RSS; per policy the growth exponent over the sweep, log(t200k / t50k) / log(4) (1 =
+# linear) of the simulation time, or of the CPU time with EXPONENT=cpu.
 #
 # Usage: bench/deep_queue.sh [POLICY...]
-# Environment: CASES="L1 L10 N50k N100k N200k" (which workloads), INTERVALS=1 (0: skip the
-#   Tiresias interval cases), REPS=1 (best of REPS), LIMIT=300 (seconds per run; a run over
-#   it shows as "> LIMIT"), DATA=build/deep_queue (where the traces are kept), CORE=0 (the
-#   core to pin to), BIN=build/bin/deepshare (the binary measured), SEED=1.
+# Environment: CASES="L1 L10 N50k N100k N200k" (which workloads), EXPONENT=sim|cpu (what
+#   the exponent is taken of), INTERVALS=1 (0: skip the Tiresias interval cases), REPS=1
+#   (best of REPS), LIMIT=300 (seconds per run; a run over it shows as "> LIMIT"),
+#   DATA=build/deep_queue (where the traces are kept), CORE=0 (the core to pin to),
+#   BIN=build/bin/deepshare (the binary measured), SEED=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${BIN:-build/bin/deepshare} gen=build/bin/deep_queue_trace
 [ -x "$bin" ] && [ -x "$gen" ] || cmake --build --preset release --target deepshare deep_queue_trace
 read -r -a cases <<< "${CASES:-L1 L10 N50k N100k N200k}"
 intervals=${INTERVALS:-1} reps=${REPS:-1} limit=${LIMIT:-300} data=${DATA:-build/deep_queue}
-core=${CORE:-0} seed=${SEED:-1}
+core=${CORE:-0} seed=${SEED:-1} exponent=${EXPONENT:-sim}
 policies=("$@")
 [ ${#policies[@]} -gt 0 ] || mapfile -t policies < <("$bin" policies | awk '{print $1}')
 
@@ -40,20 +43,20 @@ done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# run NAME ARGS...: best of REPS; sets sim, whole, rss (or sim="> LIMIT").
+# run ARGS...: best of REPS (by simulation time); sets sim, whole, cpu, rss (or "> LIMIT").
 run() {
-  sim="" whole="" rss=""
+  sim="" whole="" cpu="" rss=""
   for ((r = 0; r < reps; r++)); do
-    if ! /usr/bin/time -f '%M %e' -o "$out/time" timeout "$limit" taskset -c "$core" \
+    if ! /usr/bin/time -f '%M %e %U %S' -o "$out/time" timeout "$limit" taskset -c "$core" \
       nice -n 10 "$bin" simulate --quiet "$@" --out "$out/run" >/dev/null 2>"$out/err"; then
-      sim="> $limit" whole="> $limit" rss=""
+      sim="> $limit" whole="> $limit" cpu="> $limit" rss=""
       return
     fi
-    local w kb el
+    local w kb el us sy
     w=$(grep -o '"wall_seconds": [0-9.e-]*' "$out/run/summary.json" | awk '{print $2}')
-    read -r kb el < <(tail -1 "$out/time")
+    read -r kb el us sy < <(tail -1 "$out/time")
     if [ -z "$sim" ] || awk "BEGIN{exit !($w < $sim)}"; then
-      sim=$w whole=$el rss=$((kb / 1024))
+      sim=$w whole=$el cpu=$(awk "BEGIN{print $us + $sy}") rss=$((kb / 1024))
     fi
   done
 }
@@ -62,11 +65,11 @@ fmt() { case $1 in ">"*) echo "$1" ;; *) printf '%.2f' "$1" ;; esac; }
 header="| policy |" rule="|---|"
 for c in "${cases[@]}"; do
   case $c in
-    L1 | L10) header+=" $c sim s | $c whole s | $c RSS MiB |"; rule+="---|---|---|" ;;
-    *) header+=" $c sim s |"; rule+="---|" ;;
+    L1 | L10) header+=" $c sim s | $c whole s | $c CPU s | $c RSS MiB |"; rule+="---|---|---|---|" ;;
+    *) header+=" $c sim s | $c CPU s |"; rule+="---|---|" ;;
   esac
 done
-header+=" exponent |"
+header+=" exponent ($exponent) |"
 rule+="---|"
 echo "$header"
 echo "$rule"
@@ -76,11 +79,13 @@ for p in "${policies[@]}"; do
     dir="$data/$c-seed$seed"
     run --format native --trace "$dir/jobs.csv" --cluster "$dir/cluster.yaml" --policy "$p"
     case $c in
-      L1 | L10) row+=" $(fmt "$sim") | $(fmt "$whole") | ${rss:-n/a} |" ;;
-      *) row+=" $(fmt "$sim") |" ;;
+      L1 | L10) row+=" $(fmt "$sim") | $(fmt "$whole") | $(fmt "$cpu") | ${rss:-n/a} |" ;;
+      *) row+=" $(fmt "$sim") | $(fmt "$cpu") |" ;;
     esac
-    [ "$c" = N50k ] && t50=$sim
-    [ "$c" = N200k ] && t200=$sim
+    t=$sim
+    [ "$exponent" = cpu ] && t=$cpu
+    [ "$c" = N50k ] && t50=$t
+    [ "$c" = N200k ] && t200=$t
   done
   exp="n/a"
   if [[ -n "$t50" && -n "$t200" && "$t50" != ">"* && "$t200" != ">"* ]]; then
@@ -92,10 +97,10 @@ done
 venus=../shared/traces/venus-sept/venus_sept_23859_jobs.csv
 if [ "$intervals" = 1 ] && [ -f "$venus" ]; then
   echo
-  echo "| tiresias on Venus x1.5, interval | sim s | whole s | RSS MiB |"
-  echo "|---|---|---|---|"
+  echo "| tiresias on Venus x1.5, interval | sim s | whole s | CPU s | RSS MiB |"
+  echo "|---|---|---|---|---|"
   for iv in 60 0.01 0.001; do
     run --trace "$venus" --load-factor 1.5 --policy tiresias --set "interval=$iv"
-    echo "| $iv s | $(fmt "$sim") | $(fmt "$whole") | ${rss:-n/a} |"
+    echo "| $iv s | $(fmt "$sim") | $(fmt "$whole") | $(fmt "$cpu") | ${rss:-n/a} |"
   done
 fi
