@@ -11,7 +11,7 @@
 //    whole table; it has no per-record delta), nodes, configuration, associations.
 //  - Actuator: update a job (AdminComment record/pin, node list, GRES, BeginTime, priority:
 //    hold/release), requeue-and-hold a running job (preempt), cancel (refuse).
-//  - Clock: wall time in Unix ms.
+//  - Clock: wall time in Unix ms (driver/clock.hpp).
 // Assumption: one thread uses a port object at a time (as SlurmApi).
 #pragma once
 
@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/clock.hpp"
 #include "slurm/gres.hpp"
 
 namespace ds::slurm {
@@ -113,6 +114,10 @@ struct SubmitRequest {
   std::uint32_t nodes = 1;
   bool hold = false;
   bool requeue = true;
+  // Native Slurm scheduling (`slurm replay --native`): what the user asks Slurm itself for.
+  std::string qos;                   // empty: the association's default QOS
+  std::uint32_t time_limit_min = 0;  // --time, in minutes; 0: the partition's default
+  std::uint16_t cpus = 0;            // --cpus-per-task of its one task; 0: Slurm's default
 };
 
 struct Update {
@@ -156,22 +161,11 @@ class Actuator {
   [[nodiscard]] virtual const std::string& last_error() const = 0;
 };
 
-class Clock {
- public:
-  virtual ~Clock() = default;
-  virtual std::int64_t now_ms() = 0;  // wall time, Unix ms
-};
-
-class SystemClock final : public Clock {
- public:
-  std::int64_t now_ms() override;
-};
-
 // What a controller is given (not owned: they outlive it).
 struct Ports {
   ClusterSource* source = nullptr;
   Actuator* actuator = nullptr;
-  Clock* clock = nullptr;
+  driver::Clock* clock = nullptr;
 };
 
 }  // namespace ds::slurm

@@ -1,0 +1,365 @@
+#include "replay/replay.hpp"
+#include "slurm/ops.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "baselines/slurm_user.hpp"
+#include "core/error.hpp"
+#include "driver/metrics_server.hpp"
+#include "model/execution.hpp"
+#include "replay/observed.hpp"
+#include "report/outputs.hpp"
+#include "slurm/api.hpp"
+#include "slurm/controller.hpp"
+#include "slurm/record.hpp"
+
+namespace ds::slurm {
+namespace {
+
+std::string stand_in(const std::string& name, Time work_ms, Time ckpt_ms, Time over_ms,
+                     const std::string& state) {
+  auto secs = [](Time ms) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%lld.%03lld", static_cast<long long>(ms / 1000),
+                  static_cast<long long>(ms % 1000));
+    return std::string(b);
+  };
+  return "#!/bin/bash\n# DeepShare replay stand-in for trace job " + name +
+         ": trains for its scaled run time, checkpointing\n"
+         "work=" +
+         std::to_string(work_ms) + " ckpt=" + std::to_string(ckpt_ms) + " state=" + state +
+         "\n"
+         "p=0; [ -s \"$state\" ] && p=$(cat \"$state\")\n"
+         "echo \"start node=$SLURMD_NODENAME gpus=$CUDA_VISIBLE_DEVICES "
+         "mps=$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE "
+         "restart=${SLURM_RESTART_COUNT:-0} progress=$p\"\n"
+         "[ \"${SLURM_RESTART_COUNT:-0}\" -gt 0 ] && sleep " +
+         secs(over_ms) +
+         "\n"
+         "while [ \"$p\" -lt \"$work\" ]; do\n"
+         "  seg=$((work - p)); [ \"$ckpt\" -gt 0 ] && [ \"$seg\" -gt \"$ckpt\" ] && seg=$ckpt\n"
+         "  sleep $(printf '%d.%03d' $((seg / 1000)) $((seg % 1000)))\n"
+         "  p=$((p + seg)); echo \"$p\" > \"$state\"\n"
+         "done\necho done\n";
+}
+
+struct Track {
+  std::uint32_t slurm_id = 0;
+  bool in_run = false;
+  bool ended = false;
+  std::int64_t slurm_start_s = 0, slurm_end_s = 0;
+  std::uint32_t restarts = 0;
+};
+
+// The users of a native Slurm run (`--native`, no DeepShare): each job's time limit and QOS
+// as the `slurm` baseline's users choose them (baselines/slurm_user.hpp), from what the replay
+// has seen finish and what it has submitted.
+struct NativeUsers {
+  NativeUsers(const ControllerConfig& config, std::size_t tenants)
+      : options(config.options), limits(read_time_limit_rule(options)), open_gpus(tenants, 0) {}
+  PolicyOptions options;
+  SlurmTimeLimits limits;
+  std::vector<int> open_gpus;            // per tenant: GPUs of its unfinished tenant-QOS jobs
+  std::vector<bool> scavenger;           // per excerpt job
+  std::vector<std::uint32_t> limit_min;  // per excerpt job: its --time
+};
+
+// Excerpt job `k` ended (`o`: what the replay saw of it): its tenant-QOS GPUs are free again,
+// and a completed job teaches its user's run time.
+void native_ended(NativeUsers& users, const Workload& w, std::size_t k, const ObservedJob& o) {
+  const JobSpec& j = w.jobs[k];
+  if (!users.scavenger[k]) users.open_gpus[j.tenant.index()] -= j.gpus;
+  if (!o.completed) return;
+  Time ran = 0;
+  for (const auto& r : o.runs)
+    if (r.end != kNever) ran += r.end - r.start;
+  users.limits.observe(j, ran);
+}
+
+// The batch job that stands for excerpt job `k`.
+SubmitRequest submission(const ReplayRequest& req, const Workload& w, std::size_t k,
+                         NativeUsers* native) {
+  namespace fs = std::filesystem;
+  const JobSpec& j = w.jobs[k];
+  const Tenant& t = w.tenants[j.tenant.index()];
+  const double scale = req.excerpt.time_scale;
+  auto wall_ms = [&](Time trace_ms) {
+    return static_cast<Time>(std::llround(static_cast<double>(trace_ms) / scale));
+  };
+  SubmitRequest s;
+  s.name = "ds-" + j.name;
+  s.account = req.config.tenants[j.tenant.index()].account;
+  s.partition = req.config.partition;
+  const std::string state = (fs::path(req.work_dir) / "ckpt" / (j.name + ".p")).string();
+  std::error_code ec;
+  fs::remove(state, ec);
+  s.script = stand_in(j.name, wall_ms(w.truth[k].work), wall_ms(t.checkpoint_interval),
+                      wall_ms(restart_overhead(j.gpus)), state);
+  s.work_dir = req.work_dir;
+  s.std_out = (fs::path(req.work_dir) / (j.name + ".out")).string();
+  if (native) {
+    // Slurm schedules it: GPUs, CPUs in proportion, a QOS and a time limit (whole minutes of
+    // wall time; the rule's rounding is a whole number of them at the replay's time scale).
+    const bool tenant_qos =
+        slurm_tenant_qos(native->open_gpus[j.tenant.index()], 0, j.gpus, t.quota_gpus, true);
+    native->scavenger[k] = !tenant_qos;
+    if (tenant_qos) native->open_gpus[j.tenant.index()] += j.gpus;
+    s.qos = tenant_qos ? s.account : "scavenger";
+    const double minutes = static_cast<double>(wall_ms(native->limits.limit(j))) / 60'000.0;
+    s.time_limit_min = static_cast<std::uint32_t>(std::max(1.0, std::ceil(minutes - 1e-9)));
+    native->limit_min[k] = s.time_limit_min;
+    s.tres_per_node = "gres:gpu:" + std::to_string(j.gpus);
+    s.cpus = static_cast<std::uint16_t>(std::max(0, req.cpus_per_gpu * j.gpus));
+    s.comment = "trace=" + j.name;
+    return s;
+  }
+  s.comment =
+      "ds:gpus=" + std::to_string(j.gpus) + ";trace=" + j.name +
+      (j.gpu_util >= 0 ? ";u=" + std::to_string(static_cast<int>(j.gpu_util)) : "") +
+      (j.gpu_memory_mib > 0 ? ";mem=" + std::to_string(static_cast<long>(j.gpu_memory_mib)) : "");
+  s.hold = false;  // the submission gate parks it for DeepShare
+  return s;
+}
+
+}  // namespace
+
+ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
+  namespace fs = std::filesystem;
+  if (req.config.tenant_source != TenantSource::Config)
+    throw InputError(req.config.source +
+                     ": a replay defines its tenants (tenant_source: config, with quota_gpus and "
+                     "trace per tenant)");
+  const auto t_begin = std::chrono::steady_clock::now();
+  SlurmApi api;
+  auto nodes = api.nodes();
+  if (!nodes) throw InputError("cannot read Slurm nodes: " + api.last_error());
+  std::vector<NodeShape> shapes;
+  for (const auto& n : *nodes)
+    if (n.gpus > 0 && std::find(n.partitions.begin(), n.partitions.end(), req.config.partition) !=
+                          n.partitions.end())
+      shapes.push_back({n.name, n.gpus});
+  ExcerptSpec spec = req.excerpt;
+  const Workload w = make_excerpt(spec, req.config, shapes);
+  for (const auto& note : w.notes) log.info("note", {{"text", note}});
+  const double scale = spec.time_scale;
+  fs::create_directories(req.out_dir);
+  fs::create_directories(fs::path(req.work_dir) / "ckpt");
+
+  ControllerConfig cc = req.config;
+  cc.time_scale = scale;
+  // The replay's journal is its own, in the output folder: the config's `journal:` (it may be
+  // a copy of a production config) is never opened, let alone deleted.
+  if (!cc.journal.empty())
+    log.info("note", {{"text", "the config's journal (" + cc.journal +
+                                   ") is not used: a replay journals into its output folder"}});
+  cc.journal = (fs::path(req.out_dir) / "journal.log").string();
+  driver::DriverClock clock;
+  clock.wall0_ms =
+      driver::wall_now_ms() + 1500;  // lead time: controller up before the first submit
+  clock.origin = 0;
+  clock.scale = scale;
+  SlurmApi ctl_api;  // the controller's own: it runs in its own thread
+  driver::SystemClock wall;
+  std::unique_ptr<Controller> ctl;
+  std::unique_ptr<driver::MetricsServer> server;
+  std::atomic<bool> stop{false};
+  std::thread loop;
+  std::optional<NativeUsers> native;
+  if (req.native) {
+    native.emplace(req.config, w.tenants.size());
+    native->scavenger.assign(w.jobs.size(), false);
+    native->limit_min.assign(w.jobs.size(), 0);
+  } else {
+    start_replay_journal(cc.journal, clock.wall0_ms, clock.origin, clock.scale);  // fresh clock
+    ctl = std::make_unique<Controller>(cc, log, clock, Ports{&ctl_api, &ctl_api, &wall});
+    ctl_api.set_stats(&ctl->rpc_stats());
+    ctl->init();
+    if (!cc.metrics.empty())
+      server =
+          std::make_unique<driver::MetricsServer>(cc.metrics, [&] { return ctl->metrics_text(); });
+    loop = std::thread([&] { ctl->run(stop); });
+  }
+
+  const std::size_t n = w.jobs.size();
+  std::vector<ObservedJob> obs(n);
+  std::vector<Track> track(n);
+  std::unordered_map<std::uint32_t, std::size_t> index;
+  std::size_t next = 0, ended = 0;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<long>(req.timeout_s * 1000));
+  while (ended < n && std::chrono::steady_clock::now() < deadline) {
+    const std::int64_t wall = driver::wall_now_ms();
+    const Time now = clock.at(wall);
+    // 1. submissions due
+    while (next < n && w.jobs[next].submit <= now) {
+      const SubmitRequest sr = submission(req, w, next, native ? &*native : nullptr);
+      auto id = api.submit(sr);
+      if (!id)
+        throw InputError("submitting trace job " + w.jobs[next].name + ": " + api.last_error());
+      obs[next].submit = clock.at(driver::wall_now_ms());
+      track[next].slurm_id = *id;
+      index[*id] = next;
+      ++next;
+    }
+    // 2. observe
+    if (auto jobs = api.jobs()) {
+      const Time t_obs = clock.at(driver::wall_now_ms());
+      for (const auto& j : *jobs) {
+        auto it = index.find(j.id);
+        if (it == index.end()) continue;
+        const std::size_t k = it->second;
+        Track& tr = track[k];
+        if (tr.ended) continue;
+        ObservedJob& o = obs[k];
+        const bool running = j.state == JobState::Running;
+        if (running && !tr.in_run) {
+          ObservedRun run;
+          run.start = t_obs;
+          std::optional<Pin> pin;
+          try {
+            if (auto rec = parse_record(j.admin_comment); rec && !native) pin = rec->pin;
+          } catch (const InputError&) {
+          }
+          const bool valid = pin && pin->restart == j.restarts;
+          run.borrowed = native ? native->scavenger[k] : valid && pin->borrowed;
+          run.shared = valid && pin->shared;
+          if (valid && pin->decided_ms > 0) run.decided = pin->decided_ms;
+          if (valid) {
+            for (const auto& [name, mask] : pin->gpus)
+              for (const auto& node : w.cluster.nodes)
+                if (node.name == name) run.placement.push_back({node.id, mask});
+          }
+          o.runs.push_back(run);
+          tr.in_run = true;
+          tr.slurm_start_s = j.start_s;
+        } else if (!running && tr.in_run) {
+          o.runs.back().end = t_obs;
+          o.runs.back().preempted = true;  // until the job is seen completed
+          tr.in_run = false;
+        }
+        if (j.terminal()) {
+          tr.ended = true;
+          tr.slurm_end_s = j.end_s;
+          tr.restarts = j.restarts;
+          o.completed = j.state == JobState::Completed;
+          if (!o.runs.empty()) o.runs.back().preempted = false;
+          ++ended;
+          if (native) native_ended(*native, w, k, o);
+        }
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  stop = true;
+  if (loop.joinable()) loop.join();
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_begin).count();
+  if (ended < n) log.warn("replay_timeout", {{"ended", ended}, {"jobs", n}});
+
+  RunRecord result = result_from_observation(w, obs);
+  ReplayOutcome out;
+  out.metrics = compute_metrics(w, result);
+  out.wall_seconds = wall_s;
+  out.submitted = next;
+  for (const auto& o : obs) out.completed += o.completed;
+  RunInfo info;
+  info.policy = req.config.policy;
+  info.trace = w.name;
+  info.format = w.format;
+  info.load_factor = spec.load;
+  info.options = req.config.options;
+  info.wall_seconds = wall_s;
+  info.version = "slurm-replay";
+  write_outputs(req.out_dir, w, result, out.metrics, info);
+
+  std::ofstream csv(fs::path(req.out_dir) / "observed.csv", std::ios::binary);
+  csv << "job,slurm_id,tenant,gpus,submit_ms,first_start_ms,end_ms,queue_ms,runs,preemptions,"
+         "completed,"
+         "shared_runs,borrowed_runs,slurm_start_s,slurm_end_s,qos,time_limit_min\n";
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& o = obs[i];
+    const auto& jo = result.jobs[i];
+    int shared = 0, borrowed = 0;
+    for (const auto& r : o.runs) shared += r.shared, borrowed += r.borrowed;
+    csv << w.jobs[i].name << ',' << track[i].slurm_id << ','
+        << w.tenants[w.jobs[i].tenant.index()].name << ',' << w.jobs[i].gpus << ',' << o.submit
+        << ',' << (jo.first_start == kNever ? -1 : jo.first_start) << ','
+        << (jo.end == kNever ? -1 : jo.end) << ',' << jo.queue << ',' << o.runs.size() << ','
+        << jo.preemptions << ',' << (o.completed ? 1 : 0) << ',' << shared << ',' << borrowed << ','
+        << track[i].slurm_start_s << ',' << track[i].slurm_end_s << ',';
+    if (native)  // what the job asked Slurm for (empty under DeepShare)
+      csv << (native->scavenger[i] ? "scavenger"
+                                   : req.config.tenants[w.jobs[i].tenant.index()].account)
+          << ',' << native->limit_min[i];
+    else
+      csv << ',';
+    csv << '\n';
+  }
+  // Actuation latency, measured per run in wall seconds (docs/slurm.md §6):
+  //  - detect:  submit -> the controller's start decision, for jobs placed at once (< 1 s);
+  //  - actuate: decision (the pin's t) -> Slurm shows the job RUNNING (release, Slurm's
+  //             scheduling pass, this loop's 100 ms poll);
+  //  - overhang: observed run length - the job's work, for jobs that ran once (launch,
+  //             TaskProlog, end seen by this loop).
+  // `deepshare fidelity` simulates with start latency = detect + actuate (SimConfig).
+  std::vector<double> detect, actuate, overhang;
+  const double to_wall_s = 1.0 / (scale * 1000.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& o = obs[i];
+    for (std::size_t k = 0; k < o.runs.size(); ++k) {
+      const ObservedRun& run = o.runs[k];
+      if (native && k == 0) {
+        // No decision to time: submit -> RUNNING of the jobs Slurm started at once (< 2 s).
+        const double d = static_cast<double>(run.start - o.submit) * to_wall_s;
+        if (d < 2.0) actuate.push_back(std::max(0.0, d));
+      }
+      if (run.decided == kNever) continue;
+      actuate.push_back(static_cast<double>(run.start - run.decided) * to_wall_s);
+      const double d = static_cast<double>(run.decided - o.submit) * to_wall_s;
+      if (k == 0 && d < 1.0) detect.push_back(std::max(0.0, d));
+    }
+    if (o.completed && o.runs.size() == 1 && o.runs[0].end != kNever)
+      overhang.push_back(static_cast<double>(o.runs[0].end - o.runs[0].start - w.truth[i].work) *
+                         to_wall_s);
+  }
+  auto stats = [](std::vector<double> v) {
+    nlohmann::json j = {{"n", v.size()}, {"mean", 0.0}, {"p50", 0.0}, {"p90", 0.0}};
+    if (v.empty()) return j;
+    double sum = 0;
+    for (double x : v) sum += x;
+    j["mean"] = sum / static_cast<double>(v.size());
+    j["p50"] = quantile(v, 0.5);
+    j["p90"] = quantile(v, 0.9);
+    return j;
+  };
+  nlohmann::json rj;
+  rj["latency_wall_s"] = {
+      {"detect", stats(detect)}, {"actuate", stats(actuate)}, {"overhang", stats(overhang)}};
+  rj["start_latency_wall_s"] = rj["latency_wall_s"]["detect"]["mean"].get<double>() +
+                               rj["latency_wall_s"]["actuate"]["mean"].get<double>();
+  out.start_latency_wall_s = rj["start_latency_wall_s"].get<double>();
+  rj["native"] = req.native;
+  rj["trace"] = fs::absolute(spec.trace).string();
+  rj["format"] = spec.format;
+  rj["excerpt"] = format_excerpt(spec);
+  rj["time_scale"] = scale;
+  rj["config"] = fs::absolute(req.config_path).string();
+  rj["nodes"] = nlohmann::json::array();
+  for (const auto& s : shapes) rj["nodes"].push_back({{"name", s.name}, {"gpus", s.gpus}});
+  rj["jobs"] = n;
+  rj["submitted"] = next;
+  rj["completed"] = out.completed;
+  rj["wall_seconds"] = wall_s;
+  std::ofstream(fs::path(req.out_dir) / "replay.json", std::ios::binary) << rj.dump(2) << '\n';
+  return out;
+}
+
+}  // namespace ds::slurm
