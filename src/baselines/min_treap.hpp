@@ -29,7 +29,7 @@ class MinTreap {
   void erase(const Key& k) {
     int left = -1, mid = -1, right = -1;
     split(root_, k, left, right);  // left: < k
-    split_after(right, k, mid, right);
+    split<true>(right, k, mid, right);
     if (mid >= 0) {
       free_.push_back(mid);
       --size_;
@@ -73,32 +73,18 @@ class MinTreap {
     if (n.left >= 0) n.least = std::min(n.least, at(n.left).least);
     if (n.right >= 0) n.least = std::min(n.least, at(n.right).least);
   }
-  // left: keys < k, right: keys >= k.
+  // Inclusive = false: left gets keys < k, right keys >= k; true: left keys <= k, right > k.
+  template <bool Inclusive = false>
   void split(int t, const Key& k, int& left, int& right) {
     if (t < 0) {
       left = right = -1;
       return;
     }
-    if (at(t).key < k) {
-      split(at(t).right, k, at(t).right, right);
+    if (Inclusive ? !(k < at(t).key) : at(t).key < k) {
+      split<Inclusive>(at(t).right, k, at(t).right, right);
       left = t;
     } else {
-      split(at(t).left, k, left, at(t).left);
-      right = t;
-    }
-    pull(t);
-  }
-  // left: keys <= k, right: keys > k.
-  void split_after(int t, const Key& k, int& left, int& right) {
-    if (t < 0) {
-      left = right = -1;
-      return;
-    }
-    if (!(k < at(t).key)) {
-      split_after(at(t).right, k, at(t).right, right);
-      left = t;
-    } else {
-      split_after(at(t).left, k, left, at(t).left);
+      split<Inclusive>(at(t).left, k, left, at(t).left);
       right = t;
     }
     pull(t);
