@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "baselines/request_index.hpp"
 #include "core/error.hpp"
 
 namespace ds {
@@ -21,14 +22,6 @@ struct Entry {
   Placement placement;
   std::vector<JobId> victims;
   bool search = false;  // preempts: victims and placement come from the search at admission
-};
-
-// A queued job as the scans read it; mark == the cycle's stamp: not admissible in this cycle.
-struct Queued {
-  JobId job;
-  int gpus = 0;
-  int milli = kMilliPerGpu;
-  std::uint32_t mark = 0;
 };
 
 // Cost: the quota, the running jobs (per tenant, in preemption-candidate order) and the free
@@ -253,28 +246,33 @@ class Kueue final : public Policy {
     return j.gpus <= shadow_quota_.available(t) && place_job(shadow_, nodes, j).has_value();
   }
 
-  // Queues are flat, sorted by job id (creation order): arrivals append, requeued victims
-  // go back to their place; a scan reads GPUs and this cycle's mark inline.
-  static std::vector<Queued>::iterator find(std::vector<Queued>& q, JobId id) {
-    return std::lower_bound(q.begin(), q.end(), id,
-                            [](const Queued& a, JobId b) { return a.job < b; });
+  // A tenant's queue in creation order (ids follow submit), and its jobs by request class
+  // and reason last stated (request_index.hpp), for the nomination scan.
+  struct TenantQueue {
+    std::set<JobId> all;
+    RequestIndex<JobId> index;
+  };
+  // What decides a queued job's answers in a scan: its request, priority and preemptibility.
+  static RequestClass request_of(const JobSpec& j) {
+    return request_class(j, (kueue_priority(j) + 8) * 2 + (j.preemptible ? 1 : 0));
   }
 
-  // Queues j (not admissible in this cycle when `marked`).
+  // Queues j (not admissible in this cycle when `marked`); the caller states Priority.
   void enqueue(const JobSpec& j, bool marked = false) {
     auto& q = queues_[j.tenant.index()];
-    if (q.empty())
+    if (q.all.empty())
       waiting_.insert(std::lower_bound(waiting_.begin(), waiting_.end(), j.tenant.index()),
                       j.tenant.index());
-    q.insert(find(q, j.id), Queued{j.id, j.gpus, j.gpu_milli, marked ? stamp_ : 0});
+    if (!q.all.insert(j.id).second) return;
+    q.index.add(j.id, request_of(j), j.id, WaitReason::Priority);
+    mark_[j.id] = marked ? stamp_ : 0;
     queued_[j.id] = 1;
   }
 
   void dequeue(const JobSpec& j) {
     auto& q = queues_[j.tenant.index()];
-    auto it = find(q, j.id);
-    if (it != q.end() && it->job == j.id) q.erase(it);
-    if (q.empty())
+    if (q.all.erase(j.id) > 0) q.index.erase(j.id, j.id);
+    if (q.all.empty())
       waiting_.erase(std::lower_bound(waiting_.begin(), waiting_.end(), j.tenant.index()));
     queued_[j.id] = 0;
   }
@@ -299,81 +297,186 @@ class Kueue final : public Policy {
     return cutoff_stamp_[t] == cutoff_epoch_ ? cutoff_[t] : INT_MAX;
   }
 
-  // Step 2: the tenant's first job that fits now or after preemption.
-  // Step 2 for tenant t. Jobs before the tenant's cursor were all marked earlier in this
-  // cycle, so the scan resumes there (BestEffortFIFO; StrictFIFO looks at its head only).
-  // Nothing changes during a scan, so the quota and free-GPU bounds are read once.
+  // Step 2 for tenant t: the first job in queue order that fits now (quota and placement) or
+  // whose preemption search finds victims; the jobs passed are marked for the rest of the
+  // cycle and told why they wait. BestEffortFIFO resumes at the tenant's cursor (the jobs
+  // before it were passed earlier in this cycle); StrictFIFO looks at its head only.
+  // Nothing changes during a scan, so every job of a request class gets the same answers
+  // (request_index.hpp): the scan reads the first unmarked job of each class, and states the
+  // passed jobs per class, only where their reason changes, in queue order.
   std::optional<Entry> nominate(const ClusterSnapshot& s, std::size_t t, Decisions& out) {
-    const FreeMap::SetId nodes = sets_[part(t)];
-    auto& q = queues_[t];
-    auto it = cfg_.strict_fifo || cursor_stamp_[t] != stamp_ ? q.begin() : find(q, cursor_[t]);
-    const int available = quota_.available(t);
-    const auto largest = free_.set_largest_fit(nodes);
-    const bool reclaims = cfg_.limits.cohort && cfg_.reclaim != ReclaimPolicy::Never;
-    auto entry = [&](JobId id) {
-      const JobSpec& j = s.jobs[id.index()];
-      return Entry{id,
-                   t,
-                   kueue_priority(j),
-                   quota_.borrowing(t, j.gpus),
-                   cfg_.fair_sharing ? quota_.drs(t, j.gpus) : 0,
-                   {},
-                   {}};
-    };
-    for (; it != q.end(); ++it) {
-      const JobId id = it->job;
-      if (it->mark == stamp_) {
+    TenantQueue& q = queues_[t];
+    facts_.assign(q.index.classes(), Facts{});
+    if (cfg_.strict_fifo || cfg_.reference_scan) return nominate_plain(s, t, out);
+    const auto marked = [&](JobId k) { return mark_[k] == stamp_; };
+    const bool resumes = cursor_stamp_[t] == stamp_;  // else from the queue's start
+    const JobId from = resumes ? cursor_[t] : JobId(0);
+    cursor_stamp_[t] = stamp_;
+    // Each class's first unmarked job from the scan's position, read once: a class that fits
+    // offers it, one that may search offers it until its search fails (then its next job).
+    heads_.assign(q.index.classes(), JobId());
+    std::optional<JobId> fit;
+    for (std::size_t c = 0; c < q.index.classes(); ++c) {
+      if (q.index.at(c).size == 0) continue;
+      const JobId* k = q.index.first(c, resumes ? &from : nullptr, false, marked);
+      if (!k) continue;
+      heads_[c] = *k;
+      const Facts& f = facts(s, t, *k);
+      if (f.in_quota && f.fits) fit = fit ? std::min(*fit, *k) : *k;
+    }
+    // The jobs that would search, in queue order: the heads of the classes that do not fit
+    // (a heap); a class whose GPUs reach the cutoff searches no more in this scan (the cutoff
+    // only falls, and a failed search sets it to the job's GPUs).
+    probes_heap_.clear();
+    if (cfg_.limits.cohort && cfg_.reclaim != ReclaimPolicy::Never)
+      for (std::uint32_t c = 0; c < heads_.size(); ++c)
+        if (heads_[c].valid() && !(facts_[c].in_quota && facts_[c].fits))
+          probes_heap_.emplace_back(heads_[c], c);
+    const auto later = [](const auto& a, const auto& b) { return b.first < a.first; };
+    std::make_heap(probes_heap_.begin(), probes_heap_.end(), later);
+    std::optional<Entry> found;
+    std::optional<JobId> end;  // the job nominated; none: the scan passed every job
+    for (;;) {
+      while (!probes_heap_.empty() &&
+             q.index.at(probes_heap_.front().second).req.gpus >= cutoff(t)) {
+        std::pop_heap(probes_heap_.begin(), probes_heap_.end(), later);
+        probes_heap_.pop_back();
+      }
+      const bool probe = !probes_heap_.empty();
+      if (fit && (!probe || *fit < probes_heap_.front().first)) {
+        end = fit;
+        found = entry(s, t, *fit);
+        break;
+      }
+      if (!probe) break;
+      std::pop_heap(probes_heap_.begin(), probes_heap_.end(), later);
+      const JobId id = probes_heap_.back().first;
+      probes_heap_.pop_back();
+      if ((found = search(s, t, id))) {
+        end = id;
+        break;
+      }
+      // Passed (stated below), then marked. Its class searches no more in this scan: the
+      // cutoff is now its GPUs.
+      probes_.push_back(id);
+    }
+    cursor_[t] = end.value_or(JobId());
+    notes_.clear();
+    pass(q, resumes ? &from : nullptr, end ? &*end : nullptr, marked);
+    for (JobId k : probes_) mark_[k] = stamp_;
+    probes_.clear();
+    std::sort(notes_.begin(), notes_.end());
+    for (const auto& [id, reason] : notes_) note_wait(out, id, reason);
+    return found;
+  }
+
+  // The same scan job by job (StrictFIFO: its head only): the reference the indexed scan
+  // is checked against (KueueConfig::reference_scan, tests/deep_queue_test.cpp).
+  std::optional<Entry> nominate_plain(const ClusterSnapshot& s, std::size_t t, Decisions& out) {
+    TenantQueue& q = queues_[t];
+    auto it = cfg_.strict_fifo || cursor_stamp_[t] != stamp_ ? q.all.begin()
+                                                             : q.all.lower_bound(cursor_[t]);
+    for (; it != q.all.end(); ++it) {
+      const JobId id = *it;
+      if (mark_[id] == stamp_) {
         if (cfg_.strict_fifo) return std::nullopt;
         continue;
       }
       cursor_[t] = id;
       cursor_stamp_[t] = stamp_;
-      // A job the engine cannot preempt (Slurm --no-requeue) is admitted within its nominal
-      // quota only: a borrowed admission could never be reclaimed. (Trace jobs are all
-      // preemptible.) With preemption it never borrows either (borrowWithinCohort = Never).
-      const bool in_quota = it->gpus <= available &&
-                            (s.jobs[id.index()].preemptible || !quota_.borrowing(t, it->gpus));
-      if (in_quota) {
-        const bool fits = largest && it->milli >= kMilliPerGpu
-                              ? it->gpus <= *largest
-                              : place_job(free_, nodes, s.jobs[id.index()]).has_value();
-        if (fits) return entry(id);
-      }
-      if (reclaims && it->gpus < cutoff(t)) {
-        ++searches_;
-        const JobSpec& j = s.jobs[id.index()];
-        if (shadowed_) {
-          if (shadow_fits(j, t, nodes)) {
-            Entry e = entry(id);
-            e.search = true;
-            return e;
-          }
-        } else {
-          Entry e = entry(id);
-          const KueueRequest req{&j, t, e.priority, nodes};
-          auto v = cfg_.fair_sharing
-                       ? kueue_fair_preemption(req, running_, quota_, free_, cfg_.reclaim)
-                       : kueue_classical_preemption(req, running_, quota_, free_, cfg_.reclaim);
-          if (v) {
-            e.placement = std::move(v->placement);
-            e.victims = std::move(v->victims);
-            return e;
-          }
-        }
-        cutoff_[t] = j.gpus;
-        cutoff_stamp_[t] = cutoff_epoch_;
-      }
-      it->mark = stamp_;
-      // room_reason(), from the record.
-      const bool no_fit = it->milli < kMilliPerGpu || it->gpus > free_.set_free_gpus(nodes);
-      note_wait(
-          out, id,
-          !in_quota ? WaitReason::Quota : (no_fit ? WaitReason::NoFit : WaitReason::Fragmented));
+      const Facts f = facts_of(s, t, id);
+      if (f.in_quota && f.fits) return entry(s, t, id);
+      if (searches(t, id, s))
+        if (auto e = search(s, t, id)) return e;
+      mark_[id] = stamp_;
+      note_wait(out, id, f.reason);
+      q.index.stated(id, id, f.reason);
       if (cfg_.strict_fifo) return std::nullopt;
     }
     cursor_[t] = JobId();  // after every job
     cursor_stamp_[t] = stamp_;
     return std::nullopt;
+  }
+
+  // What a scan answers for a job, and so for every job of its request class (the indexed
+  // scan asks once per class and scan).
+  struct Facts {
+    bool known = false;
+    bool in_quota = false;
+    bool fits = false;
+    WaitReason reason = WaitReason::Priority;  // room_reason(), or Quota
+  };
+  const Facts& facts(const ClusterSnapshot& s, std::size_t t, JobId sample) {
+    Facts& f = facts_[queues_[t].index.class_of(sample)];
+    if (!f.known) f = facts_of(s, t, sample);
+    return f;
+  }
+  Facts facts_of(const ClusterSnapshot& s, std::size_t t, JobId id) const {
+    Facts f;
+    const FreeMap::SetId nodes = sets_[part(t)];
+    const JobSpec& j = s.jobs[id.index()];
+    // A job the engine cannot preempt (Slurm --no-requeue) is admitted within its nominal
+    // quota only: a borrowed admission could never be reclaimed. (Trace jobs are all
+    // preemptible.) With preemption it never borrows either (borrowWithinCohort = Never).
+    f.known = true;
+    f.in_quota = j.gpus <= quota_.available(t) && (j.preemptible || !quota_.borrowing(t, j.gpus));
+    const auto largest = free_.set_largest_fit(nodes);
+    if (f.in_quota)
+      f.fits = largest && j.gpu_milli >= kMilliPerGpu ? j.gpus <= *largest
+                                                      : place_job(free_, nodes, j).has_value();
+    const bool no_fit = j.gpu_milli < kMilliPerGpu || j.gpus > free_.set_free_gpus(nodes);
+    f.reason =
+        !f.in_quota ? WaitReason::Quota : (no_fit ? WaitReason::NoFit : WaitReason::Fragmented);
+    return f;
+  }
+  // Whether a job that does not fit now has its preemption search run.
+  [[nodiscard]] bool searches(std::size_t t, JobId id, const ClusterSnapshot& s) const {
+    return cfg_.limits.cohort && cfg_.reclaim != ReclaimPolicy::Never &&
+           s.jobs[id.index()].gpus < cutoff(t);
+  }
+  Entry entry(const ClusterSnapshot& s, std::size_t t, JobId id) const {
+    const JobSpec& j = s.jobs[id.index()];
+    return Entry{id,
+                 t,
+                 kueue_priority(j),
+                 quota_.borrowing(t, j.gpus),
+                 cfg_.fair_sharing ? quota_.drs(t, j.gpus) : 0,
+                 {},
+                 {}};
+  }
+  // The preemption search for `id`; when it fails, no job as large of this tenant searches
+  // again until capacity moves in this cycle.
+  std::optional<Entry> search(const ClusterSnapshot& s, std::size_t t, JobId id) {
+    ++searches_;
+    const JobSpec& j = s.jobs[id.index()];
+    const FreeMap::SetId nodes = sets_[part(t)];
+    Entry e = entry(s, t, id);
+    if (shadowed_) {
+      if (shadow_fits(j, t, nodes)) {
+        e.search = true;
+        return e;
+      }
+    } else {
+      const KueueRequest req{&j, t, e.priority, nodes};
+      auto v = cfg_.fair_sharing
+                   ? kueue_fair_preemption(req, running_, quota_, free_, cfg_.reclaim)
+                   : kueue_classical_preemption(req, running_, quota_, free_, cfg_.reclaim);
+      if (v) {
+        e.placement = std::move(v->placement);
+        e.victims = std::move(v->victims);
+        return e;
+      }
+    }
+    cutoff_[t] = j.gpus;
+    cutoff_stamp_[t] = cutoff_epoch_;
+    return std::nullopt;
+  }
+  // The scan passes the unmarked jobs of [from, to) (null: from the start, to the end): each
+  // is told the reason of its class (every class with a job in the range has its facts known).
+  template <class Marked>
+  void pass(TenantQueue& q, const JobId* from, const JobId* to, Marked marked) {
+    for (std::size_t c = 0; c < q.index.classes(); ++c)
+      if (facts_[c].known) q.index.restate(c, from, to, facts_[c].reason, notes_, marked);
   }
 
   // Step 3.
@@ -446,8 +549,13 @@ class Kueue final : public Policy {
   std::vector<FreeMap::SetId> sets_;  // per partition
   std::vector<JobId> admitted_;       // admitted in this cycle
   PerJob<std::uint8_t> counted_;
-  std::vector<std::vector<Queued>> queues_;  // per tenant, by creation order (ids follow submit)
-  std::vector<std::size_t> waiting_;         // tenants with a queued job, ascending
+  std::vector<TenantQueue> queues_;  // per tenant
+  PerJob<std::uint32_t> mark_;       // == stamp_: not admissible in this cycle
+  std::vector<Facts> facts_;         // scratch of one nomination: by request class
+  std::vector<JobId> heads_, probes_;
+  std::vector<std::pair<JobId, std::uint32_t>> probes_heap_;
+  RequestIndex<JobId>::Notes notes_;
+  std::vector<std::size_t> waiting_;  // tenants with a queued job, ascending
   PerJob<std::uint8_t> queued_;
   std::uint32_t stamp_ = 0;
   std::vector<int> cutoff_;

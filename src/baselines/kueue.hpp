@@ -53,6 +53,9 @@ struct KueueConfig {
   bool strict_fifo = false;
   ReclaimPolicy reclaim = ReclaimPolicy::Any;
   KueueLimits limits;
+  // Nominate by walking each queue job by job instead of per request class: the reference
+  // the indexed scan is checked against (tests/deep_queue_test.cpp); same results.
+  bool reference_scan = false;
 };
 
 std::unique_ptr<Policy> make_kueue(const PolicyContext& ctx);

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <unordered_map>
 
+#include "baselines/lucid_queue.hpp"
 #include "core/csv.hpp"
 #include "core/error.hpp"
 #include "model/aux_data.hpp"
@@ -25,12 +27,7 @@ struct Vc {
   std::vector<NodeId> nodes;
   FreeMap::SetId set = 0;  // `nodes` in the policy's free map
   int capacity = 0;        // GPUs it may ever have (with the elastic node)
-  // (priority, arrival order) -> what allocate() reads first, kept inline.
-  struct Queued {
-    int gpus = 0;
-    int milli = kMilliPerGpu;
-  };
-  std::map<std::pair<double, JobId>, Queued> queue;
+  LucidQueue queue;        // (priority, arrival order), with the scan's indexes
   std::vector<JobId> run;
   // Running jobs that run alone (possible partners), by GPU count and sharescore bucket
   // (Lucid::score_bucket), each in start order (the order of `run`): the pairing rule looks
@@ -227,7 +224,7 @@ class Lucid final : public Policy {
   void withdraw(const ClusterSnapshot& s, JobId id) {
     const JobSpec& j = s.jobs[id.index()];
     if (setup_.profiler && profiler_.withdraw(j)) return;
-    if (vc_entry_[id] >= 0 && vcs_[vc_of(j)].queue.erase({priority_[id], id}) > 0) {
+    if (vc_entry_[id] >= 0 && vcs_[vc_of(j)].queue.erase(j, priority_[id])) {
       --queued_;
       mark(vc_of(j));
     }
@@ -311,10 +308,7 @@ class Lucid final : public Policy {
     }
     priority_[id] = est * j.gpus;
     vc_entry_[id] = s.now;
-    if (vcs_[vc_of(j)]
-            .queue.emplace(std::pair{priority_[id], id}, Vc::Queued{j.gpus, j.gpu_milli})
-            .second)
-      ++queued_;
+    if (vcs_[vc_of(j)].queue.add(j, priority_[id], share_score_[id])) ++queued_;
     mark(vc_of(j));
   }
 
@@ -399,55 +393,188 @@ class Lucid final : public Policy {
     return false;
   }
 
+  void note(Vc& vc, const QueueKey& k, WaitReason r, Decisions& out) {
+    vc.queue.stated(k, r);
+    note_wait(out, k.job, r);
+  }
+  void dequeue(Vc& vc, const JobSpec& j) {
+    vc.queue.erase(j, priority_[j.id]);
+    --queued_;
+  }
+
   void allocate(const ClusterSnapshot& s, Vc& vc, FreeMap& free, bool sharing, Decisions& out) {
     vc.dirty = false;
-    // The largest whole-GPU job consolidate placement can place in the VC now (nullopt: node
-    // sizes differ, ask place_job); refreshed after every start.
+    if (sharing) {
+      if (setup_.reference_scan)
+        allocate_sharing_plain(s, vc, free, out);
+      else
+        allocate_sharing(s, vc, free, out);
+      return;
+    }
+    // Sharing off: start jobs in order; stop at the first that does not fit. The largest
+    // whole-GPU job consolidate placement can place in the VC now (nullopt: node sizes
+    // differ, ask place_job), refreshed after every start.
     std::optional<int> largest = free.set_largest_fit(vc.set);
-    for (auto it = vc.queue.begin(); it != vc.queue.end();) {
-      const JobId id = it->first.second;
-      const Vc::Queued q = it->second;
-      if (largest && q.milli >= kMilliPerGpu && q.gpus > *largest &&
-          !(sharing && any_alone(vc, q.gpus))) {
-        // Neither a partner nor room: the answers below, without reading the job.
-        note_wait(out, id,
-                  q.gpus > free.set_free_gpus(vc.set) ? WaitReason::NoFit : WaitReason::Fragmented);
-        if (!sharing) break;
-        ++it;
-        continue;
-      }
-      const JobSpec& j = s.jobs[id.index()];
-      if (sharing) {
-        if (auto t = partner_for(s, vc, j)) {
-          set_alone(vc, s.jobs[t->index()], false);
-          partner_[id] = *t;
-          partner_[*t] = id;
-          first_of_pair_[*t] = 1;
-          ++shared_starts_;
-          start(s, vc, id, placement_[*t], true, out);
-          it = vc.queue.erase(it);
-          --queued_;
-          continue;
-        }
-      }
-      if (largest && q.milli >= kMilliPerGpu && q.gpus > *largest) {
-        note_wait(out, id, room_reason(free.set_free_gpus(vc.set), j));
-        if (!sharing) break;
-        ++it;
-        continue;
-      }
-      auto p = place_job(free, vc.set, j);
+    while (!vc.queue.empty()) {
+      const auto [key, q] = *vc.queue.jobs().begin();
+      const JobSpec& j = s.jobs[key.job.index()];
+      std::optional<Placement> p;
+      if (!largest || q.milli < kMilliPerGpu || q.gpus <= *largest) p = place_job(free, vc.set, j);
       if (!p) {
-        note_wait(out, id, room_reason(free.set_free_gpus(vc.set), j));
-        if (!sharing) break;  // head-of-line while sharing is off
-        ++it;
+        note(vc, key, room_reason(free.set_free_gpus(vc.set), j), out);
+        break;
+      }
+      free.take(*p, j.gpu_milli);
+      dequeue(vc, j);
+      start(s, vc, key.job, std::move(*p), false, out);
+      largest = free.set_largest_fit(vc.set);
+    }
+  }
+
+  // Sharing on, Lucid's scan: every queued job in order first looks for a partner (a running
+  // job alone that it may pair with), else for room; one that finds neither waits, and the
+  // scan goes on to the end. Looked at per request class (request_index.hpp): whether a job
+  // can be placed depends on its class and the free map, which only loses capacity along the
+  // scan; whether it can pair, on the running jobs alone of its GPU count (lucid_queue.hpp
+  // finds the first job that can). So the scan is a merge, in queue order, of each class's
+  // first job that can act; after each start the classes it may affect find theirs again
+  // (a placement: those that could be placed, and its own GPU count, which gained a job
+  // alone; a pairing: its GPU count, which lost one). The jobs that cannot act are told
+  // room_reason(free GPUs when the scan passes them): free GPUs only fall, so per class
+  // Fragmented up to the first placement that leaves fewer than its GPUs, NoFit after; only
+  // the reasons that change are stated.
+  void allocate_sharing(const ClusterSnapshot& s, Vc& vc, FreeMap& free, Decisions& out) {
+    auto& index = vc.queue.index();
+    const int free_before = free.set_free_gpus(vc.set);
+    scan_ = Scan{free.set_largest_fit(vc.set), {}, std::nullopt, {}, {}, {}};
+    scan_.cls.assign(index.classes(), ClassState{});
+    for (std::uint32_t c = 0; c < index.classes(); ++c) refresh(s, vc, free, c);
+    while (!scan_.heap.empty()) {
+      std::pop_heap(scan_.heap.begin(), scan_.heap.end(), std::greater<>());
+      const auto [key, c] = scan_.heap.back();
+      scan_.heap.pop_back();
+      if (scan_.cls[c].candidate != key) continue;  // replaced since
+      act(s, vc, free, key, c, out);
+    }
+    // The reasons of the jobs the scan passed (all still queued).
+    scan_.notes.clear();
+    const auto none = [](const QueueKey&) { return false; };
+    for (std::uint32_t c = 0; c < index.classes(); ++c) {
+      const RequestClass& req = index.at(c).req;
+      const QueueKey* below = nullptr;  // NoFit from here on
+      bool all_below = req.milli < kMilliPerGpu || free_before < req.gpus;
+      for (const auto& [k, left] : scan_.placed)
+        if (!all_below && left < req.gpus) {
+          below = &k;
+          break;
+        }
+      if (all_below) {
+        index.restate(c, nullptr, nullptr, WaitReason::NoFit, scan_.notes, none);
+        continue;
+      }
+      index.restate(c, nullptr, below, WaitReason::Fragmented, scan_.notes, none);
+      if (below) index.restate(c, below, nullptr, WaitReason::NoFit, scan_.notes, none);
+    }
+    std::sort(scan_.notes.begin(), scan_.notes.end());
+    for (const auto& [k, reason] : scan_.notes) note_wait(out, k.job, reason);
+  }
+
+  // The same scan job by job: the reference the indexed scan is checked against
+  // (LucidSetup::reference_scan, tests/deep_queue_test.cpp).
+  void allocate_sharing_plain(const ClusterSnapshot& s, Vc& vc, FreeMap& free, Decisions& out) {
+    std::optional<int> largest = free.set_largest_fit(vc.set);
+    for (auto it = vc.queue.jobs().begin(); it != vc.queue.jobs().end();) {
+      const auto [key, q] = *it++;
+      const JobSpec& j = s.jobs[key.job.index()];
+      if (auto t = partner_for(s, vc, j)) {
+        pair_start(s, vc, j, *t, out);
+        continue;
+      }
+      std::optional<Placement> p;
+      if (!largest || q.milli < kMilliPerGpu || q.gpus <= *largest) p = place_job(free, vc.set, j);
+      if (!p) {
+        note(vc, key, room_reason(free.set_free_gpus(vc.set), j), out);
         continue;
       }
       free.take(*p, j.gpu_milli);
-      start(s, vc, id, std::move(*p), false, out);
-      it = vc.queue.erase(it);
-      --queued_;
+      dequeue(vc, j);
+      start(s, vc, key.job, std::move(*p), false, out);
       largest = free.set_largest_fit(vc.set);
+    }
+  }
+
+  void pair_start(const ClusterSnapshot& s, Vc& vc, const JobSpec& j, JobId t, Decisions& out) {
+    set_alone(vc, s.jobs[t.index()], false);
+    partner_[j.id] = t;
+    partner_[t] = j.id;
+    first_of_pair_[t] = 1;
+    ++shared_starts_;
+    dequeue(vc, j);
+    start(s, vc, j.id, placement_[t], true, out);
+  }
+
+  // The scan's next job that acts: pairs if it can, else is placed.
+  void act(const ClusterSnapshot& s, Vc& vc, FreeMap& free, const QueueKey& key, std::uint32_t c,
+           Decisions& out) {
+    const JobId id = key.job;
+    const JobSpec& j = s.jobs[id.index()];
+    scan_.at = key;
+    if (auto t = partner_for(s, vc, j)) {
+      pair_start(s, vc, j, *t, out);
+      refresh(s, vc, free, c);
+      return;
+    }
+    auto p = place_job(free, vc.set, j);
+    if (!p) throw std::logic_error("lucid: a job the scan found placeable does not fit");
+    free.take(*p, j.gpu_milli);
+    dequeue(vc, j);
+    start(s, vc, id, std::move(*p), false, out);
+    scan_.largest = free.set_largest_fit(vc.set);
+    scan_.placed.emplace_back(key, free.set_free_gpus(vc.set));
+    for (std::uint32_t k = 0; k < scan_.cls.size(); ++k)
+      if (k == c || (scan_.cls[k].placeable && !placeable(s, vc, free, k)) ||
+          (!scan_.cls[k].placeable && vc.queue.index().at(k).req.gpus == j.gpus))
+        refresh(s, vc, free, k);
+  }
+
+  // Whether the jobs of class c can be placed now (`sample`: any of them).
+  bool placeable(const ClusterSnapshot& s, Vc& vc, const FreeMap& free, std::uint32_t c) {
+    const RequestClass& req = vc.queue.index().at(c).req;
+    if (scan_.largest && req.milli >= kMilliPerGpu) return req.gpus <= *scan_.largest;
+    const QueueKey* k = vc.queue.index().first(c, scan_.at ? &*scan_.at : nullptr, true,
+                                               [](const QueueKey&) { return false; });
+    return k && place_job(free, vc.set, s.jobs[k->job.index()]).has_value();
+  }
+
+  // Class c's first job after the scan's position that can act now.
+  void refresh(const ClusterSnapshot& s, Vc& vc, const FreeMap& free, std::uint32_t c) {
+    ClassState& st = scan_.cls[c];
+    st.candidate.reset();
+    const QueueKey* after = scan_.at ? &*scan_.at : nullptr;
+    const QueueKey* first =
+        vc.queue.index().first(c, after, true, [](const QueueKey&) { return false; });
+    if (!first) return;
+    st.placeable = placeable(s, vc, free, c);
+    if (st.placeable) {
+      st.candidate = *first;
+    } else {
+      const RequestClass& req = vc.queue.index().at(c).req;
+      if (req.gpus > kMaxShareGpus || req.milli < kMilliPerGpu || !any_alone(vc, req.gpus)) return;
+      for (const auto& bucket : vc.alone[static_cast<std::size_t>(req.gpus)])
+        for (const auto& [seq, t] : bucket) {
+          const PairView tv = view(s.jobs[t.index()]);
+          const double mem = static_cast<double>(
+              s.cluster->nodes[placement_[t].front().node.index()].gpu_memory_mib);
+          auto k = vc.queue.first_partner(
+              c, after, tv.score, mem - tv.gmem_mib, 2 * tv.priority, [&](const QueueKey& q) {
+                return lucid_can_pair(view(s.jobs[q.job.index()]), tv, mem);
+              });
+          if (k && (!st.candidate || *k < *st.candidate)) st.candidate = k;
+        }
+    }
+    if (st.candidate) {
+      scan_.heap.emplace_back(*st.candidate, c);
+      std::push_heap(scan_.heap.begin(), scan_.heap.end(), std::greater<>());
     }
   }
 
@@ -463,6 +590,23 @@ class Lucid final : public Policy {
     }
     return w;
   }
+
+  // Scratch of one allocate_sharing(): per request class, whether it can be placed and its
+  // next job that can act; the heap of those; the scan's position; the placements made
+  // (with the free GPUs after each), the notes.
+  struct ClassState {
+    bool placeable = false;
+    std::optional<QueueKey> candidate;
+  };
+  struct Scan {
+    std::optional<int> largest;
+    std::vector<ClassState> cls;
+    std::optional<QueueKey> at;
+    std::vector<std::pair<QueueKey, std::uint32_t>> heap;
+    std::vector<std::pair<QueueKey, int>> placed;
+    RequestIndex<QueueKey>::Notes notes;
+  };
+  Scan scan_;
 
   LucidSetup setup_;
   LucidProfiler profiler_;

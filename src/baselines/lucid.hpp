@@ -93,6 +93,9 @@ struct LucidSetup {
   Time pas_period = seconds(100);  // Lucid evaluates PAS every 100 s
   // Keep Lucid's partner-recovery quirk (lucid.cpp, finish()): fidelity mode only.
   bool lucid_recover_quirk = false;
+  // Scan the queue job by job while sharing instead of per request class: the reference the
+  // indexed scan is checked against (tests/deep_queue_test.cpp); same results.
+  bool reference_scan = false;
   std::string label = "lucid";  // prefix of summary keys
 };
 

@@ -99,13 +99,16 @@ OrderedQueues::OrderedQueues(Partitions partitions, StartRule rule)
       rule_(rule),
       free_(parts_.size()),
       queues_(parts_.size()),
-      fractional_(parts_.size(), 0) {}
+      fractional_(parts_.size(), 0) {
+  if (rule_ == StartRule::Backfill) index_.resize(parts_.size());
+}
 
 void OrderedQueues::push(const JobSpec& j, double primary, std::int64_t secondary) {
   const std::size_t p = parts_.of(j);
   QueueKey k{primary, secondary, j.id};
   if (!queues_[p].insert(k).second) return;
   key_of_[j.id] = k;
+  if (!index_.empty()) index_[p].add(j.id, request_class(j), k, WaitReason::Priority);
   ++queued_;
   if (j.gpu_milli < kMilliPerGpu) ++fractional_[p];
   free_.mark(p);
@@ -113,10 +116,22 @@ void OrderedQueues::push(const JobSpec& j, double primary, std::int64_t secondar
 
 void OrderedQueues::remove(const JobSpec& j) {
   const std::size_t p = parts_.of(j);
-  if (queues_[p].erase(key_of_[j.id]) == 0) return;  // not queued (the key names the job)
+  if (queues_[p].count(key_of_[j.id]) == 0) return;  // not queued (the key names the job)
+  take(p, j);
+  free_.mark(p);
+}
+
+void OrderedQueues::take(std::size_t p, const JobSpec& j) {
+  const QueueKey& k = key_of_[j.id];
+  if (!index_.empty()) index_[p].erase(j.id, k);
+  queues_[p].erase(k);
   --queued_;
   if (j.gpu_milli < kMilliPerGpu) --fractional_[p];
-  free_.mark(p);
+}
+
+void OrderedQueues::note(std::size_t p, const JobSpec& j, WaitReason reason, Decisions& out) {
+  if (!index_.empty()) index_[p].stated(j.id, key_of_[j.id], reason);
+  note_wait(out, j.id, reason);
 }
 
 // One pass of the start loop over a partition.
@@ -131,19 +146,26 @@ class OrderedQueues::Loop {
 
   // Whether to look at any further job (cheap exit when nothing can fit any more).
   [[nodiscard]] bool open() const { return free_gpus_ > 0 || q_.fractional_[p_] > 0; }
+  [[nodiscard]] int free_gpus() const { return free_gpus_; }
 
-  Step visit(JobId id) {
+  // Starts `id` if it can be placed now (the job stays queued: the caller takes it).
+  bool try_start(JobId id) {
     const JobSpec& j = s_.jobs[id.index()];
     const bool whole = j.gpu_milli >= kMilliPerGpu;
     // A whole-GPU job larger than the largest that fits cannot be placed (the same answer
     // as trying, without the search).
     if ((whole && (j.gpus > free_gpus_ || j.gpus > largest_)) ||
-        !try_start(j, *free_, set_, out_)) {
-      note_wait(out_, id, room_reason(free_gpus_, j));
-      return q_.rule_ == StartRule::HeadOfLine ? Step::Stop : Step::Skipped;
-    }
+        !ds::try_start(j, *free_, set_, out_))
+      return false;
     refresh();
-    return Step::Started;
+    return true;
+  }
+
+  Step visit(JobId id) {
+    if (try_start(id)) return Step::Started;
+    const JobSpec& j = s_.jobs[id.index()];
+    q_.note(p_, j, room_reason(free_gpus_, j), out_);
+    return q_.rule_ == StartRule::HeadOfLine ? Step::Stop : Step::Skipped;
   }
 
  private:
@@ -163,25 +185,106 @@ class OrderedQueues::Loop {
 };
 
 void OrderedQueues::start(std::size_t p, const ClusterSnapshot& s, Decisions& out) {
+  if (queues_[p].empty()) return;
+  if (rule_ == StartRule::Backfill) {
+    start_backfill(p, s, out);
+    return;
+  }
   auto& q = queues_[p];
-  if (q.empty()) return;
   Loop loop(*this, p, s, out);
   auto it = q.begin();
   while (it != q.end() && loop.open()) {
     const JobId id = it->job;
-    const auto step = loop.visit(id);
-    if (step == Loop::Step::Stop) return;
-    if (step == Loop::Step::Skipped) {
-      ++it;
-      continue;
-    }
-    if (s.jobs[id.index()].gpu_milli < kMilliPerGpu) --fractional_[p];
-    it = q.erase(it);
-    --queued_;
+    if (loop.visit(id) == Loop::Step::Stop) return;
+    ++it;
+    take(p, s.jobs[id.index()]);
   }
   // The partition is full: the next job in order waits for room (those behind it keep
   // their reason: they wait behind it).
-  if (it != q.end()) note_wait(out, it->job, WaitReason::NoFit);
+  if (it != q.end()) note(p, s.jobs[it->job.index()], WaitReason::NoFit, out);
+}
+
+// The backfill loop of start() without walking the queue (request_index.hpp). Why it gives
+// the plain loop's starts and reasons:
+//  - Within one loop the free map only loses capacity (takes), and placement is monotone in
+//    free capacity (consolidate: a node with enough free GPUs, enough wholly free nodes and
+//    a remainder node; fraction: a GPU with enough free share). A class whose first job in
+//    the walk does not fit has no job that fits for the rest of the loop: it is dead.
+//  - So the loop is a merge of the live classes' jobs in queue order (a heap of one
+//    candidate per class): each candidate either starts (the next start of the plain loop,
+//    since everything before it belongs to dead classes) or kills its class.
+//  - The reason the plain loop states for a job it passes is room_reason(free GPUs at that
+//    moment, job): NoFit for fractional jobs and for jobs larger than the free GPUs, else
+//    Fragmented. Free GPUs only fall along the walk, so a dead whole-GPU class of g GPUs is
+//    Fragmented from its death up to the first start that leaves fewer than g free, NoFit
+//    after; the walk ends at the queue's end or, when the partition is full (no free GPU,
+//    no fractional job queued), right after the last start, where only the next job is
+//    stated (NoFit).
+// Cost: O((classes + starts + reasons that change) x log n).
+void OrderedQueues::start_backfill(std::size_t p, const ClusterSnapshot& s, Decisions& out) {
+  auto& index = index_[p];
+  const auto any = [](const QueueKey&) { return false; };
+  Loop loop(*this, p, s, out);
+  const int free_before = loop.free_gpus();
+  heap_.clear();
+  starts_.clear();
+  dead_.clear();
+  notes_.clear();
+  for (std::uint32_t c = 0; c < index.classes(); ++c)
+    if (const QueueKey* k = index.first(c, nullptr, false, any)) heap_.push_back({*k, c});
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+  bool full = false;
+  for (;;) {
+    if (!loop.open()) {
+      full = true;
+      break;
+    }
+    if (heap_.empty()) break;
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    const Candidate c = heap_.back();
+    heap_.pop_back();
+    if (!loop.try_start(c.key.job)) {
+      dead_.emplace_back(c.cls, c.key);  // nothing of this class fits for the rest of the loop
+      continue;
+    }
+    starts_.emplace_back(c.key, loop.free_gpus());
+    take(p, s.jobs[c.key.job.index()]);
+    if (const QueueKey* k = index.first(c.cls, &c.key, true, any)) {
+      heap_.push_back({*k, c.cls});
+      std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+    }
+  }
+  // The jobs the plain loop passes: each dead class from its death to the end of the walk
+  // (the queue's end, or the last start when the partition is full).
+  const QueueKey* end = full && !starts_.empty() ? &starts_.back().first : nullptr;
+  for (const auto& [cls, death] : dead_) {
+    const RequestClass& req = index.at(cls).req;
+    // Fragmented while at least req.gpus GPUs are free, NoFit from the first start after
+    // which fewer are (fractional jobs: NoFit throughout).
+    const QueueKey* below = &death;
+    if (req.milli >= kMilliPerGpu && free_before >= req.gpus) {
+      below = nullptr;
+      for (const auto& [key, free] : starts_)
+        if (free < req.gpus) {
+          below = death < key ? &key : &death;
+          break;
+        }
+    }
+    if (!below || (end && !(*below < *end))) {
+      index.restate(cls, &death, end, WaitReason::Fragmented, notes_, any);
+      continue;
+    }
+    index.restate(cls, &death, below, WaitReason::Fragmented, notes_, any);
+    index.restate(cls, below, end, WaitReason::NoFit, notes_, any);
+  }
+  std::sort(notes_.begin(), notes_.end());
+  for (const auto& [key, reason] : notes_) note_wait(out, key.job, reason);
+  // The partition is full: the next job in order waits for room (as in start()).
+  if (full) {
+    auto& q = queues_[p];
+    auto it = starts_.empty() ? q.begin() : q.upper_bound(starts_.back().first);
+    if (it != q.end()) note(p, s.jobs[it->job.index()], WaitReason::NoFit, out);
+  }
 }
 
 void OrderedQueues::start_all(const ClusterSnapshot& s, Decisions& out) {
@@ -194,15 +297,13 @@ void OrderedQueues::start_in_order(std::size_t p, std::span<const JobId> order,
   Loop loop(*this, p, s, out);
   for (JobId id : order) {
     if (!loop.open()) {
-      note_wait(out, id, WaitReason::NoFit);
+      note(p, s.jobs[id.index()], WaitReason::NoFit, out);
       break;
     }
     const auto step = loop.visit(id);
     if (step == Loop::Step::Stop) break;
     if (step == Loop::Step::Skipped) continue;
-    if (s.jobs[id.index()].gpu_milli < kMilliPerGpu) --fractional_[p];
-    queues_[p].erase(key_of_[id]);
-    --queued_;
+    take(p, s.jobs[id.index()]);
   }
 }
 

@@ -17,6 +17,9 @@
 // snapshot's changed nodes), each partition is an indexed node set of it, and a partition's
 // start loop runs only in cycles where its queue or its nodes changed: otherwise the loop
 // would try the same jobs on the same free GPUs, start nothing and state the same reasons.
+// The backfill loop looks at one job per request class and at the jobs whose reason changes
+// instead of the whole queue (request_index.hpp; start_backfill() in queue.cpp says why that
+// is exact).
 #pragma once
 
 #include <compare>
@@ -27,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "baselines/request_index.hpp"
 #include "policy/placement.hpp"
 #include "policy/policy.hpp"
 
@@ -116,6 +120,7 @@ class OrderedQueues {
   [[nodiscard]] const std::set<QueueKey>& queue(std::size_t p) const { return queues_[p]; }
   [[nodiscard]] bool empty() const { return queued_ == 0; }
 
+  // Queues `j` (the caller states Priority for it).
   void push(const JobSpec& j, double primary, std::int64_t secondary = 0);
   // Takes `j` out of its queue if it is queued (a job withdrawn while waiting).
   void remove(const JobSpec& j);
@@ -162,6 +167,12 @@ class OrderedQueues {
  private:
   class Loop;
 
+  // Takes the queued job `id` out of partition p's queue (it starts).
+  void take(std::size_t p, const JobSpec& j);
+  // States `reason` for the queued job `j` of partition p.
+  void note(std::size_t p, const JobSpec& j, WaitReason reason, Decisions& out);
+  void start_backfill(std::size_t p, const ClusterSnapshot& s, Decisions& out);
+
   Partitions parts_;
   StartRule rule_;
   PartitionFree free_;
@@ -169,6 +180,17 @@ class OrderedQueues {
   std::vector<int> fractional_;  // per partition: queued jobs asking for part of a GPU
   PerJob<QueueKey> key_of_;      // valid while queued
   std::size_t queued_ = 0;
+  std::vector<RequestIndex<QueueKey>> index_;  // per partition, with StartRule::Backfill only
+  // Scratch of one start_backfill().
+  struct Candidate {
+    QueueKey key;
+    std::uint32_t cls;
+    bool operator>(const Candidate& o) const { return o.key < key; }
+  };
+  std::vector<Candidate> heap_;
+  std::vector<std::pair<QueueKey, int>> starts_;  // started job, free GPUs after it
+  std::vector<std::pair<std::uint32_t, QueueKey>> dead_;
+  std::vector<std::pair<QueueKey, WaitReason>> notes_;
 };
 
 }  // namespace ds

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 
 #include "baselines/queue_greedy.hpp"
 #include "core/error.hpp"
@@ -12,7 +11,10 @@ namespace ds {
 
 namespace {
 
-class Srtf final : public Policy {
+// The walk order (queue_greedy.hpp): (remaining time, running, entry order). A running
+// job's remaining time is its remaining work at its last (re)start minus the time since,
+// so it is kept as (remaining work + last start) and read less now.
+class Srtf final : public Policy, PreemptiveQueues::Keys {
  public:
   explicit Srtf(const PolicyContext& ctx)
       : queues_(ctx, read_scope(ctx.options, Scope::Isolated)), work_(ctx.oracle_work) {
@@ -27,30 +29,20 @@ class Srtf final : public Policy {
     for (JobId id : s.adopted)
       remaining_[id] = std::max<Time>(
           0, oracle_work(work_, s.jobs[id.index()]) - s.runtime[id.index()].attained);
-    queues_.intake(s, out);
-    for (const std::uint32_t p : queues_.changed()) {
-      sort_partition(p, s);
-      queues_.decide(p, order_, s, out, [&](JobId id) { preempted(id, s); });
-    }
+    queues_.intake(s, out, *this);
+    for (const std::uint32_t p : queues_.changed())
+      queues_.decide(p, s.now, s, out, [&](JobId id) { preempted(id, s); });
     return out;
   }
 
- private:
-  using Key = std::tuple<Time, bool, std::uint64_t>;  // remaining, running, entry order
-
-  void sort_partition(std::size_t p, const ClusterSnapshot& s) {
-    keyed_.clear();
-    for (JobId id : queues_.active(p)) {
-      const JobRuntime& r = s.runtime[id.index()];
-      const bool running = r.status == JobStatus::Running;
-      const Time left = remaining_[id] - (running ? s.now - r.last_start : 0);
-      keyed_.emplace_back(Key{left, running, queues_.entry_order(id)}, id);
-    }
-    std::sort(keyed_.begin(), keyed_.end());
-    order_.clear();
-    for (const auto& [key, id] : keyed_) order_.push_back(id);
+  WalkKey pending(const ClusterSnapshot& /*s*/, JobId id) override {
+    return {remaining_[id], 0, queues_.entry_order(id)};
+  }
+  WalkKey running(const ClusterSnapshot& s, JobId id) override {
+    return {remaining_[id] + s.runtime[id.index()].last_start, 1, queues_.entry_order(id)};
   }
 
+ private:
   // Mirrors the simulator: progress since the tenant's last checkpoint is lost and
   // the restart overhead is added to what remains.
   void preempted(JobId id, const ClusterSnapshot& s) {
@@ -66,8 +58,6 @@ class Srtf final : public Policy {
   PreemptiveQueues queues_;
   std::span<const Time> work_;  // true run time, by JobId
   PerJob<Time> remaining_;      // remaining work at the job's last (re)start
-  std::vector<std::pair<Key, JobId>> keyed_;
-  std::vector<JobId> order_;
 };
 
 }  // namespace

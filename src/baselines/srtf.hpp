@@ -10,9 +10,11 @@
 // Algorithm, every cycle with an arrival or a completion in a partition (one per
 // tenant when isolated, one for the cluster when pooled):
 //  1. New jobs join the partition; a job larger than it is rejected.
-//  2. Its pending and running jobs are sorted by remaining time = true run time +
+//  2. Its pending and running jobs are in order of remaining time = true run time +
 //     restart overheads - progress kept; ties: pending before running, then the order
 //     in which they entered Lucid's lists (srtf.py sorts que_list + run_list stably).
+//     The order is kept across cycles, not sorted (queue_greedy.hpp): a pending job's
+//     remaining time is fixed, and running jobs' all fall at the same rate.
 //  3. The quota-greedy cycle of queue_greedy.hpp: walk that order with a budget of the
 //     partition's GPUs; preempt running jobs that do not fit, start pending ones that
 //     do (consolidate placement; a job that cannot be placed waits).

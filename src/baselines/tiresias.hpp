@@ -23,7 +23,13 @@
 //  3. The quota-greedy cycle of queue_greedy.hpp: walk that order with a budget of the
 //     partition's GPUs; preempt running jobs that do not fit, start pending ones that
 //     do (consolidate placement; a job that cannot be placed waits).
-//  4. While a job is pending, ask for a cycle at the next decision time.
+//  4. While a job is pending, ask for a cycle at the next decision time at which a
+//     partition with a pending job would decide: one that changed since it last decided
+//     (arrival, completion, its nodes' free GPUs, its own starts and preemptions), or the
+//     first at or after the earliest time a running job may pass the threshold. At the
+//     other decision times the plain loop looks at nothing and decides nothing, so they
+//     are left out: the number of cycles follows the events, not 1 / interval.
+// Cost: the order is kept across rounds, not sorted (queue_greedy.hpp).
 // Options: scope=isolated|pooled (default isolated, as Lucid), threshold=GPU-SECONDS
 // (18000), interval=SECONDS (60).
 // Deliberate differences from Lucid:
