@@ -12,6 +12,7 @@
 #include <map>
 
 #include "cli/compare.hpp"
+#include "cli/import_command.hpp"
 #include "cli/pack.hpp"
 #include "cli/report_command.hpp"
 #include "cli/run.hpp"
@@ -259,6 +260,8 @@ void register_commands(CLI::App& app) {
   register_pack(
       app, [](CLI::App* cmd, std::function<int()> action) { g_actions[cmd] = std::move(action); });
   register_trace(app);
+  register_import(
+      app, [](CLI::App* cmd, std::function<int()> action) { g_actions[cmd] = std::move(action); });
   register_slurm_commands(
       app, [](CLI::App* cmd, std::function<int()> action) { g_actions[cmd] = std::move(action); });
 }

@@ -33,6 +33,9 @@ struct JobSpec {
   double gpu_util = -1;       // percent of SMs busy when running alone; -1 when unknown
   double gpu_memory_mib = 0;  // memory per GPU when known, 0 when unknown
   Qos qos = Qos::Unspecified;
+  // The GPU model(s) the job may run on: empty = any; "A100" = only A100 nodes (Node::gpu_type);
+  // "V100M16|V100M32" = one of them (openb's gpu_spec, alternatives separated by '|').
+  std::string gpu_type;
   // False for a job the driver cannot preempt (a Slurm job submitted with --no-requeue):
   // a policy must never run it on borrowed (reclaimable) capacity.
   bool preemptible = true;

@@ -151,27 +151,6 @@ void read_nodes(const std::string& path, Workload& w) {
                       " more GPU models with no published memory: assumed 24 GiB");
 }
 
-// Largest-remainder split of `total` GPUs in proportion to `demand` (ties: lower index).
-std::vector<int> split_quota(int total, const std::vector<double>& demand) {
-  std::vector<int> q(demand.size(), 0);
-  if (demand.empty() || total <= 0) return q;
-  double sum = 0;
-  for (double d : demand) sum += d;
-  std::vector<double> share(demand.size());
-  for (std::size_t i = 0; i < demand.size(); ++i)
-    share[i] = sum > 0 ? total * (demand[i] / sum) : static_cast<double>(total) / demand.size();
-  int given = 0;
-  for (std::size_t i = 0; i < q.size(); ++i) given += q[i] = static_cast<int>(std::floor(share[i]));
-  while (given < total) {
-    std::size_t best = 0;
-    for (std::size_t i = 1; i < q.size(); ++i)
-      if (share[i] - q[i] > share[best] - q[best]) best = i;
-    ++q[best];
-    ++given;
-  }
-  return q;
-}
-
 }  // namespace
 
 Workload load_openb(const std::string& path, const OpenbOptions& options) {
