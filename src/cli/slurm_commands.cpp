@@ -18,16 +18,16 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "driver/log.hpp"
+#include "replay/excerpt.hpp"
+#include "replay/excerpt_sim.hpp"
+#include "replay/fidelity.hpp"
 #include "slurm/config.hpp"
-#include "slurm/excerpt.hpp"
-#include "slurm/excerpt_sim.hpp"
-#include "slurm/fidelity.hpp"
-#include "slurm/log.hpp"
 #ifdef DEEPSHARE_HAVE_SLURM
+#include "driver/metrics_server.hpp"
+#include "replay/replay.hpp"
 #include "slurm/api.hpp"
 #include "slurm/controller.hpp"
-#include "slurm/http.hpp"
-#include "slurm/replay.hpp"
 #endif
 
 namespace ds {
@@ -95,18 +95,18 @@ int cmd_slurm_run() {
   if (!g_args.metrics.empty()) cfg.metrics = g_args.metrics;
   // Before the lease and libslurm: an oracle is refused even where no Slurm is reachable.
   slurm::Controller::check_policy(cfg.policy);
-  slurm::Log log(stderr, g_args.quiet);
-  slurm::ControllerClock clock;  // scale 1: controller time = Unix ms; a journal overrides it
+  driver::Log log(stderr, g_args.quiet);
+  driver::DriverClock clock;  // scale 1: controller time = Unix ms; a journal overrides it
   clock.scale = cfg.time_scale;
-  clock.wall0_ms = slurm::wall_now_ms();
+  clock.wall0_ms = driver::wall_now_ms();
   clock.origin = cfg.time_scale == 1.0 ? clock.wall0_ms : 0;
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   // Leadership: wait as a hot standby until the lease is ours (the leader's exit or death
   // releases it), then take over (docs/slurm.md, High availability).
-  std::unique_ptr<slurm::Lease> lease;
+  std::unique_ptr<driver::Lease> lease;
   if (!cfg.state_dir.empty()) {
-    lease = std::make_unique<slurm::Lease>(cfg.state_dir);
+    lease = std::make_unique<driver::Lease>(cfg.state_dir);
     bool said = false;
     while (!g_stop && !lease->try_acquire()) {
       if (!said)
@@ -117,7 +117,7 @@ int cmd_slurm_run() {
     }
     if (g_stop) return 0;
     log.info("leader", {{"state_dir", cfg.state_dir}, {"epoch", lease->epoch()}});
-    clock.wall0_ms = slurm::wall_now_ms();
+    clock.wall0_ms = driver::wall_now_ms();
     clock.origin = cfg.time_scale == 1.0 ? clock.wall0_ms : 0;
   } else {
     log.warn("no_lease", {{"detail",
@@ -125,7 +125,7 @@ int cmd_slurm_run() {
                            "cluster (set state_dir for one leader and hot standbys)"}});
   }
   slurm::SlurmApi api;
-  slurm::SystemClock wall;
+  driver::SystemClock wall;
   slurm::Controller ctl(cfg, log, clock, slurm::Ports{&api, &api, &wall});
   api.set_stats(&ctl.rpc_stats());
   ctl.set_lease(lease.get());
@@ -135,10 +135,10 @@ int cmd_slurm_run() {
     return c;
   };
   ctl.init();
-  std::unique_ptr<slurm::MetricsServer> server;
+  std::unique_ptr<driver::MetricsServer> server;
   if (!cfg.metrics.empty()) {
     server =
-        std::make_unique<slurm::MetricsServer>(cfg.metrics, [&] { return ctl.metrics_text(); });
+        std::make_unique<driver::MetricsServer>(cfg.metrics, [&] { return ctl.metrics_text(); });
     log.info("metrics_listening", {{"address", server->host()}, {"port", server->port()}});
   }
   g_controller = &ctl;
@@ -160,7 +160,7 @@ int cmd_slurm_replay() {
   req.work_dir = g_args.work_dir.empty() ? (std::filesystem::absolute(g_args.out) / "work").string()
                                          : g_args.work_dir;
   req.timeout_s = g_args.timeout_s;
-  slurm::Log log(stderr, g_args.quiet);
+  driver::Log log(stderr, g_args.quiet);
   const auto r = slurm::run_replay(req, log);
   std::printf(
       "replayed %zu jobs (%zu completed) in %.0f s wall: avg queue %.0f s  avg JCT %.0f s  "

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "driver/prometheus.hpp"
 #include "slurm/gres.hpp"
-#include "slurm/ops.hpp"
 #include "slurm/ports.hpp"
 
 namespace ds::slurm {
@@ -45,14 +45,14 @@ class SlurmApi final : public ClusterSource, public Actuator {
   [[nodiscard]] const std::string& last_error() const override { return error_; }
   [[nodiscard]] int last_errno() const { return errno_; }
   // Records every RPC's latency and outcome there (deepshare_slurm_rpc_*); null: none.
-  void set_stats(RpcStats* stats) { stats_ = stats; }
+  void set_stats(driver::RpcStats* stats) { stats_ = stats; }
 
  private:
   friend class RpcScope;
   bool fail(const char* what);
   std::string error_;
   int errno_ = 0;
-  RpcStats* stats_ = nullptr;
+  driver::RpcStats* stats_ = nullptr;
   bool failed_ = false;  // in the current RPC
 };
 

@@ -16,13 +16,8 @@
 
 namespace ds::slurm {
 
-std::int64_t wall_now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-Controller::Controller(ControllerConfig config, Log& log, ControllerClock clock, Ports ports)
+Controller::Controller(ControllerConfig config, driver::Log& log, driver::DriverClock clock,
+                       Ports ports)
     : cfg_(std::move(config)),
       log_(log),
       clock_(clock),
@@ -42,7 +37,7 @@ void Controller::load_clock_from_journal() {
   std::ifstream in(cfg_.journal);
   std::string word;
   if (in >> word && word == "clock") {
-    ControllerClock c;
+    driver::DriverClock c;
     if (in >> c.wall0_ms >> c.origin >> c.scale) {
       clock_ = c;
       log_.info("clock_restored", {{"journal", cfg_.journal}, {"scale", c.scale}});
@@ -270,7 +265,7 @@ void Controller::invalid_decision(const char* kind, JobId id, const std::string&
   ++counters_.invalid_decisions;
   const bool known = id.valid() && id.index() < recs_.size() && !recs_[id.index()].free;
   log_.error(
-      "decision_invalid", known ? who(id) : Log::Fields{},
+      "decision_invalid", known ? who(id) : driver::Log::Fields{},
       {{"decision", kind},
        {"job", known ? recs_[id.index()].ref : std::string("id ") + std::to_string(id.index())},
        {"error", error},
@@ -290,7 +285,7 @@ bool Controller::acting() {
   if (deposed_) return false;
   if (lease_ && !lease_->held()) {
     depose("the lease in " + lease_->dir() + " was taken over (epoch " +
-           std::to_string(Lease::stored_epoch(lease_->dir())) + ")");
+           std::to_string(driver::Lease::stored_epoch(lease_->dir())) + ")");
     return false;
   }
   return true;

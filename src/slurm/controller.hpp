@@ -60,33 +60,21 @@
 #include <unordered_set>
 #include <vector>
 
+#include "driver/clock.hpp"
+#include "driver/lease.hpp"
+#include "driver/log.hpp"
+#include "driver/prometheus.hpp"
 #include "model/cluster_state.hpp"
 #include "model/snapshot.hpp"
 #include "model/workload.hpp"
 #include "policy/policy.hpp"
 #include "slurm/config.hpp"
 #include "slurm/gres.hpp"
-#include "slurm/lease.hpp"
-#include "slurm/log.hpp"
 #include "slurm/ops.hpp"
 #include "slurm/ports.hpp"
 #include "slurm/record.hpp"
 
 namespace ds::slurm {
-
-struct ControllerClock {
-  std::int64_t wall0_ms = 0;  // wall time (Unix ms) at controller time `origin`
-  Time origin = 0;
-  double scale = 1.0;
-  [[nodiscard]] Time at(std::int64_t wall_ms) const {
-    return origin + static_cast<Time>(static_cast<double>(wall_ms - wall0_ms) * scale);
-  }
-};
-
-std::int64_t wall_now_ms();
-
-// BeginTime the gate gives a job that waits for DeepShare (2100-01-01T00:00:00Z).
-constexpr std::int64_t kParkedBegin = 4102444800;
 
 struct ControllerCounters {
   std::uint64_t cycles = 0;
@@ -107,22 +95,22 @@ struct ControllerCounters {
   std::uint64_t config_reload_errors = 0;
   std::uint64_t completions = 0;
   std::uint64_t cancellations = 0;
-  std::uint64_t unchanged_reads = 0;           // job table reads answered "no change"
-  std::uint64_t stale_reads = 0;               // job tables older than one already seen (ignored)
-  std::uint64_t fenced = 0;                    // actions not sent: not (or no longer) the leader
-  std::uint64_t compacted = 0;                 // jobs compacted out of memory
-  std::uint64_t quiet_cycles = 0;              // cycles that had nothing to reconcile
-  std::uint64_t actions_sent = 0;              // actions handed to the Actuator
-  std::uint64_t invalid_decisions = 0;         // decisions ClusterState refused (skipped, logged)
-  Histogram cycle_seconds{latency_buckets()};  // observe + decide + apply
-  std::int64_t last_observe_ms = 0;            // Unix ms of the last successful read of Slurm
+  std::uint64_t unchanged_reads = 0;    // job table reads answered "no change"
+  std::uint64_t stale_reads = 0;        // job tables older than one already seen (ignored)
+  std::uint64_t fenced = 0;             // actions not sent: not (or no longer) the leader
+  std::uint64_t compacted = 0;          // jobs compacted out of memory
+  std::uint64_t quiet_cycles = 0;       // cycles that had nothing to reconcile
+  std::uint64_t actions_sent = 0;       // actions handed to the Actuator
+  std::uint64_t invalid_decisions = 0;  // decisions ClusterState refused (skipped, logged)
+  driver::Histogram cycle_seconds{driver::latency_buckets()};  // observe + decide + apply
+  std::int64_t last_observe_ms = 0;               // Unix ms of the last successful read of Slurm
   std::vector<std::uint64_t> tenant_preemptions;  // DeepShare's own preemptions, per tenant
 };
 
 class Controller {
  public:
   // `clock` is used unless the journal holds one from an earlier run; `ports` outlive it.
-  Controller(ControllerConfig config, Log& log, ControllerClock clock, Ports ports);
+  Controller(ControllerConfig config, driver::Log& log, driver::DriverClock clock, Ports ports);
   ~Controller();
 
   // Loads the partition's nodes, Slurm's settings and the tenants, builds the policy;
@@ -130,7 +118,7 @@ class Controller {
   void init();
   // Act only while holding `lease` (acquired by the caller; it outlives the controller),
   // and stamp its epoch into every record written. Call before init().
-  void set_lease(Lease* lease) { lease_ = lease; }
+  void set_lease(driver::Lease* lease) { lease_ = lease; }
   // One cycle: observe, reconcile, decide, apply. False when Slurm could not be read, or
   // when this controller is not (or no longer) the leader.
   bool step();
@@ -152,7 +140,7 @@ class Controller {
   // its command-line overrides.
   std::function<ControllerConfig()> reload_source;
 
-  [[nodiscard]] const ControllerClock& clock() const { return clock_; }
+  [[nodiscard]] const driver::DriverClock& clock() const { return clock_; }
   // Ids of jobs that left are reused only once this many slots exist (default 4096):
   // until then ids follow arrival order as in the simulator, whose policies break ties by
   // id (replays stay comparable); beyond it memory stays bounded.
@@ -162,7 +150,7 @@ class Controller {
   [[nodiscard]] const ControllerCounters& counters() const { return counters_; }
   // Where the Slurm ports record each RPC's latency and outcome (SlurmApi::set_stats;
   // deepshare_slurm_rpc_* in the metrics).
-  [[nodiscard]] RpcStats& rpc_stats() { return rpc_; }
+  [[nodiscard]] driver::RpcStats& rpc_stats() { return rpc_; }
   // Builds the policy instead of the registry (tests: a policy that errs). Before init().
   using PolicyFactory = std::function<std::unique_ptr<Policy>(const PolicyContext&)>;
   void set_policy_factory(PolicyFactory f) { policy_factory_ = std::move(f); }
@@ -213,7 +201,7 @@ class Controller {
 
   // reload.cpp: SIGHUP, the policy check, log context
   void reload_if_requested();
-  [[nodiscard]] Log::Fields who(JobId id) const;
+  [[nodiscard]] driver::Log::Fields who(JobId id) const;
 
   // controller.cpp: lifecycle, tenants, snapshot
   void load_tenants(bool at_init);
@@ -279,12 +267,12 @@ class Controller {
   std::string record_text(const Rec& rec, const View* v, bool with_pin) const;
 
   ControllerConfig cfg_;
-  Log& log_;
-  ControllerClock clock_;
+  driver::Log& log_;
+  driver::DriverClock clock_;
   ClusterSource* source_;
   Actuator* act_;
-  Clock* wall_clock_;
-  Lease* lease_ = nullptr;
+  driver::Clock* wall_clock_;
+  driver::Lease* lease_ = nullptr;
   bool deposed_ = false;
   std::string fence_error_;
   std::vector<JobInfo> table_;  // the last job table read (views_ point into it)
@@ -328,7 +316,7 @@ class Controller {
   std::int64_t decision_seq_ = 0;
   std::FILE* journal_ = nullptr;
   ControllerCounters counters_;
-  RpcStats rpc_;
+  driver::RpcStats rpc_;
   std::atomic<bool> reload_requested_{false};
   mutable std::mutex mu_;  // guards the state read by metrics_text()
 };

@@ -14,10 +14,10 @@
 #include <random>
 
 #include "core/error.hpp"
+#include "driver/lease.hpp"
 #include "registry/registry.hpp"
 #include "slurm/controller.hpp"
 #include "slurm/fake_cluster.hpp"
-#include "slurm/lease.hpp"
 
 namespace ds::slurm {
 namespace {
@@ -75,8 +75,8 @@ class Harness {
   ~Harness() {
     if (out_ != stderr) std::fclose(out_);
   }
-  std::unique_ptr<Controller> start(Lease* lease = nullptr, Actuator* act = nullptr) {
-    ControllerClock c;
+  std::unique_ptr<Controller> start(driver::Lease* lease = nullptr, Actuator* act = nullptr) {
+    driver::DriverClock c;
     c.wall0_ms = c.origin = fc.now_ms();  // controller time = Unix ms, as `slurm run`
     for (int attempt = 0;; ++attempt) {
       auto ctl = std::make_unique<Controller>(cfg, log, c, Ports{&fc, act ? act : &fc, &fc});
@@ -150,7 +150,7 @@ class Harness {
   std::FILE* out_;
 
  public:
-  Log log;
+  driver::Log log;
 };
 
 std::string temp_dir(const char* tag) {
@@ -316,31 +316,16 @@ TEST(ControllerFake, SlurmctldOutageAndNodeFailure) {
   EXPECT_GT(requeued, 0) << "node1 ran nothing: the test tests nothing";
 }
 
-TEST(Lease, ExclusiveAndEpochsIncrease) {
-  const std::string dir = temp_dir("excl");
-  Lease a(dir), b(dir);
-  ASSERT_TRUE(a.try_acquire());
-  EXPECT_EQ(a.epoch(), 1u);
-  EXPECT_TRUE(a.held());
-  EXPECT_FALSE(b.try_acquire());
-  a.release();  // what the kernel does when the holder dies
-  EXPECT_FALSE(a.held());
-  ASSERT_TRUE(b.try_acquire());
-  EXPECT_EQ(b.epoch(), 2u);
-  EXPECT_EQ(Lease::stored_epoch(dir), 2u);
-  std::filesystem::remove_all(dir);
-}
-
 // A hot standby takes over when the leader dies: the job table survives in Slurm, the
 // new leader's records carry its epoch.
 TEST(Leadership, StandbyTakesOverWhenTheLeaderDies) {
   const std::string dir = temp_dir("standby");
   Harness h;
   std::mt19937_64 rng(3);
-  auto lead = std::make_unique<Lease>(dir);
+  auto lead = std::make_unique<driver::Lease>(dir);
   ASSERT_TRUE(lead->try_acquire());
   auto ctl = h.start(lead.get());
-  Lease standby(dir);
+  driver::Lease standby(dir);
   for (int wave = 0; wave < 3; ++wave) {
     h.submit_wave(rng, 10);
     h.run(*ctl, 5000);
@@ -365,14 +350,14 @@ TEST(Leadership, LeaderWhoseLeaseWasTakenOverStopsActing) {
   const std::string dir = temp_dir("lost");
   Harness h;
   std::mt19937_64 rng(9);
-  Lease la(dir);
+  driver::Lease la(dir);
   ASSERT_TRUE(la.try_acquire());
   CountingActuator act_a(h.fc);
   auto a = h.start(&la, &act_a);
   h.submit_wave(rng, 10);
   h.run(*a, 3000);
   la.release();  // lost, unknown to A (frozen)
-  Lease lb(dir);
+  driver::Lease lb(dir);
   ASSERT_TRUE(lb.try_acquire());
   auto b = h.start(&lb);
   h.submit_wave(rng, 10);
@@ -394,7 +379,7 @@ TEST(Leadership, OlderEpochSeesNewerRecordsAndStops) {
   std::ofstream(d2 + "/epoch") << "5\n";
   Harness h;
   std::mt19937_64 rng(13);
-  Lease la(d1), lb(d2);
+  driver::Lease la(d1), lb(d2);
   ASSERT_TRUE(la.try_acquire());
   ASSERT_TRUE(lb.try_acquire());
   EXPECT_EQ(lb.epoch(), 6u);

@@ -4,7 +4,6 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "slurm/controller.hpp"
 #include "slurm/record.hpp"
 
 namespace ds::slurm {

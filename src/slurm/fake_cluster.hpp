@@ -61,7 +61,7 @@ struct FakeJobStats {
   bool cancelled = false;
 };
 
-class FakeCluster final : public ClusterSource, public Actuator, public Clock {
+class FakeCluster final : public ClusterSource, public Actuator, public driver::Clock {
  public:
   explicit FakeCluster(FakeOptions o = {});
 

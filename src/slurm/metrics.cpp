@@ -3,6 +3,7 @@
 // sentinel values (a tenant without an assurance signal has no assurance series).
 #include <sstream>
 
+#include "driver/lending.hpp"
 #include "slurm/controller.hpp"
 
 #ifndef DEEPSHARE_VERSION
@@ -13,7 +14,7 @@ namespace ds::slurm {
 
 std::string Controller::metrics_text() const {
   std::lock_guard<std::mutex> lock(mu_);
-  PromWriter w;
+  driver::PromWriter w;
   std::vector<TenantTelemetry> tel(tenants_.size());
   if (policy_) policy_->telemetry(tel);
   // Per-tenant usage as ClusterState counts it (colocated clients hold no GPU of their own).
@@ -28,8 +29,10 @@ std::string Controller::metrics_text() const {
     quota[t] = tenants_[t].quota_gpus;
     held[t] = static_cast<int>((usage(t).held - usage(t).colocated) / kMilliPerGpu);
   }
-  const Lending lend = account_lending(quota, held);
-  auto tenant = [&](std::size_t t) { return PromWriter::Labels{{"tenant", tenants_[t].name}}; };
+  const driver::Lending lend = driver::account_lending(quota, held);
+  auto tenant = [&](std::size_t t) {
+    return driver::PromWriter::Labels{{"tenant", tenants_[t].name}};
+  };
   auto per_tenant = [&](const char* name, const char* type, const char* help, auto value) {
     w.family(name, type, help);
     for (std::size_t t = 0; t < tenants_.size(); ++t)

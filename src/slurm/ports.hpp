@@ -11,7 +11,7 @@
 //    whole table; it has no per-record delta), nodes, configuration, associations.
 //  - Actuator: update a job (AdminComment record/pin, node list, GRES, BeginTime, priority:
 //    hold/release), requeue-and-hold a running job (preempt), cancel (refuse).
-//  - Clock: wall time in Unix ms.
+//  - Clock: wall time in Unix ms (driver/clock.hpp).
 // Assumption: one thread uses a port object at a time (as SlurmApi).
 #pragma once
 
@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/clock.hpp"
 #include "slurm/gres.hpp"
 
 namespace ds::slurm {
@@ -156,22 +157,11 @@ class Actuator {
   [[nodiscard]] virtual const std::string& last_error() const = 0;
 };
 
-class Clock {
- public:
-  virtual ~Clock() = default;
-  virtual std::int64_t now_ms() = 0;  // wall time, Unix ms
-};
-
-class SystemClock final : public Clock {
- public:
-  std::int64_t now_ms() override;
-};
-
 // What a controller is given (not owned: they outlive it).
 struct Ports {
   ClusterSource* source = nullptr;
   Actuator* actuator = nullptr;
-  Clock* clock = nullptr;
+  driver::Clock* clock = nullptr;
 };
 
 }  // namespace ds::slurm

@@ -30,6 +30,9 @@
 
 namespace ds::slurm {
 
+// BeginTime the gate gives a job that waits for DeepShare (2100-01-01T00:00:00Z).
+constexpr std::int64_t kParkedBegin = 4102444800;
+
 using RecordFields = std::map<std::string, std::string>;
 
 // "ds:k=v;..." -> fields; empty when the text is not a DeepShare record.

@@ -56,10 +56,10 @@ void Controller::check_policy(const std::string& name) {
 // simulator, at most one poll late in wall time. Never earlier than the previous cycle.
 void Controller::set_wall(std::int64_t wall_ms) {
   wall_ = wall_ms;
-  cycle_now_ = cycle_time(cycle_now_, clock_.at(wall_ms), wake_at_);
+  cycle_now_ = driver::cycle_time(cycle_now_, clock_.at(wall_ms), wake_at_);
 }
 
-Log::Fields Controller::who(JobId id) const {
+driver::Log::Fields Controller::who(JobId id) const {
   const JobSpec& j = jobs_[id.index()];
   const std::size_t t = j.tenant.index();
   std::string account = t < tenants_.size() ? tenants_[t].name : std::string();

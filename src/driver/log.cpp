@@ -1,11 +1,11 @@
-#include "slurm/log.hpp"
+#include "driver/log.hpp"
 
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <mutex>
 
-namespace ds::slurm {
+namespace ds::driver {
 
 std::string json_escape(const std::string& s) {
   std::string o;
@@ -72,4 +72,4 @@ void Log::write(const char* level, const char* event, const Fields& context,
   std::fflush(out_);
 }
 
-}  // namespace ds::slurm
+}  // namespace ds::driver

@@ -1,4 +1,4 @@
-#include "slurm/replay.hpp"
+#include "replay/replay.hpp"
 #include "slurm/ops.hpp"
 
 #include <nlohmann/json.hpp>
@@ -12,12 +12,12 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "driver/metrics_server.hpp"
 #include "model/execution.hpp"
+#include "replay/observed.hpp"
 #include "report/outputs.hpp"
 #include "slurm/api.hpp"
 #include "slurm/controller.hpp"
-#include "slurm/http.hpp"
-#include "slurm/observed.hpp"
 #include "slurm/record.hpp"
 
 namespace ds::slurm {
@@ -60,7 +60,7 @@ struct Track {
 
 }  // namespace
 
-ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
+ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
   namespace fs = std::filesystem;
   if (req.config.tenant_source != TenantSource::Config)
     throw InputError(req.config.source +
@@ -91,19 +91,21 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
                                    ") is not used: a replay journals into its output folder"}});
   cc.journal = (fs::path(req.out_dir) / "journal.log").string();
   std::error_code ec;
-  ControllerClock clock;
-  clock.wall0_ms = wall_now_ms() + 1500;  // lead time: controller up before the first submit
+  driver::DriverClock clock;
+  clock.wall0_ms =
+      driver::wall_now_ms() + 1500;  // lead time: controller up before the first submit
   clock.origin = 0;
   clock.scale = scale;
   start_replay_journal(cc.journal, clock.wall0_ms, clock.origin, clock.scale);  // a fresh clock
   SlurmApi ctl_api;  // the controller's own: it runs in its own thread
-  SystemClock wall;
+  driver::SystemClock wall;
   Controller ctl(cc, log, clock, Ports{&ctl_api, &ctl_api, &wall});
   ctl_api.set_stats(&ctl.rpc_stats());
   ctl.init();
-  std::unique_ptr<MetricsServer> server;
+  std::unique_ptr<driver::MetricsServer> server;
   if (!cc.metrics.empty())
-    server = std::make_unique<MetricsServer>(cc.metrics, [&] { return ctl.metrics_text(); });
+    server =
+        std::make_unique<driver::MetricsServer>(cc.metrics, [&] { return ctl.metrics_text(); });
   std::atomic<bool> stop{false};
   std::thread loop([&] { ctl.run(stop); });
 
@@ -115,7 +117,7 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(static_cast<long>(req.timeout_s * 1000));
   while (ended < n && std::chrono::steady_clock::now() < deadline) {
-    const std::int64_t wall = wall_now_ms();
+    const std::int64_t wall = driver::wall_now_ms();
     const Time now = clock.at(wall);
     // 1. submissions due
     while (next < n && w.jobs[next].submit <= now) {
@@ -143,14 +145,14 @@ ReplayOutcome run_replay(const ReplayRequest& req, Log& log) {
       s.hold = false;  // the submission gate parks it for DeepShare
       auto id = api.submit(s);
       if (!id) throw InputError("submitting trace job " + j.name + ": " + api.last_error());
-      obs[next].submit = clock.at(wall_now_ms());
+      obs[next].submit = clock.at(driver::wall_now_ms());
       track[next].slurm_id = *id;
       index[*id] = next;
       ++next;
     }
     // 2. observe
     if (auto jobs = api.jobs()) {
-      const Time t_obs = clock.at(wall_now_ms());
+      const Time t_obs = clock.at(driver::wall_now_ms());
       for (const auto& j : *jobs) {
         auto it = index.find(j.id);
         if (it == index.end()) continue;

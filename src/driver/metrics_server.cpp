@@ -1,4 +1,4 @@
-#include "slurm/http.hpp"
+#include "driver/metrics_server.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 
 #include "core/error.hpp"
 
-namespace ds::slurm {
+namespace ds::driver {
 namespace {
 
 std::int64_t mono_ms() {
@@ -135,4 +135,4 @@ void MetricsServer::serve() {
   for (const auto& c : clients) ::close(c.fd);
 }
 
-}  // namespace ds::slurm
+}  // namespace ds::driver

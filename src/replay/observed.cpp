@@ -1,4 +1,4 @@
-#include "slurm/observed.hpp"
+#include "replay/observed.hpp"
 
 #include <algorithm>
 #include <bit>

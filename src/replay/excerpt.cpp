@@ -1,4 +1,4 @@
-#include "slurm/excerpt.hpp"
+#include "replay/excerpt.hpp"
 
 #include <algorithm>
 #include <cmath>

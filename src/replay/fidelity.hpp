@@ -21,7 +21,7 @@
 
 #include <string>
 
-#include "slurm/excerpt_sim.hpp"
+#include "replay/excerpt_sim.hpp"
 
 namespace ds::slurm {
 

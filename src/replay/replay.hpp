@@ -21,10 +21,10 @@
 
 #include <string>
 
+#include "driver/log.hpp"
+#include "replay/excerpt.hpp"
 #include "report/metrics.hpp"
 #include "slurm/config.hpp"
-#include "slurm/excerpt.hpp"
-#include "slurm/log.hpp"
 
 namespace ds::slurm {
 
@@ -45,6 +45,6 @@ struct ReplayOutcome {
   double start_latency_wall_s = 0;  // measured: submit/event -> decision -> RUNNING (mean)
 };
 
-ReplayOutcome run_replay(const ReplayRequest& request, Log& log);
+ReplayOutcome run_replay(const ReplayRequest& request, driver::Log& log);
 
 }  // namespace ds::slurm

@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-namespace ds::slurm {
+namespace ds::driver {
 
 class MetricsServer {
  public:
@@ -39,4 +39,4 @@ class MetricsServer {
   std::thread thread_;
 };
 
-}  // namespace ds::slurm
+}  // namespace ds::driver

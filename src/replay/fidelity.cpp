@@ -1,4 +1,4 @@
-#include "slurm/fidelity.hpp"
+#include "replay/fidelity.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -11,10 +11,10 @@
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
+#include "replay/excerpt.hpp"
+#include "replay/excerpt_sim.hpp"
 #include "report/metrics.hpp"
 #include "sim/simulator.hpp"
-#include "slurm/excerpt.hpp"
-#include "slurm/excerpt_sim.hpp"
 
 namespace ds::slurm {
 

@@ -1,4 +1,4 @@
-#include "slurm/lease.hpp"
+#include "driver/lease.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -11,7 +11,7 @@
 
 #include "core/error.hpp"
 
-namespace ds::slurm {
+namespace ds::driver {
 namespace {
 
 std::string sys_error(const std::string& what) {
@@ -82,4 +82,4 @@ void Lease::release() {
   fd_ = -1;
 }
 
-}  // namespace ds::slurm
+}  // namespace ds::driver

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace ds::slurm {
+namespace ds::driver {
 
 // One typed log value.
 struct LogValue {
@@ -70,4 +70,4 @@ std::string json_escape(const std::string& s);
 std::string log_line(const std::string& ts, const char* level, const char* event,
                      const Log::Fields& context, std::initializer_list<Log::Field> fields);
 
-}  // namespace ds::slurm
+}  // namespace ds::driver

@@ -1,4 +1,4 @@
-#include "slurm/excerpt_sim.hpp"
+#include "replay/excerpt_sim.hpp"
 
 #include <algorithm>
 #include <cmath>

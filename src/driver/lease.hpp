@@ -1,16 +1,17 @@
-// Leadership: exactly one active controller per cluster (DESIGN §2a "one leader",
-// docs/slurm.md "High availability").
+// Leadership: exactly one active controller per cluster, whatever the engine (DESIGN §2a
+// "one leader"; docs/slurm.md "High availability" for the Slurm controller).
 //
 // The lease is a lock file in the controller's state directory, held with flock(2) for
 // as long as the process lives: the kernel releases it when the holder exits or is killed
 // (kill -9 included), so a standby that polls try_acquire() takes over within one poll.
 // Each acquisition increments an epoch persisted next to the lock (`epoch`, written to a
 // temporary file, fsync'ed and renamed): the fencing token. Every record the controller
-// writes into Slurm carries its epoch (`e=` in the AdminComment, record.hpp), and:
+// writes into the engine carries its epoch (Slurm: `e=` in the AdminComment, slurm/record.hpp),
+// and:
 //  - held() re-reads the persisted epoch: a holder whose epoch was superseded (its lock
 //    was lost, e.g. on a network filesystem, and another instance acquired it) is no longer
 //    the holder and must not act;
-//  - a controller that sees a record in Slurm with a newer epoch than its own was deposed
+//  - a controller that sees a record in the engine with a newer epoch than its own was deposed
 //    by another controller (e.g. one with another state directory): it stops acting.
 // Assumptions: the state directory is local, or on a filesystem whose flock is shared by
 // every host that may run a controller (NFSv4); one Lease object per process and directory.
@@ -19,7 +20,7 @@
 #include <cstdint>
 #include <string>
 
-namespace ds::slurm {
+namespace ds::driver {
 
 class Lease {
  public:
@@ -46,4 +47,4 @@ class Lease {
   std::uint64_t epoch_ = 0;
 };
 
-}  // namespace ds::slurm
+}  // namespace ds::driver
