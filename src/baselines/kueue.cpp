@@ -279,10 +279,11 @@ class Kueue final : public Policy {
   void arrive(const ClusterSnapshot& s, JobId id, Decisions& out) {
     const JobSpec& j = s.jobs[id.index()];
     const std::size_t t = j.tenant.index();
-    const int limit = std::min(quota_.potential(t), capacity_[part(t)]);
+    const int limit = std::min(quota_.potential(t),
+                               model_capacity(*s.cluster, nodes_[part(t)], j, capacity_[part(t)]));
     if (j.gpus > limit) {
-      out.reject.push_back({id, "needs " + std::to_string(j.gpus) + " GPUs; tenant '" +
-                                    s.tenants[t].name + "' can hold at most " +
+      out.reject.push_back({id, "needs " + std::to_string(j.gpus) + " GPUs" + model_text(j) +
+                                    "; tenant '" + s.tenants[t].name + "' can hold at most " +
                                     std::to_string(limit) + " (quota and nodes)"});
       return;
     }
@@ -331,9 +332,11 @@ class Kueue final : public Policy {
       const bool in_quota = it->gpus <= available &&
                             (s.jobs[id.index()].preemptible || !quota_.borrowing(t, it->gpus));
       if (in_quota) {
-        const bool fits = largest && it->milli >= kMilliPerGpu
-                              ? it->gpus <= *largest
-                              : place_job(free_, nodes, s.jobs[id.index()]).has_value();
+        // The size shortcut is exact only for a job without a GPU model.
+        const bool fits =
+            largest && it->milli >= kMilliPerGpu && s.jobs[id.index()].gpu_type.empty()
+                ? it->gpus <= *largest
+                : place_job(free_, nodes, s.jobs[id.index()]).has_value();
         if (fits) return entry(id);
       }
       if (reclaims && it->gpus < cutoff(t)) {
@@ -357,8 +360,10 @@ class Kueue final : public Policy {
             return e;
           }
         }
-        cutoff_[t] = j.gpus;
-        cutoff_stamp_[t] = cutoff_epoch_;
+        if (j.gpu_type.empty()) {  // a model's failure says nothing of other jobs
+          cutoff_[t] = j.gpus;
+          cutoff_stamp_[t] = cutoff_epoch_;
+        }
       }
       it->mark = stamp_;
       // room_reason(), from the record.

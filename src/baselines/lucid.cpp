@@ -269,13 +269,16 @@ class Lucid final : public Policy {
     share_score_[id] = share_score(s, j);
     if (setup_.predictor) accuracy_.predicted(id, setup_.predictor->predict(j));
     const Vc& vc = vcs_[vc_of(j)];
-    if (j.gpus > vc.capacity) {
-      out.reject.push_back({id, "needs " + std::to_string(j.gpus) + " GPUs; its " +
-                                    (per_tenant_ ? "virtual cluster" : "pool") + " has " +
-                                    std::to_string(vc.capacity)});
+    const int capacity = model_capacity(*s.cluster, vc.nodes, j, vc.capacity);
+    if (j.gpus > capacity) {
+      out.reject.push_back({id, "needs " + std::to_string(j.gpus) + " GPUs" + model_text(j) +
+                                    "; its " + (per_tenant_ ? "virtual cluster" : "pool") +
+                                    " has " + std::to_string(capacity)});
       return;
     }
-    if (setup_.profiler && profiler_.takes(j)) {
+    // A job of a GPU model the profiler's base nodes do not hold is not profiled.
+    if (setup_.profiler && profiler_.takes(j) &&
+        model_capacity(*s.cluster, setup_.profiler_config.base_nodes, j, j.gpus) >= j.gpus) {
       profiler_.enqueue(j);
       note_wait(out, id, WaitReason::Profiling);
       return;
@@ -352,6 +355,7 @@ class Lucid final : public Policy {
         if (best && entry.first > best->first) break;
         const JobId t = entry.second;
         const Placement& p = placement_[t];
+        if (!placement_accepts(*s.cluster, p, j)) continue;  // another GPU model
         const double mem =
             static_cast<double>(s.cluster->nodes[p.front().node.index()].gpu_memory_mib);
         if (lucid_can_pair(me, view(s.jobs[t.index()]), mem)) {

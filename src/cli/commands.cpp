@@ -19,6 +19,7 @@
 #include "cli/slurm_commands.hpp"
 #include "cli/trace_args.hpp"
 #include "cli/validators.hpp"
+#include "cli/whatif.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/limits.hpp"
@@ -261,6 +262,8 @@ void register_commands(CLI::App& app) {
       app, [](CLI::App* cmd, std::function<int()> action) { g_actions[cmd] = std::move(action); });
   register_trace(app);
   register_import(
+      app, [](CLI::App* cmd, std::function<int()> action) { g_actions[cmd] = std::move(action); });
+  register_whatif(
       app, [](CLI::App* cmd, std::function<int()> action) { g_actions[cmd] = std::move(action); });
   register_slurm_commands(
       app, [](CLI::App* cmd, std::function<int()> action) { g_actions[cmd] = std::move(action); });

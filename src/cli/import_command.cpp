@@ -22,13 +22,17 @@ struct ImportArgs {
 ImportArgs g_args;
 
 std::vector<ExtraColumn> recorded_columns(const SlurmImport& imp) {
-  std::vector<ExtraColumn> cols = {
-      {"slurm_start_s", {}}, {"slurm_end_s", {}}, {"slurm_time_limit_s", {}}, {"slurm_runs", {}}};
+  std::vector<ExtraColumn> cols = {{"slurm_first_start_s", {}},
+                                   {"slurm_start_s", {}},
+                                   {"slurm_end_s", {}},
+                                   {"slurm_time_limit_s", {}},
+                                   {"slurm_runs", {}}};
   for (const auto& r : imp.recorded) {
-    cols[0].values.push_back(std::to_string(r.start_s));
-    cols[1].values.push_back(std::to_string(r.end_s));
-    cols[2].values.push_back(r.time_limit_s < 0 ? "" : std::to_string(r.time_limit_s));
-    cols[3].values.push_back(std::to_string(r.runs));
+    cols[0].values.push_back(std::to_string(r.first_start_s));
+    cols[1].values.push_back(std::to_string(r.start_s));
+    cols[2].values.push_back(std::to_string(r.end_s));
+    cols[3].values.push_back(r.time_limit_s < 0 ? "" : std::to_string(r.time_limit_s));
+    cols[4].values.push_back(std::to_string(r.runs));
   }
   return cols;
 }

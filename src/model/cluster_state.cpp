@@ -299,6 +299,9 @@ std::optional<std::string> ClusterState::placement_error(const StartJob& d) cons
     const Node& node = cluster_->nodes[a.node.index()];
     if (node.gpus < 64 && (a.gpu_mask >> node.gpus) != 0)
       return "is placed on a GPU index beyond its node";
+    if (!accepts_gpu_model(spec(id), node.gpu_type))
+      return "is placed on node '" + node.name + "' of GPU model '" + node.gpu_type +
+             "', but it needs '" + spec(id).gpu_type + "'";
     total += a.gpus();
   }
   if (total != spec(id).gpus) return "is placed on a different number of GPUs than it asks for";

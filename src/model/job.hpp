@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "core/types.hpp"
 
@@ -51,6 +52,11 @@ struct JobTruth {
   Time work = 0;  // run time when running alone at full speed
   FinalState state = FinalState::Completed;
 };
+
+// True when a GPU of model `node_model` may serve the job: it names no model, or the model
+// is one of its '|'-separated alternatives (exact names). The one rule every policy's
+// placement (policy/placement.hpp) and the start validation (ClusterState) apply.
+bool accepts_gpu_model(const JobSpec& job, std::string_view node_model);
 
 const char* to_string(Qos q);
 const char* to_string(FinalState s);

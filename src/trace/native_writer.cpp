@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
 
 #include "core/csv.hpp"
 
@@ -108,8 +109,24 @@ std::string native_trace_csv(const Workload& w, const std::vector<ExtraColumn>& 
 
 std::string cluster_file_yaml(const Workload& w, const std::string& comment) {
   YAML::Emitter y;
-  y << YAML::BeginMap << YAML::Key << "nodes" << YAML::Value << YAML::BeginSeq;
+  y << YAML::BeginMap;
   const auto& nodes = w.cluster.nodes;
+  // gpu_types when every node has a model and each model one memory size.
+  std::map<std::string, std::int64_t> types;
+  bool one_memory = !nodes.empty();
+  for (const Node& n : nodes) {
+    const auto [it, fresh] = types.emplace(n.gpu_type, n.gpu_memory_mib);
+    one_memory = one_memory && !n.gpu_type.empty() && (fresh || it->second == n.gpu_memory_mib);
+  }
+  if (one_memory) {
+    y << YAML::Key << "gpu_types" << YAML::Value << YAML::BeginSeq;
+    for (const auto& [name, mib] : types)
+      y << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value
+        << YAML::DoubleQuoted << name << YAML::Key << "memory_gib" << YAML::Value
+        << number_text(static_cast<double>(mib) / 1024) << YAML::EndMap;
+    y << YAML::EndSeq;
+  }
+  y << YAML::Key << "nodes" << YAML::Value << YAML::BeginSeq;
   for (std::size_t i = 0; i < nodes.size();) {
     const Node& n = nodes[i];
     std::size_t k = i + 1;

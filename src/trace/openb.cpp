@@ -38,6 +38,7 @@ struct Pods {
   std::vector<JobTruth> truth;
   std::size_t cpu_only = 0;
   std::size_t multi_gpu_fraction = 0;  // num_gpu > 1 with gpu_milli < 1000: whole GPUs
+  std::size_t with_model = 0;          // a gpu_spec: the GPU models the pod may run on
 };
 
 // A time column in seconds; empty is allowed only where `optional`.
@@ -57,6 +58,7 @@ Pods read_pods(const std::string& path) {
   const auto c_create = csv.require_column("creation_time");
   const auto c_delete = csv.require_column("deletion_time");
   const auto c_sched = csv.require_column("scheduled_time");
+  const auto c_spec = csv.find_column("gpu_spec");
   Pods out;
   std::unordered_map<std::string, long> seen;  // pod name -> line
   while (csv.next()) {
@@ -91,6 +93,10 @@ Pods read_pods(const std::string& path) {
       job.gpu_milli = static_cast<int>(milli);
     } else if (milli < kMilliPerGpu) {
       ++out.multi_gpu_fraction;
+    }
+    if (c_spec && !csv.empty_field(*c_spec)) {
+      job.gpu_type = read_gpu_type(csv, *c_spec);
+      ++out.with_model;
     }
     job.qos = *qos;
     job.submit = seconds(created);
@@ -206,6 +212,9 @@ Workload load_openb(const std::string& path, const OpenbOptions& options) {
   if (pods.cpu_only > 0)
     w.notes.push_back("openb: skipped " + std::to_string(pods.cpu_only) +
                       " CPU-only pods (num_gpu = 0)");
+  if (pods.with_model > 0)
+    w.notes.push_back("openb: " + std::to_string(pods.with_model) +
+                      " pods name the GPU models they may run on (gpu_spec)");
   if (pods.multi_gpu_fraction > 0)
     w.notes.push_back("openb: " + std::to_string(pods.multi_gpu_fraction) +
                       " multi-GPU pods asked for gpu_milli < 1000: given whole GPUs");

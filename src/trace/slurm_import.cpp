@@ -105,7 +105,8 @@ SlurmImport import_slurm(const SlurmFiles& files, const SlurmImportOptions& opti
     truth.state = parse_final_state(s.state);
     w.jobs.push_back(std::move(j));
     w.truth.push_back(truth);
-    out.recorded.push_back({s.start_s, s.end_s, s.time_limit_s.value_or(-1), s.runs});
+    out.recorded.push_back(
+        {s.first_start_s, s.start_s, s.end_s, s.time_limit_s.value_or(-1), s.runs});
   }
   if (!skipped.empty()) w.notes.push_back("slurm: skipped jobs: " + counts_text(skipped));
   if (!added.empty())

@@ -37,7 +37,8 @@ struct SlurmImportOptions {
 
 // What Slurm recorded for a job (seconds as written), parallel to Workload::jobs.
 struct SlurmRecord {
-  std::int64_t start_s = 0;
+  std::int64_t first_start_s = 0;  // of its first run
+  std::int64_t start_s = 0;        // of its last run
   std::int64_t end_s = 0;
   std::int64_t time_limit_s = -1;  // -1: none
   int runs = 1;

@@ -65,6 +65,7 @@ TEST(SlurmSacct, FoldsStepsArraysHeterogeneousJobsAndRequeues) {
   EXPECT_EQ(het.run_s, 1809);
   const SacctJob& requeued = by_id.at("120");
   EXPECT_EQ(requeued.runs, 2);
+  EXPECT_EQ(requeued.first_start_s % 86400, 9 * 3600 + 5 * 60);  // the first run's, 09:05
   EXPECT_EQ(requeued.run_s, 3600);                              // the last run
   EXPECT_EQ(requeued.submit_s % 86400, 9 * 3600);               // the first submit, 09:00
   EXPECT_EQ(by_id.at("101").gpu_type, "a100");                  // typed request

@@ -65,9 +65,11 @@ std::optional<int> gib_in_name(std::string_view model) {
 struct Token {
   std::string_view key, value;
   long line = 0, column = 0;
+  bool has_value = false;  // written Key=Value (a word without '=' is a key alone)
 };
 
-// Assumption 1: the Key=Value tokens of the file, values continued over '='-less tokens.
+// Assumption 1: the Key=Value tokens of the file, values continued over '='-less words on the
+// same line.
 std::vector<Token> tokens(const std::string& text) {
   std::vector<Token> out;
   long line = 1;
@@ -87,15 +89,16 @@ std::vector<Token> tokens(const std::string& text) {
     while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end]))) ++end;
     const std::string_view word(text.data() + i, end - i);
     const auto eq = word.find('=');
-    if (eq == std::string_view::npos && !out.empty()) {
+    if (eq == std::string_view::npos && !out.empty() && out.back().has_value &&
+        out.back().line == line) {
       const char* begin = out.back().value.data();  // extend the value over the word
-      if (out.back().line == line)
-        out.back().value =
-            std::string_view(begin, static_cast<std::size_t>(text.data() + end - begin));
+      out.back().value =
+          std::string_view(begin, static_cast<std::size_t>(text.data() + end - begin));
     } else {
-      out.push_back(Token{word.substr(0, eq == std::string_view::npos ? word.size() : eq),
-                          eq == std::string_view::npos ? std::string_view() : word.substr(eq + 1),
-                          line, static_cast<long>(i - line_start + 1)});
+      const bool has = eq != std::string_view::npos;
+      out.push_back(Token{word.substr(0, has ? eq : word.size()),
+                          has ? word.substr(eq + 1) : word.substr(word.size()), line,
+                          static_cast<long>(i - line_start + 1), has});
     }
     i = end;
   }
@@ -265,7 +268,8 @@ SlurmCluster read_slurm_nodes(const std::string& path, const SlurmNodesOptions& 
         "slurm: GPU memory of " +
         (model.empty() ? std::string("nodes without a GPU model") : "model " + quote_input(model)) +
         " is not known: assumed 24 GiB on " + std::to_string(count) +
-        " nodes (set it with --gpu-memory " + (model.empty() ? "'*'" : model) + "=GIB)");
+        " nodes (set it with --gpu-memory " +
+        (model.empty() ? std::string("'*=GIB'") : model + "=GIB") + ")");
   if (!unavailable.empty())
     notes.push_back("slurm: " + std::to_string(unavailable.size()) +
                     " nodes were down or drained when dumped, kept as capacity (e.g. " +

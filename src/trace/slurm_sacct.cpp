@@ -134,7 +134,11 @@ std::optional<SacctJob> fold(const std::string& id, const Pending& p, SacctRead&
   j.raw_id = p.raw_id;
   j.components = static_cast<int>(by_component.size());
   j.submit_s = p.runs.front().submit;
-  for (const Run& r : p.runs) j.submit_s = std::min(j.submit_s, r.submit);
+  std::optional<std::int64_t> first_start;
+  for (const Run& r : p.runs) {
+    j.submit_s = std::min(j.submit_s, r.submit);
+    if (r.start) first_start = std::min(first_start.value_or(*r.start), *r.start);
+  }
   bool first = true;
   for (const auto& [component, runs] : by_component) {
     const Run& last = *runs.back();
@@ -158,6 +162,7 @@ std::optional<SacctJob> fold(const std::string& id, const Pending& p, SacctRead&
     if (last.mixed_models) ++out.mixed_models;
     first = false;
   }
+  j.first_start_s = first_start.value_or(j.start_s);
   if (j.gpus == 0) return reason = "no GPUs (CPU-only)", std::nullopt;
   if (j.gpus > limits::kMaxClusterGpus) return reason = "more GPUs than any cluster", std::nullopt;
   if (j.account.empty()) return reason = "no account", std::nullopt;

@@ -45,7 +45,8 @@ struct SacctJob {
   std::string state;     // of the last run
   std::string gpu_type;  // required model; empty: any
   std::int64_t submit_s = 0;
-  std::int64_t start_s = 0;  // of the last run
+  std::int64_t first_start_s = 0;  // of the first run (the job's first wait ended)
+  std::int64_t start_s = 0;        // of the last run
   std::int64_t end_s = 0;
   std::int64_t run_s = 0;  // the last run's Elapsed
   std::optional<std::int64_t> time_limit_s;

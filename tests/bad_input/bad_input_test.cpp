@@ -600,9 +600,9 @@ std::vector<Case> cases() {
        "imported 1 jobs of 1 tenants on 1 nodes (4 GPUs)", Outputs::Ignore, "",
        [](const fs::path& d) {
          EXPECT_EQ(read(d / "out" / "trace.csv"),
-                   "job_id,tenant,submit_s,duration_s,gpus,user,state,slurm_start_s,"
-                   "slurm_end_s,slurm_time_limit_s,slurm_runs\n"
-                   "7,alpha,1767225600,3600,2,ann,COMPLETED,1767225605,1767229205,,1\n");
+                   "job_id,tenant,submit_s,duration_s,gpus,user,state,slurm_first_start_s,"
+                   "slurm_start_s,slurm_end_s,slurm_time_limit_s,slurm_runs\n"
+                   "7,alpha,1767225600,3600,2,ann,COMPLETED,1767225605,1767225605,1767229205,,1\n");
          EXPECT_NE(read(d / "out" / "cluster.yaml").find("gpu_type: \"a100\""), std::string::npos);
          const std::string again = std::string(DEEPSHARE_BIN) + " " +
                                    replace_all(import_slurm(), "{d}", d.string()) +

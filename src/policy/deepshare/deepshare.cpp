@@ -255,9 +255,10 @@ void DeepSharePolicy::ingest(const ClusterSnapshot& s) {
   }
   for (JobId id : s.arrived) {
     const JobSpec& j = s.jobs[id.index()];
-    if (j.gpus > total_gpus_) {
-      rejected_.push_back({id, "needs " + std::to_string(j.gpus) + " GPUs; the cluster has " +
-                                   std::to_string(total_gpus_)});
+    const int capacity = model_capacity(*s.cluster, j, total_gpus_);
+    if (j.gpus > capacity) {
+      rejected_.push_back({id, "needs " + std::to_string(j.gpus) + " GPUs" + model_text(j) +
+                                   "; the cluster has " + std::to_string(capacity)});
       continue;
     }
     TenantState& t = tenants_[j.tenant.index()];

@@ -362,7 +362,8 @@ void DeepSharePolicy::place_borrowed(const ClusterSnapshot& s, FreeMap& free, De
         aged_available -= share(j);
         start(s, free, out, j, std::move(*p), Run::Borrowed);
       } else {
-        if (whole) no_fit = std::min(no_fit, j.gpus);  // capacity only shrinks in this phase
+        // Capacity only shrinks in this phase; a job of a GPU model says nothing of others.
+        if (whole && j.gpu_type.empty()) no_fit = std::min(no_fit, j.gpus);
         note_wait(out, j.id, room_reason(free_gpus_, j));
       }
     }
