@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   time
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev
+  libcurl4-openssl-dev
 )
 
 # The HTML report's browser test drives Debian's Chromium from node (playwright-core);

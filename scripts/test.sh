@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test:
 #  1. the optimized build (gcc) and its full test suite, with the real-Slurm integration
-#     tests (tests/slurm, label `slurm`: each starts and stops its own local cluster),
+#     tests (tests/slurm, label `slurm`: each starts and stops its own local cluster) and
+#     the real-Kubernetes ones (tests/k8s, label `k8s`: one local control plane for the
+#     run, built from Go modules by scripts/setup-k8s.sh into ~/.cache/deepshare-k8s),
 #  2. the same suite built with clang under AddressSanitizer + UndefinedBehaviorSanitizer,
 #  3. a 60-s fuzz smoke of every parser (libFuzzer, scripts/fuzz.sh; docs/formats.md),
 #  4. the clang-format check.
@@ -13,6 +15,7 @@ jobs=$(nproc)
 
 bash scripts/setup.sh
 bash scripts/setup-slurm.sh
+bash scripts/setup-k8s.sh
 
 # The Slurm tests keep their clusters under DS_SLURM_TMP; one left behind by a killed test
 # (CTest timeout) is stopped here on exit, by its pid files (scripts/slurm/stop-cluster.sh).
@@ -25,11 +28,14 @@ stop_slurm_leftovers() {
     [ -d "$b" ] && BASE=${b%/} bash scripts/slurm/stop-cluster.sh --purge >/dev/null 2>&1
   done
   rm -rf "$DS_SLURM_TMP"
+  # the Kubernetes fixture's cluster, if CTest was killed before its cleanup test ran
+  [ -d build/k8s-cluster ] && BASE=build/k8s-cluster bash scripts/k8s/stop-cluster.sh --purge >/dev/null 2>&1
+  true
 }
 trap stop_slurm_leftovers EXIT
 
 echo "== release build (gcc) and tests"
-cmake --preset release -DDEEPSHARE_SLURM_TESTS=ON >/dev/null
+cmake --preset release -DDEEPSHARE_SLURM_TESTS=ON -DDEEPSHARE_K8S_TESTS=ON >/dev/null
 cmake --build --preset release -j "$jobs"
 ctest --preset release -j "$jobs"
 

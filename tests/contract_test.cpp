@@ -306,6 +306,28 @@ void check_models(const std::string& name) {
     RC_ASSERT(r.jobs[i].first_start == again.jobs[i].first_start);
 }
 
+// 7, one case by hand: an A100 job waits for the busy A100 node while the T4 node is idle,
+// and then starts on the A100 node (the observer checks every snapshot's placements).
+void check_waits_for_its_model(const std::string& name) {
+  Scenario sc;
+  Workload& w = sc.workload;
+  w = testing::make_workload(1, 2, 8);
+  w.cluster.nodes[0].gpu_type = "T4";
+  w.cluster.nodes[1].gpu_type = "A100";
+  testing::add_job(w, 0, 8, 0, 100);  // takes the whole A100 node
+  testing::add_job(w, 0, 4, 1, 10);   // must wait for it, though the T4 node is idle
+  testing::add_job(w, 0, 2, 2, 10);   // any model
+  w.jobs[0].gpu_type = "A100";
+  w.jobs[1].gpu_type = "A100|H100";
+  w.finalize();
+  Observer obs;
+  obs.w = &w;
+  const RunRecord r = run(name, sc, &obs);
+  for (const JobOutcome& o : r.jobs) EXPECT_EQ(o.status, JobStatus::Done) << o.reject_reason;
+  EXPECT_EQ(r.jobs[0].first_start, 0);
+  EXPECT_GE(r.jobs[1].first_start, r.jobs[0].end);
+}
+
 std::vector<std::string> registered() {
   std::vector<std::string> names;
   for (const auto& p : policy_registry()) names.push_back(p.name);
@@ -322,6 +344,11 @@ TEST_P(Contract, HoldsOnRandomWorkloads) {
 TEST_P(Contract, HonoursGpuModels) {
   const std::string name = GetParam();
   EXPECT_TRUE(rc::check("GPU models: " + name, [&] { check_models(name); }));
+}
+
+TEST_P(Contract, ATypedJobWaitsForItsModel) {
+  const std::string name = GetParam();
+  EXPECT_NO_THROW(check_waits_for_its_model(name));
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryRegisteredPolicy, Contract, ::testing::ValuesIn(registered()),

@@ -44,6 +44,8 @@ struct SlurmArgs {
   std::string metrics;
   double timeout_s = 1800;
   bool quiet = false;
+  bool native = false;
+  int cpus_per_gpu = 0;
   std::string replay_dir;
   double tolerance = 0;
   double start_latency = -1;
@@ -160,6 +162,8 @@ int cmd_slurm_replay() {
   req.work_dir = g_args.work_dir.empty() ? (std::filesystem::absolute(g_args.out) / "work").string()
                                          : g_args.work_dir;
   req.timeout_s = g_args.timeout_s;
+  req.native = g_args.native;
+  req.cpus_per_gpu = g_args.cpus_per_gpu;
   driver::Log log(stderr, g_args.quiet);
   const auto r = slurm::run_replay(req, log);
   std::printf(
@@ -310,6 +314,15 @@ void register_slurm_commands(
   replay->add_option("--timeout", g_args.timeout_s, "Give up after this many wall seconds")
       ->capture_default_str();
   replay->add_flag("--quiet", g_args.quiet, "Log warnings and errors only");
+  replay->add_flag("--native", g_args.native,
+                   "No DeepShare: Slurm schedules the jobs by itself (cluster without the gate, "
+                   "deploy/slurm/native/); each asks for its QOS and time limit as the config's "
+                   "`slurm` policy options say (docs/slurm.md §14)");
+  replay
+      ->add_option("--cpus-per-gpu", g_args.cpus_per_gpu,
+                   "With --native: CPUs each job asks per GPU (0: Slurm's default)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1024));
   add_action(replay, cmd_slurm_replay);
 #endif
   auto* fid = app.add_subcommand(

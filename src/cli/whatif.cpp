@@ -72,8 +72,8 @@ const ComparisonRow* row_of(const std::vector<ComparisonRow>& rows, const std::s
 int cmd_whatif() {
   if (g_args.from == "k8s")
     throw InputError(
-        "whatif --from k8s: not available yet (the Kubernetes client, src/k8s, has not "
-        "landed); export the cluster's history as a native trace and use `compare`");
+        "whatif --from k8s: not available yet (no importer reads the Kubernetes API's records "
+        "yet); export the cluster's history as a native trace and use `compare`");
   if (g_args.from != "slurm")
     throw InputError("whatif --from " + quote_input(g_args.from) + ": expected slurm");
   const std::string site = g_args.site_policy.empty() ? default_site_policy() : g_args.site_policy;

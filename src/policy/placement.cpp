@@ -133,6 +133,32 @@ void FreeMap::give(const Placement& p, int milli_per_gpu) {
   adjust(p, milli_per_gpu);
 }
 
+// --- what-if ---------------------------------------------------------------------
+
+FreeMap::Trial::Trial(FreeMap& map)
+    : map_(&map), dirty_mark_(map.dirty_.size()), log_mark_(map.log_ ? map.log_->size() : 0) {}
+
+void FreeMap::Trial::give(const Placement& p, int milli_per_gpu) {
+  map_->adjust(p, milli_per_gpu);
+  steps_.emplace_back(&p, milli_per_gpu);
+}
+
+void FreeMap::Trial::take(const Placement& p, int milli_per_gpu) {
+  map_->adjust(p, -milli_per_gpu);
+  steps_.emplace_back(&p, -milli_per_gpu);
+}
+
+void FreeMap::Trial::undo() {
+  for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) map_->adjust(*it->first, -it->second);
+  steps_.clear();
+  // The nodes first marked during the trial hold their values from before it again: what the
+  // snapshot showed, so the next sync need not copy them.
+  for (std::size_t i = dirty_mark_; i < map_->dirty_.size(); ++i)
+    map_->is_dirty_[map_->dirty_[i].index()] = 0;
+  map_->dirty_.resize(dirty_mark_);
+  if (map_->log_ && map_->log_->size() > log_mark_) map_->log_->resize(log_mark_);
+}
+
 // --- node sets -------------------------------------------------------------------
 
 void FreeMap::Set::set_bit(int f, std::uint32_t pos) {

@@ -19,6 +19,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/cluster.hpp"
@@ -57,6 +58,30 @@ class FreeMap {
 
   void take(const Placement& p, int milli_per_gpu);
   void give(const Placement& p, int milli_per_gpu);
+
+  // A what-if on this map with an undo token (Kueue's Snapshot.SimulateWorkloadRemoval and
+  // its restore function): what is given and taken through it changes the map as give() and
+  // take() do, and undo() (or the trial's end) reverts it, newest change first, leaving the
+  // map exactly as it was (free capacity, node sets, change tracking and log). Instead of a
+  // copy of the map per what-if. One trial of a map at a time; the map is not changed
+  // otherwise while it is open, and each placement outlives the trial.
+  class Trial {
+   public:
+    explicit Trial(FreeMap& map);
+    Trial(const Trial&) = delete;
+    Trial& operator=(const Trial&) = delete;
+    ~Trial() { undo(); }
+    void give(const Placement& p, int milli_per_gpu);
+    void take(const Placement& p, int milli_per_gpu);
+    void undo();
+    [[nodiscard]] const FreeMap& map() const { return *map_; }
+
+   private:
+    FreeMap* map_;
+    std::size_t dirty_mark_ = 0,
+                log_mark_ = 0;  // sizes of the map's dirty list and log when it began
+    std::vector<std::pair<const Placement*, int>> steps_;  // (placement, milli added per GPU)
+  };
 
   // Appends every node this map changes from now on (sync, take, give; repeats possible) to
   // `log`; nullptr stops it. For a policy that keeps a second map derived from this one.

@@ -89,13 +89,67 @@ TEST(FreeMap, TakeAndGiveAreInverse) {
   EXPECT_EQ(free.total_free_gpus(f.ids), 16);
 }
 
+// A trial changes the map as give/take do and its undo leaves the map exactly as before:
+// free shares, whole-GPU counts, node sets, the change log, and which nodes the next sync
+// copies again (those this map changed outside the trial only).
+TEST(FreeMap, TrialIsUndoneExactly) {
+  Fixture f({0, 0, 0});
+  f.occupy(0, 0b1);
+  ClusterSnapshot s = f.snapshot();
+  s.gpu_source = 7;
+  s.gpu_epoch = 1;
+  FreeMap free;
+  free.sync(s);
+  const auto set = free.add_set(f.ids);
+  free.take({NodeAlloc{NodeId(1), 0b11}}, 1000);  // outside the trial: node 1 is dirty
+  std::vector<NodeId> log;
+  free.log_changes(&log);
+  auto state = [&] {
+    std::vector<int> v;
+    for (int g = 0; g < 24; ++g) v.push_back(free.free_milli(g));
+    for (NodeId n : f.ids) v.push_back(free.free_gpus(n));
+    v.push_back(free.set_free_gpus(set));
+    v.push_back(free.total_free_gpus());
+    v.push_back(free.set_largest_fit(set).value_or(-1));
+    return v;
+  };
+  const auto before = state();
+  const Placement freed{NodeAlloc{NodeId(0), 0b1}}, half{NodeAlloc{NodeId(2), 0b110}};
+  {
+    FreeMap::Trial trial(free);
+    trial.give(freed, 1000);
+    trial.take(half, 500);
+    trial.take(freed, 1000);
+    trial.give(freed, 1000);
+    EXPECT_EQ(free.free_gpus(NodeId(0)), 8);
+    EXPECT_EQ(free.free_milli(17), 500);
+    EXPECT_EQ(free.set_free_gpus(set), 20);
+    EXPECT_FALSE(log.empty());
+  }  // undone here
+  EXPECT_EQ(state(), before);
+  EXPECT_TRUE(log.empty());
+  {
+    FreeMap::Trial trial(free);
+    trial.take(half, 1000);
+    trial.undo();
+    EXPECT_EQ(state(), before);
+    trial.give(freed, 1000);  // usable again after an undo
+    EXPECT_EQ(free.free_gpus(NodeId(0)), 8);
+  }
+  EXPECT_EQ(state(), before);
+  // The next sync copies node 1 again (this map's own take) but not nodes 0 and 2.
+  s.gpu_epoch = 2;
+  s.changed_nodes = {};
+  free.sync(s);
+  EXPECT_EQ(log, std::vector<NodeId>{NodeId(1)});
+  EXPECT_EQ(free.free_gpus(NodeId(1)), 8);
+  free.log_changes(nullptr);
+}
+
 TEST(Fraction, PacksSharesOntoTheFullestGpuThatFits) {
   Fixture f({0});
-  f.gpus[3] = GpuState{1, 600, 0};
-  f.free_milli[3] = 400;
-  f.gpus[5] = GpuState{1, 300, 0};
-  f.free_milli[5] = 700;
-  f.node_free[0] = 6;
+  f.occupy_share(0, 3, 600);
+  f.occupy_share(0, 5, 300);
   FreeMap free(f.snapshot());
   auto p = place_fraction(free, f.ids, 400);
   ASSERT_TRUE(p);
@@ -231,12 +285,11 @@ TEST(FreeMap, GrowthsCountCapacityTheSnapshotsGainedOnly) {
   free.take({NodeAlloc{NodeId(0), 0b1}}, 1000);
   free.sync(snap(2, {}));  // the take was not applied: undone, not a growth
   EXPECT_EQ(free.growths(), 1u);
-  f.occupy(2, 0b1111);  // GPUs held outside the policy
+  const std::size_t held = f.occupy(2, 0b1111);  // GPUs held outside the policy
   const std::vector<NodeId> two{NodeId(2)};
   free.sync(snap(3, two));
   EXPECT_EQ(free.growths(), 1u);
-  for (int k = 0; k < 4; ++k) f.free_milli[static_cast<std::size_t>(16 + k)] = 1000;
-  f.node_free[2] = 8;  // ... given back
+  f.release(held);  // ... given back
   free.sync(snap(4, two));
   EXPECT_EQ(free.growths(), 2u);
   EXPECT_EQ(free.free_gpus(NodeId(2)), 8);
@@ -280,7 +333,7 @@ TEST(GpuModels, PlaceJobKeepsToTheJobsModels) {
   EXPECT_EQ(model_capacity(f.cluster, f.ids, j, 32), 16);
   EXPECT_EQ(model_text(j), " of model A100");
   j.gpu_type.clear();
-  EXPECT_EQ(model_capacity(f.cluster, f.ids, j, 32), 32);  // no model: the caller's total
+  EXPECT_EQ(model_capacity(f.cluster, f.ids, j, 32), 32);        // no model: the caller's total
   EXPECT_EQ(place_job(free, all, j)->front().node.index(), 1u);  // unchanged without a model
 }
 

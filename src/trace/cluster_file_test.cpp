@@ -184,7 +184,8 @@ tenants:
   const std::string types = "gpu_types: [{name: A100, memory_gib: 80}]\n";
   const std::string tenants = "tenants: [{name: a, quota_gpus: 4}]\n";
   auto error = [&](const std::string& nodes) {
-    return testing::input_error([&] { (void)parse_cluster_yaml("c.yaml", types + nodes + tenants); });
+    return testing::input_error(
+        [&] { (void)parse_cluster_yaml("c.yaml", types + nodes + tenants); });
   };
   EXPECT_THAT(error("nodes: [{count: 1, gpus: 8, gpu_type: H100}]\n"),
               HasSubstr("c.yaml:2:39: key 'gpu_type': 'H100' is not in gpu_types (A100)"));

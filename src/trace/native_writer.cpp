@@ -121,8 +121,8 @@ std::string cluster_file_yaml(const Workload& w, const std::string& comment) {
   if (one_memory) {
     y << YAML::Key << "gpu_types" << YAML::Value << YAML::BeginSeq;
     for (const auto& [name, mib] : types)
-      y << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value
-        << YAML::DoubleQuoted << name << YAML::Key << "memory_gib" << YAML::Value
+      y << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << YAML::DoubleQuoted
+        << name << YAML::Key << "memory_gib" << YAML::Value
         << number_text(static_cast<double>(mib) / 1024) << YAML::EndMap;
     y << YAML::EndSeq;
   }

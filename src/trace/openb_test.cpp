@@ -155,10 +155,11 @@ namespace {
 TEST(Openb, GpuSpecIsTheJobsGpuModel) {
   testing::TempDir dir;
   dir.write("openb_node_list_gpu_node.csv", kNodes);
-  const std::string pods = dir.write("pods.csv", std::string(kPodHeader) +
-                                                     "p0,1,1,1,1000,V100M16|V100M32,LS,Running,0,9,0\n"
-                                                     "p1,1,1,1,1000,G2,LS,Running,1,9,1\n"
-                                                     "p2,1,1,1,1000,,LS,Running,2,9,2\n");
+  const std::string pods =
+      dir.write("pods.csv", std::string(kPodHeader) +
+                                "p0,1,1,1,1000,V100M16|V100M32,LS,Running,0,9,0\n"
+                                "p1,1,1,1,1000,G2,LS,Running,1,9,1\n"
+                                "p2,1,1,1,1000,,LS,Running,2,9,2\n");
   const Workload w = load_openb(pods);
   EXPECT_EQ(w.jobs[0].gpu_type, "V100M16|V100M32");
   EXPECT_EQ(w.jobs[1].gpu_type, "G2");
@@ -168,8 +169,8 @@ TEST(Openb, GpuSpecIsTheJobsGpuModel) {
   for (const auto& n : w.notes) notes += n + "\n";
   EXPECT_THAT(notes, HasSubstr("2 pods name the GPU models they may run on (gpu_spec)"));
   EXPECT_THAT(testing::input_error([&] {
-                load_openb(dir.write("bad.csv", std::string(kPodHeader) +
-                                                    "p0,1,1,1,1000,T4|,LS,Running,0,9,0\n"));
+                load_openb(dir.write(
+                    "bad.csv", std::string(kPodHeader) + "p0,1,1,1,1000,T4|,LS,Running,0,9,0\n"));
               }),
               HasSubstr("bad.csv:2:15: field 'gpu_spec': expected GPU model names separated"));
 }

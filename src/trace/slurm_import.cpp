@@ -4,6 +4,7 @@
 #include <numeric>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/limits.hpp"
@@ -33,20 +34,14 @@ std::string counts_text(const std::map<std::string, std::size_t>& counts) {
 void sacct_notes(const SacctRead& r, const std::string& path, std::vector<std::string>& notes) {
   notes.push_back("slurm: " + path + ": " + std::to_string(r.rows) + " rows, " +
                   std::to_string(r.step_rows) + " of them job steps (folded into their jobs)");
-  if (r.duplicate_rows > 0)
-    notes.push_back("slurm: dropped " + std::to_string(r.duplicate_rows) +
-                    " rows seen twice (overlapping dumps?)");
-  if (r.requeued_jobs > 0)
-    notes.push_back("slurm: " + std::to_string(r.requeued_jobs) +
-                    " jobs ran more than once (requeued): first submit kept, work = last run");
-  if (r.het_jobs > 0)
-    notes.push_back("slurm: " + std::to_string(r.het_jobs) +
-                    " heterogeneous jobs: components folded into one job (GPUs added up)");
-  if (r.mixed_models > 0)
-    notes.push_back("slurm: " + std::to_string(r.mixed_models) +
-                    " jobs asked for GPUs of several models: no model constraint");
+  const std::pair<std::size_t, const char*> counted[] = {
+      {r.duplicate_rows, " rows seen twice (overlapping dumps?): dropped"},
+      {r.requeued_jobs, " jobs ran more than once (requeued): first submit kept, work = last run"},
+      {r.het_jobs, " heterogeneous jobs: components folded into one job (GPUs added up)"},
+      {r.mixed_models, " jobs asked for GPUs of several models: no model constraint"}};
+  for (const auto& [n, text] : counted)
+    if (n > 0) notes.push_back("slurm: " + std::to_string(n) + text);
 }
-
 }  // namespace
 
 SlurmImport import_slurm(const SlurmFiles& files, const SlurmImportOptions& options) {

@@ -66,16 +66,16 @@ TEST(SlurmSacct, FoldsStepsArraysHeterogeneousJobsAndRequeues) {
   const SacctJob& requeued = by_id.at("120");
   EXPECT_EQ(requeued.runs, 2);
   EXPECT_EQ(requeued.first_start_s % 86400, 9 * 3600 + 5 * 60);  // the first run's, 09:05
-  EXPECT_EQ(requeued.run_s, 3600);                              // the last run
-  EXPECT_EQ(requeued.submit_s % 86400, 9 * 3600);               // the first submit, 09:00
-  EXPECT_EQ(by_id.at("101").gpu_type, "a100");                  // typed request
-  EXPECT_EQ(by_id.at("134").gpu_type, "");                      // DeepShare's index types
-  EXPECT_EQ(by_id.at("135").gpu_type, "");                      // two models: no constraint
-  EXPECT_EQ(by_id.at("133").gpus, 1);                           // gres/gpushare only
-  EXPECT_EQ(by_id.at("102_2").raw_id, "102");                   // array task
-  EXPECT_EQ(by_id.at("100").time_limit_s.value_or(-1), 86400);  // 1-00:00:00
-  EXPECT_FALSE(by_id.at("102_0").time_limit_s.has_value());     // UNLIMITED
-  EXPECT_EQ(by_id.at("137").time_limit_s.value_or(-1), 600);    // 10:00
+  EXPECT_EQ(requeued.run_s, 3600);                               // the last run
+  EXPECT_EQ(requeued.submit_s % 86400, 9 * 3600);                // the first submit, 09:00
+  EXPECT_EQ(by_id.at("101").gpu_type, "a100");                   // typed request
+  EXPECT_EQ(by_id.at("134").gpu_type, "");                       // DeepShare's index types
+  EXPECT_EQ(by_id.at("135").gpu_type, "");                       // two models: no constraint
+  EXPECT_EQ(by_id.at("133").gpus, 1);                            // gres/gpushare only
+  EXPECT_EQ(by_id.at("102_2").raw_id, "102");                    // array task
+  EXPECT_EQ(by_id.at("100").time_limit_s.value_or(-1), 86400);   // 1-00:00:00
+  EXPECT_FALSE(by_id.at("102_0").time_limit_s.has_value());      // UNLIMITED
+  EXPECT_EQ(by_id.at("137").time_limit_s.value_or(-1), 600);     // 10:00
   EXPECT_EQ(by_id.at("140").nodes, 2);
 }
 

@@ -37,4 +37,51 @@ void AssuranceSignal::update(std::size_t t, Time now, const AssuranceInputs& in)
   last_[t] = now;
 }
 
+Assurance::Assurance(const Config& c, Book& book, const Lender& lender)
+    : c_(c), book_(book), lender_(lender), signal_(book.tenants(), c), forecast_(book.tenants()) {}
+
+void Assurance::update(Cycle& cy) {
+  const ClusterSnapshot& s = cy.s;
+  const int total = book_.borrowed_total();
+  Marks& marks = book_.assurance_marks();
+  Time horizon = -1;  // the back share for one SLO at a time (usually all tenants')
+  double back = 1.0;
+  auto refresh = [&](std::size_t t) {
+    const TenantBook& tb = book_.tenant(t);
+    marks.clear(t);
+    AssuranceInputs a;
+    a.quota = quota(s, t);
+    a.held = tb.guaranteed + tb.borrowed;
+    a.demand = a.held + tb.pending_gpus;
+    a.slo = s.tenants[t].slo_queue;
+    if (!tb.entitled.empty()) a.oldest_wait = s.now - tb.entitled.begin()->first;
+    a.lent = lender_.lent(t);
+    if (total > 0 && a.lent > 0 && c_.prediction) {
+      // A job's remaining time is at least a minute (Book::remaining).
+      const Time h = std::max(a.slo, kMinute);
+      if (h != horizon) {
+        horizon = h;
+        back = static_cast<double>(book_.borrowed_back(s.now, h)) / total;
+      }
+      a.lent_back = back;
+    }
+    signal_.update(t, s.now, a);
+    Forecast& f = forecast_[t];
+    const double alpha = forecast_decay_.alpha(s.now - f.at, c_.demand_tau);
+    f.demand += alpha * (a.demand - f.demand);
+    f.at = s.now;
+  };
+  if (s.now - refreshed_at_ >= c_.assurance_refresh) {
+    refreshed_at_ = s.now;
+    for (std::size_t t = 0; t < book_.tenants(); ++t) refresh(t);
+  } else {
+    for (std::size_t t : marks.list())
+      if (marks.marked(t)) refresh(t);
+    for (std::size_t t : book_.entitled_tenants())
+      if (s.now != signal_.updated(t)) refresh(t);
+  }
+  marks.clear_list();
+  cy.assurance = this;
+}
+
 }  // namespace ds::deepshare

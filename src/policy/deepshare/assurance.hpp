@@ -9,6 +9,11 @@
 //  4. raw     a = (ws s + wd d + wo o) / (ws + wd + wo)
 //  5. smooth  A += (1 - exp(-dt / tau)) (a - A)   (time-based EWMA, exact for any dt)
 //  6. hysteresis: "at risk" from A < at_risk_below until A > healthy_above.
+//
+// The assurance step (Assurance::update) refreshes A_t of the tenants whose inputs changed,
+// of those with entitled jobs waiting (their delay term moves with time), and of every
+// tenant each assurance_refresh; with it each tenant's smoothed demand forecast (demand_tau),
+// which lending reads.
 #pragma once
 
 #include <cmath>
@@ -16,7 +21,10 @@
 #include <vector>
 
 #include "core/types.hpp"
+#include "policy/deepshare/book.hpp"
 #include "policy/deepshare/config.hpp"
+#include "policy/deepshare/cycle.hpp"
+#include "policy/deepshare/lending.hpp"
 
 namespace ds::deepshare {
 
@@ -70,6 +78,32 @@ class AssuranceSignal {
   std::vector<Time> last_;
   std::vector<char> started_;
   Decay decay_;
+};
+
+class Assurance {
+ public:
+  // `lender`: what each tenant lent as of the last lending step (the outlook's input).
+  Assurance(const Config& c, Book& book, const Lender& lender);
+  // Step "assurance": sets cy.assurance.
+  void update(Cycle& cy);
+  [[nodiscard]] double value(std::size_t t) const { return signal_.value(t); }
+  [[nodiscard]] bool at_risk(std::size_t t) const { return signal_.at_risk(t); }
+  [[nodiscard]] double forecast(std::size_t t) const { return forecast_[t].demand; }  // milli-GPUs
+  // When every tenant was last refreshed (sharing retries partners once per refresh).
+  [[nodiscard]] Time refreshed_at() const { return refreshed_at_; }
+
+ private:
+  const Config& c_;
+  Book& book_;
+  const Lender& lender_;
+  AssuranceSignal signal_;
+  struct Forecast {
+    double demand = 0;  // smoothed demand
+    Time at = 0;        // when it was last updated
+  };
+  std::vector<Forecast> forecast_;  // per tenant
+  Decay forecast_decay_;
+  Time refreshed_at_ = -kNever / 2;
 };
 
 }  // namespace ds::deepshare

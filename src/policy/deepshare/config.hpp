@@ -10,7 +10,10 @@
 namespace ds::deepshare {
 
 struct Config {
-  // Ablations: each mechanism can be switched off.
+  // Ablations: each mechanism can be switched off. reclaim, sharing and time_slicing choose
+  // whether their parts exist (Reclaimer; Colocation and Partners; Drains and Slicer),
+  // borrowing whether the borrowed step runs (and Lender lends nothing); the others are rules
+  // inside parts.
   bool borrowing = true;   // lend idle quota to other tenants' jobs
   bool reclaim = true;     // preempt borrowers when an entitled job cannot start
   bool sharing = true;     // MPS colocation on GPUs already in use

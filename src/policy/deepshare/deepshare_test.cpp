@@ -6,6 +6,7 @@
 
 #include "model/testing.hpp"
 #include "policy/deepshare/assurance.hpp"
+#include "policy/deepshare/cycle.hpp"
 #include "policy/deepshare/deepshare.hpp"
 #include "policy/deepshare/lending.hpp"
 #include "policy/deepshare/reclaim.hpp"
@@ -74,6 +75,23 @@ TEST(Assurance, SmoothsWithTimeConstantAndHysteresis) {
   EXPECT_TRUE(sig.at_risk(0));  // still below healthy_above = 0.8
   sig.update(seconds(300), std::span(&good, 1));
   EXPECT_FALSE(sig.at_risk(0));
+}
+
+// --- cycle -----------------------------------------------------------------
+
+// A step that reads A_t before the assurance step ran is a bug the cycle reports, not a
+// stale value it hands out.
+TEST(Cycle, AssuranceIsReadOnlyAfterItsStep) {
+  const ClusterSnapshot s;
+  FreeMap free;
+  Cycle cy(s, free, 1);
+  EXPECT_THROW((void)cy.assured(), std::logic_error);
+  const Config c;
+  Book book(c, 1);
+  const Lender lender(c, book, 0);
+  const Assurance a(c, book, lender);
+  cy.assurance = &a;
+  EXPECT_EQ(&cy.assured(), &a);
 }
 
 // --- lending ---------------------------------------------------------------

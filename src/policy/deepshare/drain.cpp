@@ -1,29 +1,6 @@
-// Phase 4b of the DeepShare policy: checkpoint-aware draining of nodes for a wide job.
-//
-// Assumptions: a job that needs whole nodes (at least a node's GPUs) almost never finds
-// them free on a busy cluster, since smaller jobs take every GPU that frees up; preempting
-// all the jobs on its nodes at once would lose up to a checkpoint interval of work on each.
-// A job preempted right after its checkpoint loses almost nothing.
-//
-// Algorithm (one drain per tenant at a time):
-//  1. Start: the tenant's longest-waiting fresh pending job of at least a node's GPUs that has
-//     waited drain_after picks the nodes at home that are cheapest to drain: nodes whose
-//     every job may be preempted for it (its tenant's own, borrowed, or other tenants' jobs
-//     away on its nodes), fewest busy GPUs first; only when its tenant's quota (less the
-//     quota owed to queued entitled jobs) fits it once its own jobs there have left.
-//  2. Every cycle (after entitled jobs, which may still use the nodes' free GPUs): each
-//     job on the nodes is preempted once it would lose at most slice_lost (right after
-//     a checkpoint); with pair_victims, a sharing pair goes whole once its host is at its
-//     checkpoint and its joiner would lose at most pair_lost of its interval, else the joiner
-//     goes alone at its own checkpoint (the host then alone at its own); no job joins a host
-//     on the nodes meanwhile (share()). A wake-up is asked for at the next checkpoint. When the job
-//     fits on the nodes and its quota it starts there, guaranteed. Until then the nodes' free GPUs
-//     are held: no other job starts on them.
-//  3. The drain ends when its job has started, or left the queue, or after two intervals
-//     (a job on the nodes that may not be preempted, e.g. one started there shared).
-#include <algorithm>
+#include "policy/deepshare/drain.hpp"
 
-#include "policy/deepshare/policy_impl.hpp"
+#include <algorithm>
 
 namespace ds::deepshare {
 
@@ -37,11 +14,36 @@ bool touches_any(const Placement& p, const std::vector<NodeId>& nodes) {
 
 }  // namespace
 
-// May `v` be preempted to make room for tenant t's job on t's nodes?
+Drains::Drains(const Handle& h, std::size_t nodes)
+    : Handle(h),
+      drain_(book_.tenants()),
+      tried_(book_.tenants(), ~std::uint64_t{0}),
+      drained_(nodes, 0) {}
+
+bool Drains::on_drained_nodes(const Placement& p) const {
+  if (drained_count_ == 0) return false;
+  for (const auto& a : p)
+    if (drained_[a.node.index()]) return true;
+  return false;
+}
+
+void Drains::begin(std::size_t t, Drain d) {
+  for (NodeId n : d.nodes) drained_count_ += drained_[n.index()]++ == 0;
+  drain_[t] = std::move(d);
+  draining_.insert(t);
+}
+
+void Drains::end(std::size_t t) {
+  for (NodeId n : drain_[t]->nodes) drained_count_ -= --drained_[n.index()] == 0;
+  drain_[t].reset();
+  draining_.erase(t);
+  book_.capacity_freed();  // its nodes are free for others again
+}
+
 // Borrowers and other tenants' jobs away on its nodes once they ran min_runtime; its own
 // guaranteed jobs as time slicing takes them (no longer fresh, a slice_min run).
-bool DeepSharePolicy::drainable(const ClusterSnapshot& s, JobId v, TenantId t) const {
-  const JobState& vs = job_[v.index()];
+bool Drains::drainable(const ClusterSnapshot& s, JobId v, TenantId t) const {
+  const JobState& vs = book_.job(v);
   const JobRuntime& r = s.runtime[v.index()];
   if (vs.preempted || r.status != JobStatus::Running || !s.jobs[v.index()].preemptible)
     return false;
@@ -56,136 +58,161 @@ bool DeepSharePolicy::drainable(const ClusterSnapshot& s, JobId v, TenantId t) c
          ran >= std::max(c_.min_runtime, c_.slice_min);
 }
 
-void DeepSharePolicy::run_drains(const ClusterSnapshot& s, FreeMap& free, Decisions& out) {
-  held_.clear();
-  if (!c_.time_slicing) return;
+void Drains::run(Cycle& cy) {
+  const ClusterSnapshot& s = cy.s;
   const std::vector<std::size_t> draining(draining_.begin(), draining_.end());
   for (std::size_t t : draining) {
-    TenantState& ts = tenants_[t];
-    Drain& d = *ts.drain;
+    const Drain& d = *drain_[t];
     const JobSpec& j = s.jobs[d.job.index()];
     const Time interval = std::max<Time>(s.tenants[t].checkpoint_interval, c_.min_runtime);
-    if (!job_[d.job.index()].queued || s.now - d.since > 2 * interval) {
-      ts.drain.reset();
-      draining_.erase(t);
-      ++epoch_;  // its nodes are free for others again
+    if (!book_.job(d.job).queued || s.now - d.since > 2 * interval) {
+      end(t);
       continue;
     }
     // Step 2: preempt what is cheap now (right after its checkpoint).
-    next_wake_ = std::min(next_wake_, next_cheap());
-    for (const auto& e : window_) {
-      const JobId id = e.job;
-      const JobState& vs = job_[id.index()];
-      if (vs.run_id != e.run) continue;  // an earlier run (collect_checkpoints drops it later)
-      if (vs.run == Run::None || vs.preempted) continue;
-      if (!touches_any(s.runtime[id.index()].placement, d.nodes)) continue;
-      if (vs.run == Run::Shared) {
-        // pair_victims: a joiner at its checkpoint leaves its host (it holds no GPUs; the
-        // host goes alone at its own checkpoint and takes no new partner on the nodes).
-        const JobId host = vs.partner;
-        if (!c_.pair_victims || !host.valid() || !drainable(s, id, j.tenant) ||
-            !drainable(s, host, j.tenant) || s.runtime[host.index()].status != JobStatus::Running)
-          continue;
-        drain_lost_ += to_seconds(lost_now(s, id)) * s.jobs[id.index()].gpus;
-        preempted(s, free, out, id);
-        ++drain_victims_;
+    cy.wake_at(checkpoints_.next_cheap());
+    take_cheap(cy, d, j.tenant);
+    const TenantBook& tb = book_.tenant(t);
+    if (tb.guaranteed + tb.queued_entitled + share(j) <= quota(s, t))
+      if (auto p = place_job(cy.free, d.nodes, j)) {
+        runs_.start(cy, j, std::move(*p), Run::Guaranteed);
+        ++tally_.drains;
+        end(t);
         continue;
       }
-      if (!drainable(s, id, j.tenant)) continue;
-      const JobId partner = vs.partner;
-      // A partner that started this cycle is not running yet: leave the pair for later.
-      if (partner.valid() && (!drainable(s, partner, j.tenant) ||
-                              s.runtime[partner.index()].status != JobStatus::Running))
-        continue;
-      // Both members at a checkpoint at once, or (pair_victims) at its host's while its
-      // joiner would lose at most pair_lost of its interval.
-      if (partner.valid() && lost_now(s, partner) > c_.slice_lost &&
-          !pair_victim(s, id, c_.pair_lost))
-        continue;
-      if (partner.valid()) {  // a shared partner holds no GPUs: it goes first
-        drain_lost_ += to_seconds(lost_now(s, partner)) * s.jobs[partner.index()].gpus;
-        preempted(s, free, out, partner);
-      }
-      drain_lost_ += to_seconds(lost_now(s, id)) * s.jobs[id.index()].gpus;
-      preempted(s, free, out, id);
-      ++drain_victims_;
-    }
-    if (ts.guaranteed + ts.queued_entitled + share(j) <= quota(s, t))
-      if (auto p = place_job(free, d.nodes, j)) {
-        start(s, free, out, j, std::move(*p), Run::Guaranteed);
-        ++drains_;
-        ts.drain.reset();
-        draining_.erase(t);
-        ++epoch_;
-        continue;
-      }
-    // Hold the nodes' free GPUs for the job.
-    Placement held;
-    for (NodeId n : d.nodes) {
-      const Node& node = s.cluster->nodes[n.index()];
-      NodeAlloc a{n, 0};
-      for (int k = 0; k < node.gpus; ++k)
-        if (free.free_milli(node.first_gpu + k) == kMilliPerGpu)
-          a.gpu_mask |= std::uint64_t{1} << k;
-      if (a.gpu_mask) held.push_back(a);
-    }
-    free.take(held, kMilliPerGpu);
-    for (const auto& a : held) free_gpus_ -= a.gpus();
-    held_.insert(held_.end(), held.begin(), held.end());
-    note_wait(out, j.id, WaitReason::Reclaim);
+    hold(cy, d);
+    note_wait(cy.out, j.id, WaitReason::Reclaim);
   }
 }
 
-// Step 1, for tenant t (from make_room, after the placement phases).
-void DeepSharePolicy::start_drain(const ClusterSnapshot& s, std::size_t t) {
-  TenantState& ts = tenants_[t];
+// The jobs on the drain's nodes that are at their checkpoint go (with pair_victims, a pair
+// at its host's checkpoint, or its joiner alone at its own).
+void Drains::take_cheap(Cycle& cy, const Drain& d, TenantId t) {
+  const ClusterSnapshot& s = cy.s;
+  for (const auto& e : checkpoints_.window()) {
+    const JobId id = e.job;
+    const JobState& vs = book_.job(id);
+    if (vs.run_id != e.run) continue;  // an earlier run (collect drops it later)
+    if (vs.run == Run::None || vs.preempted) continue;
+    if (!touches_any(s.runtime[id.index()].placement, d.nodes)) continue;
+    if (vs.run == Run::Shared) {
+      // pair_victims: a joiner at its checkpoint leaves its host (it holds no GPUs; the
+      // host goes alone at its own checkpoint and takes no new partner on the nodes).
+      const JobId host = vs.partner;
+      if (!c_.pair_victims || !host.valid() || !drainable(s, id, t) || !drainable(s, host, t) ||
+          s.runtime[host.index()].status != JobStatus::Running)
+        continue;
+      tally_.drain_lost += to_seconds(book_.lost_now(s, id)) * s.jobs[id.index()].gpus;
+      runs_.preempt(cy, id);
+      ++tally_.drain_victims;
+      continue;
+    }
+    if (!drainable(s, id, t)) continue;
+    const JobId partner = vs.partner;
+    // A partner that started this cycle is not running yet: leave the pair for later.
+    if (partner.valid() &&
+        (!drainable(s, partner, t) || s.runtime[partner.index()].status != JobStatus::Running))
+      continue;
+    // Both members at a checkpoint at once, or (pair_victims) at its host's while its
+    // joiner would lose at most pair_lost of its interval.
+    if (partner.valid() && book_.lost_now(s, partner) > c_.slice_lost &&
+        !runs_.pair_victim(s, id, c_.pair_lost))
+      continue;
+    if (partner.valid()) {  // a shared partner holds no GPUs: it goes first
+      tally_.drain_lost += to_seconds(book_.lost_now(s, partner)) * s.jobs[partner.index()].gpus;
+      runs_.preempt(cy, partner);
+    }
+    tally_.drain_lost += to_seconds(book_.lost_now(s, id)) * s.jobs[id.index()].gpus;
+    runs_.preempt(cy, id);
+    ++tally_.drain_victims;
+  }
+}
+
+// Holds the nodes' free GPUs for the job.
+void Drains::hold(Cycle& cy, const Drain& d) {
+  Placement held;
+  for (NodeId n : d.nodes) {
+    const Node& node = cy.s.cluster->nodes[n.index()];
+    NodeAlloc a{n, 0};
+    for (int k = 0; k < node.gpus; ++k)
+      if (cy.free.free_milli(node.first_gpu + k) == kMilliPerGpu)
+        a.gpu_mask |= std::uint64_t{1} << k;
+    if (a.gpu_mask) held.push_back(a);
+  }
+  cy.free.take(held, kMilliPerGpu);
+  for (const auto& a : held) cy.free_gpus -= a.gpus();
+  cy.held.insert(cy.held.end(), held.begin(), held.end());
+}
+
+void Drains::start(Cycle& cy) {
+  for (std::size_t t : book_.other_tenants()) start_for(cy, t);  // (no queue changes here)
+}
+
+// Step 1, for tenant t.
+void Drains::start_for(Cycle& cy, std::size_t t) {
   // Jobs become drainable as they run: retried when some job reached its checkpoint.
-  if (ts.drain || ts.waiting.empty() || ts.drain_epoch == window_epoch_) return;
-  ts.drain_epoch = window_epoch_;
-  // The longest-waiting job of at least a node's GPUs (a few are looked at).
-  const JobSpec* j = nullptr;
+  if (drain_[t] || book_.tenant(t).waiting.empty() || tried_[t] == checkpoints_.window_epoch())
+    return;
+  tried_[t] = checkpoints_.window_epoch();
+  const JobSpec* j = drain_job(cy.s, t);
+  if (!j) return;
+  auto d = pick_nodes(cy.s, *j);
+  if (!d) return;
+  begin(t, std::move(*d));
+  cy.wake_at(cy.s.now + kSecond);  // begin at once
+}
+
+// The longest-waiting job of at least a node's GPUs (a few are looked at).
+const JobSpec* Drains::drain_job(const ClusterSnapshot& s, std::size_t t) const {
+  const TenantBook& tb = book_.tenant(t);
+  const int node_size = layout_.node_size();
   int looked = 0;
-  for (auto it = ts.waiting.begin(); it != ts.waiting.end() && looked < kScan; ++it, ++looked) {
+  for (auto it = tb.waiting.begin(); it != tb.waiting.end() && looked < kScan; ++it, ++looked) {
     if (s.now - it->first < c_.drain_after) break;
     const JobSpec& c = s.jobs[it->second.index()];
-    if (c.gpus < node_size_ || ts.queued_entitled + share(c) > quota(s, t)) continue;
-    if (job_[c.id.index()].key >= kLongRun) continue;  // fresh jobs only, as time slicing
-    j = &c;
-    break;
+    if (c.gpus < node_size || tb.queued_entitled + share(c) > quota(s, t)) continue;
+    if (book_.job(c.id).key >= kLongRun) continue;  // fresh jobs only, as time slicing
+    return &c;
   }
-  if (!j) return;
-  // Nodes at home whose jobs may all go, fewest busy GPUs first.
-  const auto& home = home_[t];
+  return nullptr;
+}
+
+// Nodes at home whose jobs may all go, fewest busy GPUs first; none unless the job's tenant's
+// quota fits it (it runs guaranteed) once its own jobs on the nodes have left.
+std::optional<Drains::Drain> Drains::pick_nodes(const ClusterSnapshot& s, const JobSpec& j) const {
+  const std::size_t t = j.tenant.index();
+  const int node_size = layout_.node_size();
   std::vector<int> busy(s.cluster->nodes.size(), 0);
   std::vector<char> blocked(s.cluster->nodes.size(), 0);
   for (JobId id : s.running) {
-    const bool ok = drainable(s, id, j->tenant) && job_[id.index()].run != Run::None;
+    const bool ok = drainable(s, id, j.tenant) && book_.job(id).run != Run::None;
     for (const auto& a : s.runtime[id.index()].placement) {
       busy[a.node.index()] += a.gpus();
       if (!ok) blocked[a.node.index()] = 1;
     }
   }
   std::vector<std::pair<int, NodeId>> nodes;
-  for (NodeId n : home)
-    if (!blocked[n.index()] && s.cluster->nodes[n.index()].gpus == node_size_)
+  for (NodeId n : layout_.home(t)) {
+    const Node& node = s.cluster->nodes[n.index()];
+    // Only nodes of a GPU model the job accepts (issue #28): a drain of others would hold
+    // GPUs it can never use.
+    if (!blocked[n.index()] && node.gpus == node_size && accepts_gpu_model(j, node.gpu_type))
       nodes.emplace_back(busy[n.index()], n);
-  const std::size_t need = static_cast<std::size_t>((j->gpus + node_size_ - 1) / node_size_);
-  if (nodes.size() < need) return;
+  }
+  const std::size_t need = static_cast<std::size_t>((j.gpus + node_size - 1) / node_size);
+  if (nodes.size() < need) return std::nullopt;
   std::partial_sort(nodes.begin(), nodes.begin() + static_cast<std::ptrdiff_t>(need), nodes.end());
-  Drain d{j->id, {}, s.now};
+  Drain d{j.id, {}, s.now};
   for (std::size_t k = 0; k < need; ++k) d.nodes.push_back(nodes[k].second);
-  // The job runs guaranteed: its tenant's quota must fit it once its own jobs on the
-  // nodes have left.
   int own = 0;
   for (JobId id : s.running)
-    if (s.jobs[id.index()].tenant == j->tenant && job_[id.index()].run == Run::Guaranteed)
+    if (s.jobs[id.index()].tenant == j.tenant && book_.job(id).run == Run::Guaranteed)
       for (const auto& a : s.runtime[id.index()].placement)
         if (std::find(d.nodes.begin(), d.nodes.end(), a.node) != d.nodes.end())
           own += a.gpus() * s.jobs[id.index()].gpu_milli;
-  if (ts.guaranteed - own + ts.queued_entitled + share(*j) > quota(s, t)) return;
-  ts.drain = std::move(d);
-  draining_.insert(t);
-  next_wake_ = std::min(next_wake_, s.now + kSecond);  // begin at once
+  const TenantBook& tb = book_.tenant(t);
+  if (tb.guaranteed - own + tb.queued_entitled + share(j) > quota(s, t)) return std::nullopt;
+  return d;
 }
 
 }  // namespace ds::deepshare

@@ -7,10 +7,19 @@
 //     assurance (reserve_min alone otherwise), plus the forecast growth of its own demand
 //     (smoothed demand - guaranteed use), rounded up to whole GPUs, at most idle
 //  3. lendable = idle - reserve, and 0 for lend_backoff after the tenant reclaimed.
+//
+// The lending step (Lender::compute, after the guaranteed starts of the cycle) refreshes each
+// tenant's Lending when its inputs changed (every tenant each assurance_refresh), keeps the
+// totals as sums of the cached values, and every assurance_refresh each tenant's share of
+// the borrowed GPUs, in proportion to what it lends (the assurance outlook reads it).
 #pragma once
 
+#include <vector>
+
 #include "core/types.hpp"
+#include "policy/deepshare/book.hpp"
 #include "policy/deepshare/config.hpp"
+#include "policy/deepshare/cycle.hpp"
 
 namespace ds::deepshare {
 
@@ -30,5 +39,32 @@ struct Lending {
 };
 
 Lending lending(const LendInputs& in, const Config& c);
+
+class Lender {
+ public:
+  // `unowned`: milli-GPUs of the cluster beyond every quota (always lendable).
+  Lender(const Config& c, Book& book, int unowned);
+  // Step "lending": sets cy.lent (reads cy.assured()).
+  void compute(Cycle& cy);
+  // Tenant t reclaimed lent capacity now: it lends nothing for lend_backoff.
+  void reclaimed(std::size_t t, Time now);
+  [[nodiscard]] double lent(std::size_t t) const { return tenants_[t].lent; }  // milli-GPUs
+  [[nodiscard]] const Lending& of(std::size_t t) const { return tenants_[t].lend; }
+
+ private:
+  struct TenantLending {
+    Lending lend;
+    double lent = 0;  // its part of the borrowed GPUs
+    Time last_reclaim = -kNever / 2;
+  };
+  void refresh(const Cycle& cy, std::size_t t);
+
+  const Config& c_;
+  Book& book_;
+  std::vector<TenantLending> tenants_;
+  int unowned_ = 0;
+  int lendable_sum_ = 0, idle_sum_ = 0;  // over the tenants' cached Lending
+  Time refreshed_at_ = -kNever / 2;      // last refresh of every tenant
+};
 
 }  // namespace ds::deepshare

@@ -1,6 +1,7 @@
 #include "policy/deepshare/reclaim.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace ds::deepshare {
 
@@ -14,23 +15,24 @@ double preemption_cost(const JobSpec& job, const JobRuntime& rt, Time now, Time 
 
 namespace {
 
-// Step 3: drop victims that are not needed, newest choice first.
-void minimise(FreeMap& scratch, std::span<const NodeId> nodes, const JobSpec& job,
-              std::vector<const Victim*>& chosen) {
+// Step 3, on a trial of the map: drop victims that are not needed, newest choice first.
+void minimise(FreeMap::Trial& trial, FreeMap& free, std::span<const NodeId> nodes,
+              const JobSpec& job, std::vector<const Victim*>& chosen) {
   for (std::size_t i = chosen.size(); i-- > 0;) {
-    scratch.take(*chosen[i]->placement, chosen[i]->milli);
-    if (place_job(scratch, nodes, job)) {
+    trial.take(*chosen[i]->placement, chosen[i]->milli);
+    if (place_job(free, nodes, job)) {
       chosen.erase(chosen.begin() + static_cast<std::ptrdiff_t>(i));
     } else {
-      scratch.give(*chosen[i]->placement, chosen[i]->milli);
+      trial.give(*chosen[i]->placement, chosen[i]->milli);
     }
   }
 }
 
-std::optional<ReclaimPlan> finish(FreeMap& scratch, std::span<const NodeId> nodes,
-                                  const JobSpec& job, std::vector<const Victim*> chosen) {
-  minimise(scratch, nodes, job, chosen);
-  auto p = place_job(scratch, nodes, job);
+std::optional<ReclaimPlan> finish(FreeMap::Trial& trial, FreeMap& free,
+                                  std::span<const NodeId> nodes, const JobSpec& job,
+                                  std::vector<const Victim*> chosen) {
+  minimise(trial, free, nodes, job, chosen);
+  auto p = place_job(free, nodes, job);
   if (!p) return std::nullopt;
   ReclaimPlan plan;
   plan.placement = std::move(*p);
@@ -41,10 +43,6 @@ std::optional<ReclaimPlan> finish(FreeMap& scratch, std::span<const NodeId> node
   return plan;
 }
 
-}  // namespace
-
-namespace {
-
 // GPUs of `p` on node n.
 int gpus_on(const Placement& p, NodeId n) {
   int g = 0;
@@ -53,24 +51,49 @@ int gpus_on(const Placement& p, NodeId n) {
   return g;
 }
 
-// One node on a scratch copy (shares of a GPU are not simple counts): the cheapest
+// The candidates touching each of `nodes` (ascending ids), in cost order: O(candidates), not
+// O(cluster).
+struct ByNode {
+  std::vector<NodeId> node;
+  std::vector<std::vector<const Victim*>> on;
+};
+
+ByNode group_by_node(std::span<const NodeId> nodes, std::span<const Victim> candidates) {
+  std::vector<std::pair<NodeId, const Victim*>> touch;
+  for (const Victim& v : candidates)
+    for (const auto& a : *v.placement)
+      if (std::binary_search(nodes.begin(), nodes.end(), a.node)) touch.emplace_back(a.node, &v);
+  std::stable_sort(touch.begin(), touch.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  ByNode g;
+  for (const auto& [n, v] : touch) {
+    if (g.node.empty() || g.node.back() != n) {
+      g.node.push_back(n);
+      g.on.emplace_back();
+    }
+    g.on.back().push_back(v);
+  }
+  return g;
+}
+
+// One node on a trial of the map (shares of a GPU are not simple counts): the cheapest
 // candidates touching it until the job fits there; kept when cheaper than `best`.
-void plan_on_node(const FreeMap& free, NodeId n, const JobSpec& job,
+void plan_on_node(FreeMap& free, NodeId n, const JobSpec& job,
                   std::span<const Victim* const> on_node, std::optional<ReclaimPlan>& best) {
-  FreeMap scratch = free;
+  FreeMap::Trial trial(free);
   const NodeId only[] = {n};
   std::vector<const Victim*> chosen;
   double cost = 0;
-  bool fits = place_job(scratch, only, job).has_value();
+  bool fits = place_job(free, only, job).has_value();
   for (const Victim* v : on_node) {
     if (fits || (best && cost >= best->cost)) break;
-    scratch.give(*v->placement, v->milli);
+    trial.give(*v->placement, v->milli);
     chosen.push_back(v);
     cost += v->cost;
-    fits = place_job(scratch, only, job).has_value();
+    fits = place_job(free, only, job).has_value();
   }
   if (!fits || chosen.empty()) return;  // no room, or no reclaim needed here
-  auto plan = finish(scratch, only, job, chosen);
+  auto plan = finish(trial, free, only, job, chosen);
   if (plan && (!best || plan->cost < best->cost)) best = std::move(plan);
 }
 
@@ -85,9 +108,133 @@ bool whole_gpus_only(const FreeMap& free, NodeId n, std::span<const Victim* cons
                      [](const Victim* v) { return v->milli == kMilliPerGpu; });
 }
 
+// Step 2 on node n by counting whole GPUs: the cheapest victims until enough are freed, then
+// minimality (drop the newest choices not needed). False when they free too few.
+bool count_on_node(const FreeMap& free, NodeId n, const JobSpec& job,
+                   std::span<const Victim* const> on_node, double bound,
+                   std::vector<const Victim*>& chosen, double& cost) {
+  const int need = job.gpus - free.free_gpus(n);
+  if (need <= 0) return false;  // no reclaim needed here
+  int got = 0;
+  cost = 0;
+  for (const Victim* v : on_node) {
+    if (got >= need || cost >= bound) break;
+    chosen.push_back(v);
+    got += gpus_on(*v->placement, n);
+    cost += v->cost;
+  }
+  if (got < need) return false;
+  for (std::size_t i = chosen.size(); i-- > 0;) {
+    const int g = gpus_on(*chosen[i]->placement, n);
+    if (got - g >= need) {
+      got -= g;
+      cost -= chosen[i]->cost;
+      chosen.erase(chosen.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+  return true;
+}
+
+// The plan for victims `set` on node n: the job takes the lowest GPUs of the node that are
+// free or freed (what place_consolidate would choose there), without a trial of the map.
+ReclaimPlan counted_plan(const FreeMap& free, NodeId n, const JobSpec& job,
+                         std::span<const Victim* const> set) {
+  const Node& node = free.cluster().nodes[n.index()];
+  std::uint64_t mask = 0;
+  for (int k = 0; k < node.gpus; ++k)
+    if (free.free_milli(node.first_gpu + k) == kMilliPerGpu) mask |= std::uint64_t{1} << k;
+  for (const Victim* v : set)
+    for (const auto& a : *v->placement)
+      if (a.node == n) mask |= a.gpu_mask;
+  NodeAlloc alloc{n, 0};
+  for (int taken = 0; taken < job.gpus && mask; ++taken) {
+    const std::uint64_t low = mask & (~mask + 1);
+    alloc.gpu_mask |= low;
+    mask &= mask - 1;
+  }
+  ReclaimPlan plan;
+  plan.placement = {alloc};
+  for (const Victim* v : set) {
+    plan.victims.push_back(v->job);
+    plan.cost += v->cost;
+  }
+  return plan;
+}
+
+// Step 2 for a job that fits on one node: the cheapest victims on each node until the job
+// fits there (by counting GPUs where that is exact, else on a trial of the map).
+std::optional<ReclaimPlan> plan_one_node(FreeMap& free, const JobSpec& job, const ByNode& g) {
+  std::optional<std::size_t> best;
+  std::vector<const Victim*> best_set;
+  double best_cost = 0;
+  std::optional<ReclaimPlan> trial_best;
+  for (std::size_t k = 0; k < g.node.size(); ++k) {
+    const NodeId n = g.node[k];
+    if (job.gpu_milli < kMilliPerGpu || !whole_gpus_only(free, n, g.on[k])) {
+      plan_on_node(free, n, job, g.on[k], trial_best);
+      continue;
+    }
+    std::vector<const Victim*> chosen;
+    double cost = 0;
+    const double bound = best ? best_cost : std::numeric_limits<double>::infinity();
+    if (!count_on_node(free, n, job, g.on[k], bound, chosen, cost)) continue;
+    if (!best || cost < best_cost) {
+      best = k;
+      best_set = std::move(chosen);
+      best_cost = cost;
+    }
+  }
+  std::optional<ReclaimPlan> counted;
+  if (best) counted = counted_plan(free, g.node[*best], job, best_set);
+  if (!trial_best || (counted && counted->cost <= trial_best->cost)) return counted;
+  return trial_best;
+}
+
+// Larger jobs: clear the nodes that are cheapest to clear (wholly free ones cost nothing),
+// then the cheapest victims anywhere for the rest; then minimality. On a trial of the map.
+std::optional<ReclaimPlan> plan_wide(FreeMap& free, std::span<const NodeId> nodes,
+                                     const JobSpec& job, std::span<const Victim> candidates,
+                                     const ByNode& g, int node_size) {
+  std::vector<std::pair<double, std::size_t>> clearable;  // (cost to clear, group)
+  for (std::size_t k = 0; k < g.node.size(); ++k) {
+    const NodeId n = g.node[k];
+    int freeable = free.free_gpus(n);
+    double cost = 0;
+    for (const Victim* v : g.on[k]) {
+      freeable += gpus_on(*v->placement, n);
+      cost += v->cost;
+    }
+    if (freeable >= free.cluster().nodes[n.index()].gpus) clearable.emplace_back(cost, k);
+  }
+  std::sort(clearable.begin(), clearable.end());  // (wholly free nodes need no victims)
+  FreeMap::Trial trial(free);
+  std::vector<const Victim*> chosen;
+  std::vector<char> given(candidates.size(), 0);
+  auto give = [&](const Victim* v) {
+    const auto i = static_cast<std::size_t>(v - candidates.data());
+    if (given[i]) return;
+    given[i] = 1;
+    trial.give(*v->placement, v->milli);
+    chosen.push_back(v);
+  };
+  int whole = 0;
+  const int needed_whole = (job.gpus + node_size - 1) / node_size;
+  for (const auto& [cost, k] : clearable) {
+    if (whole >= needed_whole || place_job(free, nodes, job)) break;
+    for (const Victim* v : g.on[k]) give(v);
+    ++whole;
+  }
+  for (const Victim& v : candidates) {
+    if (place_job(free, nodes, job)) break;
+    give(&v);
+  }
+  if (!place_job(free, nodes, job)) return std::nullopt;
+  return finish(trial, free, nodes, job, chosen);
+}
+
 }  // namespace
 
-std::optional<ReclaimPlan> plan_reclaim(const FreeMap& free, std::span<const NodeId> all_nodes,
+std::optional<ReclaimPlan> plan_reclaim(FreeMap& free, std::span<const NodeId> all_nodes,
                                         const JobSpec& job, std::vector<Victim> candidates) {
   // A job of a GPU model reclaims only on the nodes of its model (issue #28).
   std::vector<NodeId> own;
@@ -100,130 +247,10 @@ std::optional<ReclaimPlan> plan_reclaim(const FreeMap& free, std::span<const Nod
     return a.job > b.job;
   });
   if (nodes.empty() || candidates.empty()) return std::nullopt;
-  const Cluster& cluster = free.cluster();
-  const int node_size = cluster.nodes[nodes.front().index()].gpus;
-  // The candidates touching each of `nodes` (ascending ids), in cost order: O(candidates),
-  // not O(cluster).
-  std::vector<std::pair<NodeId, const Victim*>> touch;
-  for (const Victim& v : candidates)
-    for (const auto& a : *v.placement)
-      if (std::binary_search(nodes.begin(), nodes.end(), a.node)) touch.emplace_back(a.node, &v);
-  std::stable_sort(touch.begin(), touch.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
-  std::vector<NodeId> group_node;
-  std::vector<std::vector<const Victim*>> on;
-  for (const auto& [n, v] : touch) {
-    if (group_node.empty() || group_node.back() != n) {
-      group_node.push_back(n);
-      on.emplace_back();
-    }
-    on.back().push_back(v);
-  }
-  if (job.gpus <= node_size) {
-    // Step 2, one node: the cheapest victims on each node until the job fits there (by
-    // counting GPUs where that is exact, else on a scratch copy).
-    std::optional<std::size_t> best;
-    std::vector<const Victim*> best_set;
-    double best_cost = 0;
-    std::optional<ReclaimPlan> scratch_best;
-    for (std::size_t k = 0; k < group_node.size(); ++k) {
-      const NodeId n = group_node[k];
-      if (job.gpu_milli < kMilliPerGpu || !whole_gpus_only(free, n, on[k])) {
-        plan_on_node(free, n, job, on[k], scratch_best);
-        continue;
-      }
-      const int need = job.gpus - free.free_gpus(n);
-      if (need <= 0) continue;  // no reclaim needed here
-      std::vector<const Victim*> chosen;
-      int got = 0;
-      double cost = 0;
-      for (const Victim* v : on[k]) {
-        if (got >= need || (best && cost >= best_cost)) break;
-        chosen.push_back(v);
-        got += gpus_on(*v->placement, n);
-        cost += v->cost;
-      }
-      if (got < need) continue;
-      // Step 3 (minimality), by counting: drop the newest choices not needed.
-      for (std::size_t i = chosen.size(); i-- > 0;) {
-        const int g = gpus_on(*chosen[i]->placement, n);
-        if (got - g >= need) {
-          got -= g;
-          cost -= chosen[i]->cost;
-          chosen.erase(chosen.begin() + static_cast<std::ptrdiff_t>(i));
-        }
-      }
-      if (!best || cost < best_cost) {
-        best = k;
-        best_set = std::move(chosen);
-        best_cost = cost;
-      }
-    }
-    std::optional<ReclaimPlan> counted;
-    if (best) {
-      // The job takes the lowest GPUs of the node that are free or freed (what
-      // place_consolidate would choose there), without a scratch copy of the map.
-      const NodeId n = group_node[*best];
-      const Node& node = cluster.nodes[n.index()];
-      std::uint64_t mask = 0;
-      for (int k = 0; k < node.gpus; ++k)
-        if (free.free_milli(node.first_gpu + k) == kMilliPerGpu) mask |= std::uint64_t{1} << k;
-      for (const Victim* v : best_set)
-        for (const auto& a : *v->placement)
-          if (a.node == n) mask |= a.gpu_mask;
-      NodeAlloc alloc{n, 0};
-      for (int taken = 0; taken < job.gpus && mask; ++taken) {
-        const std::uint64_t low = mask & (~mask + 1);
-        alloc.gpu_mask |= low;
-        mask &= mask - 1;
-      }
-      counted = ReclaimPlan{};
-      counted->placement = {alloc};
-      for (const Victim* v : best_set) {
-        counted->victims.push_back(v->job);
-        counted->cost += v->cost;
-      }
-    }
-    if (!scratch_best || (counted && counted->cost <= scratch_best->cost)) return counted;
-    return scratch_best;
-  }
-  // Larger jobs: clear the nodes that are cheapest to clear (wholly free ones cost
-  // nothing), then the cheapest victims anywhere for the rest; then minimality.
-  std::vector<std::pair<double, std::size_t>> clearable;  // (cost to clear, group)
-  for (std::size_t k = 0; k < group_node.size(); ++k) {
-    const NodeId n = group_node[k];
-    int freeable = free.free_gpus(n);
-    double cost = 0;
-    for (const Victim* v : on[k]) {
-      freeable += gpus_on(*v->placement, n);
-      cost += v->cost;
-    }
-    if (freeable >= cluster.nodes[n.index()].gpus) clearable.emplace_back(cost, k);
-  }
-  std::sort(clearable.begin(), clearable.end());  // (wholly free nodes need no victims)
-  FreeMap scratch = free;
-  std::vector<const Victim*> chosen;
-  std::vector<char> given(candidates.size(), 0);
-  auto give = [&](const Victim* v) {
-    const auto i = static_cast<std::size_t>(v - candidates.data());
-    if (given[i]) return;
-    given[i] = 1;
-    scratch.give(*v->placement, v->milli);
-    chosen.push_back(v);
-  };
-  int whole = 0;
-  const int needed_whole = (job.gpus + node_size - 1) / node_size;
-  for (const auto& [cost, k] : clearable) {
-    if (whole >= needed_whole || place_job(scratch, nodes, job)) break;
-    for (const Victim* v : on[k]) give(v);
-    ++whole;
-  }
-  for (const Victim& v : candidates) {
-    if (place_job(scratch, nodes, job)) break;
-    give(&v);
-  }
-  if (!place_job(scratch, nodes, job)) return std::nullopt;
-  return finish(scratch, nodes, job, chosen);
+  const int node_size = free.cluster().nodes[nodes.front().index()].gpus;
+  const ByNode g = group_by_node(nodes, candidates);
+  if (job.gpus <= node_size) return plan_one_node(free, job, g);
+  return plan_wide(free, nodes, job, candidates, g, node_size);
 }
 
 }  // namespace ds::deepshare

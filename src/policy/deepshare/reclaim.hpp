@@ -6,12 +6,13 @@
 // Algorithm:
 //  1. Sort candidates by cost (ties: latest start, then highest job id).
 //  2. Job fits on one node: for every node, give back the cheapest candidates touching it
-//     (on a scratch copy) until the job fits there; keep the node whose set costs least.
-//     Larger jobs: give back candidates cluster-wide in cost order until the job fits.
+//     until the job fits there (counting whole GPUs where that is exact, else on a trial of
+//     the free map, FreeMap::Trial); keep the node whose set costs least. Larger jobs: give
+//     back candidates cluster-wide in cost order until the job fits (on a trial).
 //  3. Minimality: walk the chosen set in reverse and take back each victim whose
 //     GPUs are not needed for the job to still fit.
 //  4. Return the victims and the placement, or nothing when even all candidates
-//     would not make room.
+//     would not make room. Every trial is undone: `free` is as it was on return.
 #pragma once
 
 #include <optional>
@@ -42,8 +43,8 @@ struct ReclaimPlan {
 double preemption_cost(const JobSpec& job, const JobRuntime& rt, Time now, Time checkpoint_interval,
                        Time restart_overhead);
 
-// `nodes` in ascending id order.
-std::optional<ReclaimPlan> plan_reclaim(const FreeMap& free, std::span<const NodeId> nodes,
+// `nodes` in ascending id order. `free` is tried on and left as it was.
+std::optional<ReclaimPlan> plan_reclaim(FreeMap& free, std::span<const NodeId> nodes,
                                         const JobSpec& job, std::vector<Victim> candidates);
 
 }  // namespace ds::deepshare

@@ -1,0 +1,30 @@
+#include "k8s/api.hpp"
+
+namespace ds::k8s {
+
+Result<json> bind_pod(Client& c, const std::string& ns, const std::string& pod,
+                      const std::string& node) {
+  return c.post(pods_path(ns, pod, "binding"), binding(pod, node));
+}
+
+Result<json> evict_pod(Client& c, const std::string& ns, const std::string& pod,
+                       std::optional<std::int64_t> grace_seconds) {
+  return c.post(pods_path(ns, pod, "eviction"), eviction(ns, pod, grace_seconds));
+}
+
+Result<json> create_lease(Client& c, const std::string& ns, const std::string& name,
+                          const LeaseSpec& spec) {
+  return c.post(leases_path(ns), lease(ns, name, spec));
+}
+
+Result<json> update_lease(Client& c, const std::string& ns, const std::string& name,
+                          const LeaseSpec& spec, const std::string& resource_version) {
+  return c.put(leases_path(ns, name), lease(ns, name, spec, resource_version));
+}
+
+Result<json> create_event(Client& c, const EventSpec& spec) {
+  const auto body = event(spec);
+  return c.post(events_path(body["metadata"]["namespace"].get<std::string>()), body);
+}
+
+}  // namespace ds::k8s
