@@ -23,8 +23,9 @@
 # requeue delay of the test cluster (cred_expire=10: 11 s) and cons_common's 30 s will-run
 # grouping likewise.
 #
-# Writes OUT/<policy>/run<k>/ (replay + fidelity outputs, run.json with the load average
-# before and after), then scripts/real_peers_slurm.py writes OUT/table.md. Needs root, Slurm
+# Writes OUT/<policy>/config.yaml and OUT/<policy>/run<k>/: replay/ (the replay's folder, which
+# holds only what the replay wrote, with the fidelity check's outputs in replay/fidelity/),
+# replay.txt, fidelity.txt and run.json (the load average before and after), then scripts/real_peers_slurm.py writes OUT/table.md. Needs root, Slurm
 # (with slurmdbd and MariaDB for native) and the Venus trace (exit 77 without them).
 # Usage: bench/slurm_testbed.sh OUT [POLICY...]   (default: native deepshare kueue fifo-pooled)
 # Env: RUNS=3, EXCERPT (default from=1000,jobs=300,min=5,max=90), SCALE=120 (an integer),
@@ -97,7 +98,7 @@ replay() {
   local before=$(cut -d' ' -f1-3 /proc/loadavg) start=$(date -u +%FT%TZ)
   t0=$(date +%s)
   "$BIN/deepshare" slurm replay --config "$cfg" --trace "$TRACE" --excerpt "$EXCERPT" \
-    --time-scale "$SCALE" --out "$dir" --work-dir "$BASE/jobout/r" --timeout "${TIMEOUT:-1200}" \
+    --time-scale "$SCALE" --out "$dir/replay" --work-dir "$BASE/jobout/r" --timeout "${TIMEOUT:-1200}" \
     --quiet $([ "$p" = native ] && echo --native --cpus-per-gpu 16) > "$dir/replay.txt" || rc=1
   local after=$(cut -d' ' -f1-3 /proc/loadavg)
   printf '{"policy": "%s", "start_utc": "%s", "end_utc": "%s", "wall_s": %d, "loadavg_before": "%s", "loadavg_after": "%s"}\n' \
@@ -128,8 +129,9 @@ for k in $(seq 1 "$RUNS"); do  # interleaved, so that slow drifts of the machine
       echo "== $p, run $k of $RUNS: replay (excerpt $EXCERPT, time scale $SCALE)"
       replay "$p" "$dir" || fail=1
     fi
-    [ -f "$dir/replay.json" ] || continue
-    "$BIN/deepshare" fidelity --replay "$dir" > "$dir/fidelity.txt" || fail=1
+    [ -f "$dir/replay/replay.json" ] || continue
+    "$BIN/deepshare" fidelity --replay "$dir/replay" --config "$OUT/$p/config.yaml" \
+      > "$dir/fidelity.txt" || fail=1
   done
 done
 python3 "$SRC/scripts/real_peers_slurm.py" "$OUT" "${POLICIES[@]}" > "$OUT/table.md" || fail=1

@@ -11,7 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 parallel=${2:-2}
-targets=(csv venus helios openb native cluster_file slurm_sacct slurm_assoc slurm_nodes)
+targets=(csv venus helios openb native cluster_file run_folder replay_folder cluster_placement
+  slurm_sacct slurm_assoc slurm_nodes)
 
 # libFuzzer's runtime (clang's compiler-rt; only a recommendation of clang in Debian).
 bash scripts/apt-install.sh fuzz libclang-rt-dev

@@ -49,12 +49,16 @@ def p95_by_tenant(jobs_csv):
 def runs_of(out, policy):
     runs = []
     for d in sorted(glob.glob(os.path.join(out, policy, "run*")), key=lambda p: int(p.rsplit("run", 1)[1])):
-        if not os.path.exists(os.path.join(d, "fidelity.json")):
+        # run<k>/replay/ with the fidelity outputs in replay/fidelity/; folders written before
+        # replays were staged folders of their own hold both in run<k>/.
+        rp = os.path.join(d, "replay") if os.path.isdir(os.path.join(d, "replay")) else d
+        fd = os.path.join(rp, "fidelity") if os.path.isdir(os.path.join(rp, "fidelity")) else d
+        if not os.path.exists(os.path.join(fd, "fidelity.json")):
             continue
-        r = {"dir": d, "fid": load(os.path.join(d, "fidelity.json")),
-             "summary": load(os.path.join(d, "summary.json")),
-             "real_p95": p95_by_tenant(os.path.join(d, "jobs.csv")),
-             "sim_p95": p95_by_tenant(os.path.join(d, "sim", "jobs.csv"))}
+        r = {"dir": d, "fid": load(os.path.join(fd, "fidelity.json")),
+             "summary": load(os.path.join(rp, "summary.json")),
+             "real_p95": p95_by_tenant(os.path.join(rp, "jobs.csv")),
+             "sim_p95": p95_by_tenant(os.path.join(fd, "sim", "jobs.csv"))}
         r["run"] = load(os.path.join(d, "run.json")) if os.path.exists(os.path.join(d, "run.json")) else {}
         runs.append(r)
     return runs

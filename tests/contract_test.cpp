@@ -29,6 +29,7 @@
 #include <set>
 
 #include "model/testing.hpp"
+#include "registered_policies.hpp"
 #include "registry/registry.hpp"
 #include "sim/simulator.hpp"
 
@@ -328,12 +329,6 @@ void check_waits_for_its_model(const std::string& name) {
   EXPECT_GE(r.jobs[1].first_start, r.jobs[0].end);
 }
 
-std::vector<std::string> registered() {
-  std::vector<std::string> names;
-  for (const auto& p : policy_registry()) names.push_back(p.name);
-  return names;
-}
-
 class Contract : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Contract, HoldsOnRandomWorkloads) {
@@ -351,13 +346,9 @@ TEST_P(Contract, ATypedJobWaitsForItsModel) {
   EXPECT_NO_THROW(check_waits_for_its_model(name));
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryRegisteredPolicy, Contract, ::testing::ValuesIn(registered()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (c == '-') c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(EveryRegisteredPolicy, Contract,
+                         ::testing::ValuesIn(testing::registered_policies()),
+                         testing::policy_test_name);
 
 }  // namespace
 }  // namespace ds

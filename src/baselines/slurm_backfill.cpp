@@ -27,21 +27,14 @@ bool NodeSet::subset_of(const NodeSet& o) const {
 std::optional<NodeGpus> pick_nodes(std::span<const int> free, std::span<const int> size,
                                    const NodeSet& usable, int gpus) {
   // The steps of place_consolidate (policy/placement.cpp) over the usable nodes in order.
-  int total = 0, first = -1;
+  int total = 0, largest = 0;
   for (std::size_t n = 0; n < free.size(); ++n)
     if (usable.test(n)) {
       total += free[n];
-      if (first < 0) first = static_cast<int>(n);
+      largest = std::max(largest, size[n]);
     }
-  if (first < 0 || gpus <= 0 || total < gpus) return std::nullopt;
-  const int node_size = size[static_cast<std::size_t>(first)];
-  auto best_of = [&](auto better) -> std::optional<std::uint32_t> {
-    std::optional<std::uint32_t> best;
-    for (std::size_t n = 0; n < free.size(); ++n)
-      if (usable.test(n) && better(n, best)) best = static_cast<std::uint32_t>(n);
-    return best;
-  };
-  if (gpus <= node_size) {
+  if (largest <= 0 || gpus <= 0 || total < gpus) return std::nullopt;
+  if (gpus <= largest) {
     // cons_tres's _eval_nodes for a one-node job: the nodes that can host it form runs of
     // consecutive nodes; the run with the fewest free resources is taken (the first of equal
     // ones), and in it the node with the fewest (the first of equal ones). Free CPUs follow
@@ -67,31 +60,41 @@ std::optional<NodeGpus> pick_nodes(std::span<const int> free, std::span<const in
     if (!best) return std::nullopt;
     return NodeGpus{{*best, gpus}};
   }
-  if (node_size <= 0) return std::nullopt;
-  int whole = gpus / node_size;
-  const int rest = gpus % node_size;
+  // Across nodes, place_across_nodes's steps: wholly free nodes, the largest first (in order
+  // among equals), each taken whole while it is not larger than what is left; the rest on the
+  // smallest wholly free node left that holds it, else on the partially free node with the
+  // most free GPUs. With one node size: the first floor(gpus / size) wholly free nodes, the
+  // next one for the rest.
+  std::vector<std::uint32_t> whole;
+  for (std::size_t n = 0; n < free.size(); ++n)
+    if (usable.test(n) && free[n] == size[n] && size[n] > 0)
+      whole.push_back(static_cast<std::uint32_t>(n));
+  std::stable_sort(whole.begin(), whole.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return size[a] > size[b]; });
   NodeGpus out;
-  std::optional<std::uint32_t> spare;
-  for (std::size_t n = 0; n < free.size(); ++n) {
-    if (!usable.test(n) || free[n] != size[n] || size[n] != node_size) continue;
-    if (whole > 0) {
-      out.emplace_back(static_cast<std::uint32_t>(n), node_size);
-      --whole;
-    } else if (!spare) {
-      spare = static_cast<std::uint32_t>(n);
-    }
+  int left = gpus;
+  std::vector<char> taken(whole.size(), 0);
+  for (std::size_t i = 0; i < whole.size() && left > 0; ++i) {
+    if (size[whole[i]] > left) continue;
+    out.emplace_back(whole[i], size[whole[i]]);
+    left -= size[whole[i]];
+    taken[i] = 1;
   }
-  if (whole > 0) return std::nullopt;
-  if (rest == 0) return out;
+  if (left == 0) return out;
+  std::optional<std::uint32_t> spare;
+  for (std::size_t i = 0; i < whole.size(); ++i)
+    if (!taken[i] && size[whole[i]] >= left && (!spare || size[whole[i]] < size[*spare]))
+      spare = whole[i];
   if (spare) {
-    out.emplace_back(*spare, rest);
+    out.emplace_back(*spare, left);
     return out;
   }
-  auto best = best_of([&](std::size_t n, const std::optional<std::uint32_t>& b) {
-    return free[n] != size[n] && (!b || free[n] > free[*b]);
-  });
-  if (!best || free[*best] < rest) return std::nullopt;
-  out.emplace_back(*best, rest);
+  std::optional<std::uint32_t> best;
+  for (std::size_t n = 0; n < free.size(); ++n)
+    if (usable.test(n) && free[n] != size[n] && (!best || free[n] > free[*best]))
+      best = static_cast<std::uint32_t>(n);
+  if (!best || std::min(free[*best], size[*best]) < left) return std::nullopt;
+  out.emplace_back(*best, left);
   return out;
 }
 

@@ -90,7 +90,6 @@ int cmd_whatif() {
   namespace fs = std::filesystem;
   const fs::path out(g_args.out);
   const std::string report = (out / "report").string();
-  prepare_output_folder(report, g_args.force);  // before the import: refuse early
   // Step 1.
   const SlurmImport imp = import_slurm_to(g_args.slurm, (out / "site").string(), g_args.force);
   const Workload& w = imp.workload;

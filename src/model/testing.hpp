@@ -44,9 +44,9 @@ inline void add_job(Workload& w, int tenant, int gpus, std::int64_t submit_s,
   w.truth.push_back(JobTruth{seconds(duration_s), FinalState::Completed});
 }
 
-// A cluster of 8-GPU nodes whose GPUs are occupied through a ClusterState (the one
-// occupancy model), for placement tests: occupy GPUs, then take a snapshot that views it.
-// Not copyable: the state points into it.
+// A cluster of 8-GPU nodes (or of given sizes) whose GPUs are occupied through a
+// ClusterState (the one occupancy model), for placement tests: occupy GPUs, then take a
+// snapshot that views it. Not copyable: the state points into it.
 struct GpuCluster {
   Cluster cluster;
   std::vector<Tenant> tenants;
@@ -58,16 +58,19 @@ struct GpuCluster {
   explicit GpuCluster(const std::vector<int>& used) {
     const int nodes = static_cast<int>(used.size());
     cluster.add_nodes(nodes, 8, kDefaultGpuMemoryMib, "", TenantId());
-    Tenant t;
-    t.id = TenantId(0);
-    t.name = "t0";
-    tenants.push_back(t);
-    state = std::make_unique<ClusterState>(cluster, tenants);
+    init_state();
     for (int n = 0; n < nodes; ++n) {
-      ids.push_back(NodeId(static_cast<std::uint32_t>(n)));
       if (used[static_cast<std::size_t>(n)] > 0)
         occupy(n, (std::uint64_t{1} << used[static_cast<std::size_t>(n)]) - 1);
     }
+  }
+  // Idle nodes of these sizes (GPUs each), in order.
+  struct Sizes {
+    std::vector<int> gpus;
+  };
+  explicit GpuCluster(const Sizes& sizes) {
+    for (int g : sizes.gpus) cluster.add_nodes(1, g, kDefaultGpuMemoryMib, "", TenantId());
+    init_state();
   }
   GpuCluster(const GpuCluster&) = delete;
   GpuCluster& operator=(const GpuCluster&) = delete;
@@ -85,6 +88,15 @@ struct GpuCluster {
   [[nodiscard]] ClusterSnapshot snapshot() const { return state->snapshot(0); }
 
  private:
+  // One tenant, the state over the cluster, and every node's id in order.
+  void init_state() {
+    Tenant t;
+    t.id = TenantId(0);
+    t.name = "t0";
+    tenants.push_back(t);
+    state = std::make_unique<ClusterState>(cluster, tenants);
+    for (const Node& n : cluster.nodes) ids.push_back(n.id);
+  }
   std::size_t run(int n, std::uint64_t mask, int gpus, int milli) {
     JobSpec j;
     j.name = "occupant" + std::to_string(placements.size());

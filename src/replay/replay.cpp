@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "baselines/slurm_user.hpp"
+#include "core/csv.hpp"
 #include "core/error.hpp"
 #include "driver/metrics_server.hpp"
 #include "model/execution.hpp"
@@ -278,30 +279,33 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
   info.options = req.config.options;
   info.wall_seconds = wall_s;
   info.version = "slurm-replay";
-  write_outputs(req.out_dir, w, result, out.metrics, info);
 
-  std::ofstream csv(fs::path(req.out_dir) / "observed.csv", std::ios::binary);
-  csv << "job,slurm_id,tenant,gpus,submit_ms,first_start_ms,end_ms,queue_ms,runs,preemptions,"
-         "completed,"
-         "shared_runs,borrowed_runs,slurm_start_s,slurm_end_s,qos,time_limit_min\n";
+  // observed.csv (RFC 4180: a job or tenant name with a comma stays one field); qos and
+  // time_limit_min are what a job asked Slurm for under --native (empty under DeepShare).
+  std::string csv =
+      "job,slurm_id,tenant,gpus,submit_ms,first_start_ms,end_ms,queue_ms,runs,preemptions,"
+      "completed,shared_runs,borrowed_runs,slurm_start_s,slurm_end_s,qos,time_limit_min\n";
   for (std::size_t i = 0; i < n; ++i) {
     const auto& o = obs[i];
     const auto& jo = result.jobs[i];
     int shared = 0, borrowed = 0;
     for (const auto& r : o.runs) shared += r.shared, borrowed += r.borrowed;
-    csv << w.jobs[i].name << ',' << track[i].slurm_id << ','
-        << w.tenants[w.jobs[i].tenant.index()].name << ',' << w.jobs[i].gpus << ',' << o.submit
-        << ',' << (jo.first_start == kNever ? -1 : jo.first_start) << ','
-        << (jo.end == kNever ? -1 : jo.end) << ',' << jo.queue << ',' << o.runs.size() << ','
-        << jo.preemptions << ',' << (o.completed ? 1 : 0) << ',' << shared << ',' << borrowed << ','
-        << track[i].slurm_start_s << ',' << track[i].slurm_end_s << ',';
-    if (native)  // what the job asked Slurm for (empty under DeepShare)
-      csv << (native->scavenger[i] ? "scavenger"
-                                   : req.config.tenants[w.jobs[i].tenant.index()].account)
-          << ',' << native->limit_min[i];
-    else
-      csv << ',';
-    csv << '\n';
+    std::string qos, limit;
+    if (native) {
+      qos = native->scavenger[i] ? "scavenger"
+                                 : req.config.tenants[w.jobs[i].tenant.index()].account;
+      limit = std::to_string(native->limit_min[i]);
+    }
+    append_csv_row(csv,
+                   {w.jobs[i].name, std::to_string(track[i].slurm_id),
+                    w.tenants[w.jobs[i].tenant.index()].name, std::to_string(w.jobs[i].gpus),
+                    std::to_string(o.submit),
+                    std::to_string(jo.first_start == kNever ? Time{-1} : jo.first_start),
+                    std::to_string(jo.end == kNever ? Time{-1} : jo.end), std::to_string(jo.queue),
+                    std::to_string(o.runs.size()), std::to_string(jo.preemptions),
+                    o.completed ? "1" : "0", std::to_string(shared), std::to_string(borrowed),
+                    std::to_string(track[i].slurm_start_s), std::to_string(track[i].slurm_end_s),
+                    qos, limit});
   }
   // Actuation latency, measured per run in wall seconds (docs/slurm.md §6):
   //  - detect:  submit -> the controller's start decision, for jobs placed at once (< 1 s);
@@ -358,7 +362,13 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
   rj["submitted"] = next;
   rj["completed"] = out.completed;
   rj["wall_seconds"] = wall_s;
-  std::ofstream(fs::path(req.out_dir) / "replay.json", std::ios::binary) << rj.dump(2) << '\n';
+  // One checked set of files, manifest.json last (kind "replay": what `fidelity` verifies,
+  // replay/replay_folder.hpp); the caller commits the folder (core/output_folder.hpp).
+  info.kind = "replay";
+  info.command = "slurm replay";
+  info.extra_files = {{"observed.csv", std::move(csv)}, {"replay.json", rj.dump(2) + "\n"}};
+  info.extra_identity = {{"submitted", next}, {"completed", out.completed}};
+  write_outputs(req.out_dir, w, result, out.metrics, info);
   return out;
 }
 

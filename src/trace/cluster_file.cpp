@@ -13,6 +13,7 @@
 #include "core/csv.hpp"
 #include "core/error.hpp"
 #include "core/limits.hpp"
+#include "trace/names.hpp"
 #include "trace/trace_util.hpp"
 
 namespace ds {
@@ -100,12 +101,21 @@ class Reader {
   std::string file_;
 };
 
+// " (did you mean 'teamA'?)" when `name` folds like a defined tenant's name, else "".
+std::string did_you_mean(const std::string& name, const std::vector<Tenant>& tenants) {
+  const auto key = fold_name(name);
+  for (const auto& t : tenants)
+    if (key && fold_name(t.name) == key) return " (did you mean " + quote_input(t.name) + "?)";
+  return "";
+}
+
 std::vector<Tenant> read_tenants(const Reader& r, const Entry& list) {
   if (!list.value.IsSequence() || list.value.size() == 0)
     r.fail(list.value.Mark().is_null() ? list.key : list.value,
            "key 'tenants': expected a non-empty list of tenants");
   std::vector<Tenant> out;
-  std::unordered_set<std::string> names;  // a hash set: a file may list many tenants
+  // Folded name -> the tenant's name (a hash map: a file may list many tenants).
+  std::unordered_map<std::string, std::string> names;
   std::int64_t quotas = 0;
   for (const YAML::Node& item : list.value) {
     const std::string what = "tenant #" + std::to_string(out.size() + 1);
@@ -119,9 +129,20 @@ std::vector<Tenant> read_tenants(const Reader& r, const Entry& list) {
     const Entry& name = r.require(e, item, what, "name");
     t.name = r.scalar(name, "a tenant name");
     if (t.name.empty()) r.fail(name.value, "key 'name': expected a non-empty tenant name");
+    const auto key = fold_name(t.name);
+    if (!key) r.fail(name.value, "key 'name': " + quote_input(t.name) + " is not valid UTF-8");
+    if (has_outer_space(t.name))
+      r.fail(name.value, "key 'name': " + quote_input(t.name) +
+                             " starts or ends with white space (a trace's names would not match "
+                             "it as they look)");
     names.reserve(out.size() + 1);
-    if (!names.insert(t.name).second)
-      r.fail(name.value, "key 'name': tenant " + quote_input(t.name) + " is defined twice");
+    if (auto [it, fresh] = names.emplace(*key, t.name); !fresh)
+      r.fail(name.value,
+             "key 'name': tenant " + quote_input(t.name) +
+                 (it->second == t.name ? std::string(" is defined twice")
+                                       : " and tenant " + quote_input(it->second) +
+                                             " differ only in case or Unicode form; a reader takes "
+                                             "them for one: give them distinct names"));
     const Entry& quota = r.require(e, item, what, "quota_gpus");
     t.quota_gpus = static_cast<int>(r.integer(quota, 0, limits::kMaxClusterGpus, "a GPU count"));
     quotas += t.quota_gpus;
@@ -234,7 +255,8 @@ Cluster read_nodes(const Reader& r, const Entry& list, const std::vector<Tenant>
       for (const auto& ten : tenants)
         if (ten.name == t) owner = ten.id;
       if (!owner.valid())
-        r.fail(it->second.value, "key 'tenant': " + quote_input(t) + " is not in the tenants list");
+        r.fail(it->second.value, "key 'tenant': " + quote_input(t) + " is not in the tenants list" +
+                                     did_you_mean(t, tenants));
       prefix = t + "-n";
     }
     if (auto it = e.find("name"); it != e.end())
@@ -262,7 +284,14 @@ ClusterSpec parse_cluster_yaml(const std::string& name, const std::string& text)
                                                " MiB, the most a cluster file may hold");
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    // Every document is read: a second one ("---" and more keys) would else be ignored,
+    // with whatever the user meant by it.
+    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() > 1)
+      throw InputError(Reader(name).at(docs[1]),
+                       "a second YAML document (after '---'): a cluster file is one document; "
+                       "put every node group and tenant under one 'nodes:' and one 'tenants:'");
+    if (!docs.empty()) root = docs.front();
   } catch (const YAML::Exception& e) {
     const SourceLocation where = e.mark.is_null()
                                      ? SourceLocation{name}
@@ -316,8 +345,9 @@ void apply_cluster(Workload& w, const ClusterSpec& spec, const std::string& name
       continue;
     }
     missing += std::string(missing.empty() ? "" : "; ") + "tenant " +
-               quote_input(w.tenants[t].name) + " (" + std::to_string(missing_jobs[t]) +
-               " jobs, e.g. job " + quote_input(example[t]->name) + ")";
+               quote_input(w.tenants[t].name) + did_you_mean(w.tenants[t].name, spec.tenants) +
+               " (" + std::to_string(missing_jobs[t]) + " jobs, e.g. job " +
+               quote_input(example[t]->name) + ")";
   }
   if (more > 0) missing += "; and " + std::to_string(more) + " more tenants";
   if (!missing.empty())

@@ -49,7 +49,8 @@ TEST_P(FuzzTarget, FormerCrashesStayFixed) {
 
 INSTANTIATE_TEST_SUITE_P(Parsers, FuzzTarget,
                          ::testing::Values("csv", "venus", "helios", "openb", "native",
-                                           "cluster_file", "slurm_sacct", "slurm_assoc",
+                                           "cluster_file", "run_folder", "replay_folder",
+                                           "cluster_placement", "slurm_sacct", "slurm_assoc",
                                            "slurm_nodes"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
