@@ -91,8 +91,15 @@ dump() {
   TZ=UTC sacct --parsable2 --allusers --duplicates --starttime 2000-01-01 --endtime now \
     --format JobID,JobIDRaw,Account,User,Partition,QOS,Submit,Start,End,Elapsed,State,AllocTRES,ReqTRES,NNodes,Timelimit
 }
-for _ in $(seq 1 300); do
-  dump | awk -F'|' 'NR > 1 && $1 !~ /\./ && ($9 == "Unknown" || $11 == "RUNNING") { n++ } END { exit (n > 0 ? 1 : 0) }' && break
+# Under load slurmdbd may not have a job's record at all yet: wait for every job submitted
+# above to be there too (its JobIDRaw), not only for the recorded ones to end.
+recorded() {
+  dump | awk -F'|' -v want="$ARRAY $HET $MODEL $CPU" '
+    NR > 1 && $1 !~ /\./ { if ($9 == "Unknown" || $11 == "RUNNING") busy++; split($1, id, /[_+]/); seen[id[1]] = 1 }
+    END { n = split(want, w, " "); for (k = 1; k <= n; k++) if (!(w[k] in seen)) busy++; exit (busy > 0 ? 1 : 0) }'
+}
+for _ in $(seq 1 600); do
+  recorded && break
   sleep 0.1
 done
 
