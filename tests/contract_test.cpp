@@ -13,7 +13,12 @@
 //     and no job that fits the cluster waits through an idle stretch of the whole cluster
 //     longer than kIdleTolerance;
 //  5. be deterministic: the same inputs give the same record;
-//  6. give every pending job a typed waiting reason from the first cycle that saw it.
+//  6. give every pending job a typed waiting reason from the first cycle that saw it;
+//  7. honour GPU models (issue #28): on clusters of 2-3 models, with jobs that name a model,
+//     alternatives, a model no node has or none, no job ever runs (alone or shared) on a GPU
+//     of another model, a job of a model no node has is rejected, a job rejected for its model
+//     alone (the same job without one runs) is told so in its reason, and (by 4) a job that
+//     fits starts when the cluster is idle.
 // DS_CONTRACT_DUMP=1 prints the (shrunk) scenario of a failure.
 // The same contract holds online: every non-oracle policy also runs as the Slurm controller
 // runs it, on the in-process fake Slurm, through restarts, lost replies and a leader failover
@@ -55,11 +60,22 @@ struct Scenario {
 // or quota, jobs of 1..24 GPUs (some larger than a tenant's nodes), GPU profiles on
 // about half the workloads (so that sharing policies share), checkpoints at 0, 5 or 30
 // minutes; a restart at one or two random times and ~10 % of jobs cancelled.
-Scenario random_scenario() {
+// With `models` (7): the nodes of 2 or 3 GPU models (each model its memory), and jobs that
+// name a model, alternatives, a model no node has, or none.
+Scenario random_scenario(bool models = false) {
+  static const char* const kModels[] = {"A100", "T4", "V100"};
+  static const int kGib[] = {80, 16, 32};
   Scenario sc;
   const int owners = *rc::gen::inRange(1, 4);
   Workload& w = sc.workload;
   w = testing::make_workload(owners, *rc::gen::inRange(1, 4), 8);
+  const int kinds = models ? *rc::gen::inRange(2, 4) : 0;
+  for (auto& n : w.cluster.nodes) {
+    if (!models) break;
+    const int m = *rc::gen::inRange(0, kinds);
+    n.gpu_type = kModels[m];
+    n.gpu_memory_mib = std::int64_t{kGib[m]} * 1024;
+  }
   if (*rc::gen::arbitrary<bool>()) {
     Tenant be;
     be.id = TenantId(static_cast<std::uint32_t>(w.tenants.size()));
@@ -76,6 +92,9 @@ Scenario random_scenario() {
     testing::add_job(w, *rc::gen::inRange(0, tenants), gpus, *rc::gen::inRange(0, 3000),
                      *rc::gen::inRange(1, 2000), profiles ? *rc::gen::inRange(5, 100) : -1,
                      profiles ? *rc::gen::inRange(500, 16000) : 0);
+    if (models)
+      w.jobs.back().gpu_type = *rc::gen::element<std::string>("", "", "A100", "T4", "V100",
+                                                              "A100|T4", "T4|V100", "H100");
   }
   w.finalize();
   const Time last = w.jobs.back().submit;
@@ -95,16 +114,23 @@ void dump(const Scenario& sc, const RunRecord* r) {
   for (const auto& t : w.tenants)
     std::fprintf(stderr, "tenant %s quota %d checkpoint %llds\n", t.name.c_str(), t.quota_gpus,
                  static_cast<long long>(t.checkpoint_interval / kSecond));
+  for (const auto& n : w.cluster.nodes)
+    if (!n.gpu_type.empty())
+      std::fprintf(stderr, "node %u owner %u model %s\n", n.id.index(), n.owner.index(),
+                   n.gpu_type.c_str());
   for (std::size_t k = 0; k < w.jobs.size(); ++k) {
     const JobSpec& j = w.jobs[k];
-    std::fprintf(stderr, "job %zu tenant %u gpus %d submit %llds work %llds util %g mem %g", k,
+    std::fprintf(stderr, "job %zu tenant %u gpus %d submit %llds work %llds util %g mem %g%s%s", k,
                  j.tenant.index(), j.gpus, static_cast<long long>(j.submit / kSecond),
-                 static_cast<long long>(w.truth[k].work / kSecond), j.gpu_util, j.gpu_memory_mib);
+                 static_cast<long long>(w.truth[k].work / kSecond), j.gpu_util, j.gpu_memory_mib,
+                 j.gpu_type.empty() ? "" : " model ", j.gpu_type.c_str());
     if (r)
       std::fprintf(stderr, " -> start %llds end %llds waited for %s",
                    static_cast<long long>(r->jobs[k].first_start / kSecond),
                    static_cast<long long>(r->jobs[k].end / kSecond),
                    to_string(r->jobs[k].wait_reason));
+    if (r && !r->jobs[k].reject_reason.empty())
+      std::fprintf(stderr, " rejected: %s", r->jobs[k].reject_reason.c_str());
     std::fprintf(stderr, "\n");
   }
   for (const auto& c : sc.config.cancellations)
@@ -112,6 +138,20 @@ void dump(const Scenario& sc, const RunRecord* r) {
                  static_cast<long long>(c.at / kSecond));
   for (Time t : sc.config.restart_policy_at)
     std::fprintf(stderr, "restart at %llds\n", static_cast<long long>(t / kSecond));
+}
+
+// 7. Whether a GPU of model `node` serves a job naming `want` ("" any, "A|B" one of them):
+// written apart from the product's accepts_gpu_model, so that the check is independent.
+bool serves(const std::string& want, const std::string& node) {
+  if (want.empty()) return true;
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t bar = want.find('|', at);
+    if (want.compare(at, bar == std::string::npos ? std::string::npos : bar - at, node) == 0)
+      return true;
+    if (bar == std::string::npos) return false;
+    at = bar + 1;
+  }
 }
 
 // What the contract checks on each snapshot, across restarts of the policy object.
@@ -138,6 +178,9 @@ struct Observer {
       }
     for (std::size_t n = 0; n < s.node_free_gpus.size(); ++n)
       RC_ASSERT(s.node_free_gpus[n] >= 0 && s.node_free_gpus[n] <= w->cluster.nodes[n].gpus);
+    for (JobId id : s.running)  // 7. only on GPUs of an accepted model
+      for (const auto& a : s.runtime[id.index()].placement)
+        RC_ASSERT(serves(w->jobs[id.index()].gpu_type, w->cluster.nodes[a.node.index()].gpu_type));
   }
 };
 
@@ -231,11 +274,88 @@ void check_contract(const std::string& name) {
   RC_ASSERT(r.steps.size() == again.steps.size());
 }
 
+// GPUs of the job's model(s) in the cluster.
+int model_gpus(const Workload& w, const JobSpec& j) {
+  int gpus = 0;
+  for (const auto& n : w.cluster.nodes)
+    if (serves(j.gpu_type, n.gpu_type)) gpus += n.gpus;
+  return gpus;
+}
+
+void check_models(const std::string& name) {
+  const Scenario sc = random_scenario(true);
+  const Workload& w = sc.workload;
+  Observer obs;
+  obs.w = &w;
+  RunRecord r;
+  try {
+    r = run(name, sc, &obs);  // a start on another model is also a DecisionError
+  } catch (...) {
+    dump(sc, nullptr);
+    throw;
+  }
+  Scenario untyped = sc;  // the same jobs naming no model
+  for (auto& j : untyped.workload.jobs) j.gpu_type.clear();
+  const RunRecord plain = run(name, untyped, nullptr);
+  std::set<JobId> cancelled;
+  for (const auto& c : sc.config.cancellations) cancelled.insert(c.job);
+  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+    const JobSpec& j = w.jobs[i];
+    const JobOutcome& o = r.jobs[i];
+    if (o.status != JobStatus::Done && o.status != JobStatus::Rejected) dump(sc, &r);
+    RC_ASSERT(o.status == JobStatus::Done || o.status == JobStatus::Rejected);
+    if (model_gpus(w, j) == 0) RC_ASSERT(o.status == JobStatus::Rejected);
+    if (o.status != JobStatus::Rejected || cancelled.count(j.id)) continue;
+    RC_ASSERT(!o.reject_reason.empty());
+    // Rejected for its model only (the same job without one runs): the reason says so (a
+    // policy's partition may hold fewer nodes than the tenant owns, e.g. Lucid's profiler's).
+    if (plain.jobs[i].status == JobStatus::Rejected) continue;
+    if (o.reject_reason.find("of model " + j.gpu_type) == std::string::npos) dump(sc, &r);
+    RC_ASSERT(o.reject_reason.find("of model " + j.gpu_type) != std::string::npos);
+  }
+  check_no_idle_starvation(sc, r);
+  const RunRecord again = run(name, sc, nullptr);
+  for (std::size_t i = 0; i < w.jobs.size(); ++i)
+    RC_ASSERT(r.jobs[i].first_start == again.jobs[i].first_start);
+}
+
+// 7, one case by hand: an A100 job waits for the busy A100 node while the T4 node is idle,
+// and then starts on the A100 node (the observer checks every snapshot's placements).
+void check_waits_for_its_model(const std::string& name) {
+  Scenario sc;
+  Workload& w = sc.workload;
+  w = testing::make_workload(1, 2, 8);
+  w.cluster.nodes[0].gpu_type = "T4";
+  w.cluster.nodes[1].gpu_type = "A100";
+  testing::add_job(w, 0, 8, 0, 100);  // takes the whole A100 node
+  testing::add_job(w, 0, 4, 1, 10);   // must wait for it, though the T4 node is idle
+  testing::add_job(w, 0, 2, 2, 10);   // any model
+  w.jobs[0].gpu_type = "A100";
+  w.jobs[1].gpu_type = "A100|H100";
+  w.finalize();
+  Observer obs;
+  obs.w = &w;
+  const RunRecord r = run(name, sc, &obs);
+  for (const JobOutcome& o : r.jobs) EXPECT_EQ(o.status, JobStatus::Done) << o.reject_reason;
+  EXPECT_EQ(r.jobs[0].first_start, 0);
+  EXPECT_GE(r.jobs[1].first_start, r.jobs[0].end);
+}
+
 class Contract : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Contract, HoldsOnRandomWorkloads) {
   const std::string name = GetParam();
   EXPECT_TRUE(rc::check("policy contract: " + name, [&] { check_contract(name); }));
+}
+
+TEST_P(Contract, HonoursGpuModels) {
+  const std::string name = GetParam();
+  EXPECT_TRUE(rc::check("GPU models: " + name, [&] { check_models(name); }));
+}
+
+TEST_P(Contract, ATypedJobWaitsForItsModel) {
+  const std::string name = GetParam();
+  EXPECT_NO_THROW(check_waits_for_its_model(name));
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryRegisteredPolicy, Contract,

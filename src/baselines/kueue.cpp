@@ -280,10 +280,11 @@ class Kueue final : public Policy {
   void arrive(const ClusterSnapshot& s, JobId id, Decisions& out) {
     const JobSpec& j = s.jobs[id.index()];
     const std::size_t t = j.tenant.index();
-    const int limit = std::min(quota_.potential(t), capacity_[part(t)]);
+    const int limit = std::min(quota_.potential(t),
+                               model_capacity(*s.cluster, nodes_[part(t)], j, capacity_[part(t)]));
     if (j.gpus > limit) {
-      out.reject.push_back({id, "needs " + std::to_string(j.gpus) + " GPUs; tenant '" +
-                                    s.tenants[t].name + "' can hold at most " +
+      out.reject.push_back({id, "needs " + std::to_string(j.gpus) + " GPUs" + model_text(j) +
+                                    "; tenant '" + s.tenants[t].name + "' can hold at most " +
                                     std::to_string(limit) + " (quota and nodes)"});
       return;
     }
@@ -421,9 +422,11 @@ class Kueue final : public Policy {
     f.known = true;
     f.in_quota = j.gpus <= quota_.available(t) && (j.preemptible || !quota_.borrowing(t, j.gpus));
     const auto largest = free_.set_largest_fit(nodes);
+    // The size shortcut is exact only for a job without a GPU model.
     if (f.in_quota)
-      f.fits = largest && j.gpu_milli >= kMilliPerGpu ? j.gpus <= *largest
-                                                      : place_job(free_, nodes, j).has_value();
+      f.fits = largest && j.gpu_milli >= kMilliPerGpu && j.gpu_type.empty()
+                   ? j.gpus <= *largest
+                   : place_job(free_, nodes, j).has_value();
     const bool no_fit = j.gpu_milli < kMilliPerGpu || j.gpus > free_.set_free_gpus(nodes);
     f.reason =
         !f.in_quota ? WaitReason::Quota : (no_fit ? WaitReason::NoFit : WaitReason::Fragmented);
@@ -467,8 +470,10 @@ class Kueue final : public Policy {
         return e;
       }
     }
-    cutoff_[t] = j.gpus;
-    cutoff_stamp_[t] = cutoff_epoch_;
+    if (j.gpu_type.empty()) {  // a model's failure says nothing of other jobs
+      cutoff_[t] = j.gpus;
+      cutoff_stamp_[t] = cutoff_epoch_;
+    }
     return std::nullopt;
   }
   // The scan passes the unmarked jobs of [from, to) (null: from the start, to the end): each

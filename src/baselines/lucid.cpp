@@ -266,13 +266,16 @@ class Lucid final : public Policy {
     share_score_[id] = share_score(s, j);
     if (setup_.predictor) accuracy_.predicted(id, setup_.predictor->predict(j));
     const Vc& vc = vcs_[vc_of(j)];
-    if (j.gpus > vc.capacity) {
-      out.reject.push_back({id, "needs " + std::to_string(j.gpus) + " GPUs; its " +
-                                    (per_tenant_ ? "virtual cluster" : "pool") + " has " +
-                                    std::to_string(vc.capacity)});
+    const int capacity = model_capacity(*s.cluster, vc.nodes, j, vc.capacity);
+    if (j.gpus > capacity) {
+      out.reject.push_back({id, "needs " + std::to_string(j.gpus) + " GPUs" + model_text(j) +
+                                    "; its " + (per_tenant_ ? "virtual cluster" : "pool") +
+                                    " has " + std::to_string(capacity)});
       return;
     }
-    if (setup_.profiler && profiler_.takes(j)) {
+    // A job of a GPU model the profiler's base nodes do not hold is not profiled.
+    if (setup_.profiler && profiler_.takes(j) &&
+        model_capacity(*s.cluster, setup_.profiler_config.base_nodes, j, j.gpus) >= j.gpus) {
       profiler_.enqueue(j);
       note_wait(out, id, WaitReason::Profiling);
       return;
@@ -346,6 +349,7 @@ class Lucid final : public Policy {
         if (best && entry.first > best->first) break;
         const JobId t = entry.second;
         const Placement& p = placement_[t];
+        if (!placement_accepts(*s.cluster, p, j)) continue;  // another GPU model
         const double mem =
             static_cast<double>(s.cluster->nodes[p.front().node.index()].gpu_memory_mib);
         if (lucid_can_pair(me, view(s.jobs[t.index()]), mem)) {
@@ -540,7 +544,9 @@ class Lucid final : public Policy {
   // Whether the jobs of class c can be placed now (`sample`: any of them).
   bool placeable(const ClusterSnapshot& s, Vc& vc, const FreeMap& free, std::uint32_t c) {
     const RequestClass& req = vc.queue.index().at(c).req;
-    if (scan_.largest && req.milli >= kMilliPerGpu) return req.gpus <= *scan_.largest;
+    // The size shortcut is exact only for a class without a GPU model.
+    if (scan_.largest && req.milli >= kMilliPerGpu && req.model.empty())
+      return req.gpus <= *scan_.largest;
     const QueueKey* k = vc.queue.index().first(c, scan_.at ? &*scan_.at : nullptr, true,
                                                [](const QueueKey&) { return false; });
     return k && place_job(free, vc.set, s.jobs[k->job.index()]).has_value();

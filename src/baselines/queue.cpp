@@ -39,12 +39,12 @@ Partitions::Partitions(const Cluster& cluster, std::size_t tenants, Scope scope)
 }
 
 std::optional<RejectJob> Partitions::too_large(const ClusterSnapshot& s, const JobSpec& j) const {
-  const int cap = capacity_[of(j)];
+  const int cap = model_capacity(*s.cluster, nodes_[of(j)], j, capacity_[of(j)]);
   if (j.gpus <= cap) return std::nullopt;
   std::string where = per_tenant_ ? "tenant '" + s.tenants[j.tenant.index()].name + "' owns "
                                   : std::string("the cluster has ");
-  return RejectJob{j.id,
-                   "needs " + std::to_string(j.gpus) + " GPUs; " + where + std::to_string(cap)};
+  return RejectJob{j.id, "needs " + std::to_string(j.gpus) + " GPUs" + model_text(j) + "; " +
+                             where + std::to_string(cap)};
 }
 
 bool try_start(const JobSpec& job, FreeMap& free, std::span<const NodeId> nodes, Decisions& out) {

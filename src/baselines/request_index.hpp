@@ -4,7 +4,7 @@
 // (queue.hpp) and Kueue's nomination (kueue.cpp).
 //
 // Why a class stands for all its jobs: whether a job can be placed depends only on its
-// request (GPUs, milli-GPUs) and the free map (place_job), and a quota test only on its GPUs
+// request (GPUs, milli-GPUs, GPU model) and the free map (place_job), and a quota test only on its GPUs
 // (and what `extra` distinguishes: Kueue's priority and preemptibility). So while the state
 // stays the same, every job of a class gets the same answer, and the first job of the class
 // after a position stands for the rest.
@@ -19,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -31,11 +32,12 @@ struct RequestClass {
   int gpus = 0;
   int milli = kMilliPerGpu;  // < 1000: a share of one GPU
   int extra = 0;             // the caller's further distinction (0 if none)
+  std::string model;         // the GPU model(s) asked for (JobSpec::gpu_type; empty: any)
   bool operator==(const RequestClass&) const = default;
 };
 
 inline RequestClass request_class(const JobSpec& j, int extra = 0) {
-  return {j.gpus, std::min(j.gpu_milli, kMilliPerGpu), extra};
+  return {j.gpus, std::min(j.gpu_milli, kMilliPerGpu), extra, j.gpu_type};
 }
 
 template <class Key>

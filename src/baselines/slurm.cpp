@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <set>
+#include <string>
 
 #include "baselines/slurm_backfill.hpp"
 #include "core/error.hpp"
@@ -55,6 +56,7 @@ class Slurm final : public Policy {
         next_tick_(cfg.priority.calc_period) {
     for (const auto& n : ctx.cluster.nodes) {
       size_.push_back(n.gpus);
+      models_.push_back(n.gpu_type);
       total_gpus_ += n.gpus;
     }
     nodes_ = static_cast<int>(size_.size());
@@ -179,13 +181,13 @@ class Slurm final : public Policy {
   void arrive(const JobSpec& j, Decisions& out) {
     const std::size_t t = j.tenant.index();
     const int quota = tenants_[t].quota_gpus;
-    if (j.gpus > total_gpus_ || (!j.preemptible && j.gpus > quota)) {
+    const int capacity = model_gpus(j);
+    if (j.gpus > capacity || (!j.preemptible && j.gpus > quota)) {
       out.reject.push_back(
-          {j.id,
-           "needs " + std::to_string(j.gpus) + " GPUs; " +
-               (j.gpus > total_gpus_ ? "the partition has " + std::to_string(total_gpus_)
-                                     : "it cannot be requeued and QOS " + tenants_[t].name +
-                                           " has GrpTRES=gres/gpu=" + std::to_string(quota))});
+          {j.id, "needs " + std::to_string(j.gpus) + " GPUs" + model_text(j) + "; " +
+                     (j.gpus > capacity ? "the partition has " + std::to_string(capacity)
+                                        : "it cannot be requeued and QOS " + tenants_[t].name +
+                                              " has GrpTRES=gres/gpu=" + std::to_string(quota))});
       return;
     }
     JobState& s = st_[j.id];
@@ -353,6 +355,25 @@ class Slurm final : public Policy {
     return true;
   }
 
+  // --- GPU models (--gres=gpu:<type>:N) ---------------------------------------------------
+  // The nodes of `usable` the job may use: all of them without a model, else those of an
+  // accepted model, written into `scratch`.
+  const NodeSet& for_job(const JobSpec& j, const NodeSet& usable, NodeSet& scratch) const {
+    if (j.gpu_type.empty()) return usable;
+    scratch = usable;
+    for (std::size_t n = 0; n < models_.size(); ++n)
+      if (!accepts_gpu_model(j, models_[n])) scratch.reset(n);
+    return scratch;
+  }
+
+  [[nodiscard]] int model_gpus(const JobSpec& j) const {
+    if (j.gpu_type.empty()) return total_gpus_;
+    int gpus = 0;
+    for (std::size_t n = 0; n < models_.size(); ++n)
+      if (accepts_gpu_model(j, models_[n])) gpus += size_[n];
+    return gpus;
+  }
+
   // --- 3. the main scheduler -------------------------------------------------------------
   [[nodiscard]] bool held_back(JobId id) const {
     const JobState& s = st_[id];
@@ -372,11 +393,13 @@ class Slurm final : public Policy {
         continue;
       }
       const JobSpec& j = s.jobs[id.index()];
-      if (auto nodes = pick_nodes(free_gpus_, size_, all, j.gpus)) {
+      NodeSet scratch;
+      const NodeSet& usable = for_job(j, all, scratch);
+      if (auto nodes = pick_nodes(free_gpus_, size_, usable, j.gpus)) {
         start(id, *nodes, out, false);
         continue;
       }
-      if (st_[id].tenant_qos && preempt_and_start(id, all, out, false)) continue;
+      if (st_[id].tenant_qos && preempt_and_start(id, usable, out, false)) continue;
       int free = 0;
       for (int f : free_gpus_) free += f;
       say(out, id, room_reason(free, j));
@@ -403,11 +426,13 @@ class Slurm final : public Policy {
   void backfill_job(JobId id, NodeSpace& space, Decisions& out) {
     const JobState& s = st_[id];
     const bool reserves = s.tenant_qos || cfg_.scavenger_reserve;  // NoReserve otherwise
+    const JobSpec& j = jobs_[id.index()];
+    NodeSet scratch;
     if (!reserves) {
       // A NoReserve job only matters if it can start now (it neither reserves nor, without a
       // reservation, retries later): the will-run estimate is skipped, with the same result.
       const NodeSpace::Avail av = space.available(now_, now_ + s.limit);
-      if (auto p = pick_nodes(free_gpus_, size_, av.nodes, jobs_[id.index()].gpus)) {
+      if (auto p = pick_nodes(free_gpus_, size_, for_job(j, av.nodes, scratch), j.gpus)) {
         start(id, *p, out, true);
         build_ending();
       }
@@ -415,7 +440,8 @@ class Slurm final : public Policy {
     }
     for (Time from = now_;;) {
       const NodeSpace::Avail av = space.available(from, std::max(from, now_) + s.limit);
-      const std::optional<Outcome> o = test(id, av.nodes);
+      const NodeSet& usable = for_job(j, av.nodes, scratch);
+      const std::optional<Outcome> o = test(id, usable);
       if (!o) {
         if (!reserves || av.later_start <= from) return;
         from = av.later_start;
@@ -424,7 +450,7 @@ class Slurm final : public Policy {
       const Time begin = std::max(o->start, from);
       if (begin <= now_) {
         if (o->preempt)
-          preempt_and_start(id, av.nodes, out, true);
+          preempt_and_start(id, usable, out, true);
         else
           start(id, o->nodes, out, true);
         build_ending();
@@ -502,6 +528,7 @@ class Slurm final : public Policy {
   AccuracyTracker accuracy_;
   FreeMap free_;
   std::vector<int> size_, free_gpus_;
+  std::vector<std::string> models_;  // each node's GPU model
   int nodes_ = 0, total_gpus_ = 0;
   std::span<const JobSpec> jobs_;
   PerJob<JobState> st_;

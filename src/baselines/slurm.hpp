@@ -35,6 +35,9 @@
 //  - Preempted jobs lose the work since their tenant's last checkpoint and pay the restart
 //    overhead (the simulator's rule, model/execution.hpp); GraceTime=0.
 //  - OverTimeLimit=UNLIMITED: a job outrunning its limit runs on (slurm_user.hpp).
+//  - A job that names GPU models (JobSpec::gpu_type) asked --gres=gpu:<type>:N: the main
+//    scheduler, the backfill and preemption consider only the nodes whose GPUs are of a model
+//    it accepts (issue #28); it is rejected when they hold fewer GPUs than it asks for.
 //
 // Algorithm, at each cycle (arrival, completion, wake-up):
 //  1. Decay thread, at every multiple of calc_period: decay each account's usage, add the

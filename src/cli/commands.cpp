@@ -12,6 +12,7 @@
 #include <map>
 
 #include "cli/compare.hpp"
+#include "cli/import_command.hpp"
 #include "cli/k8s_commands.hpp"
 #include "cli/output_rules.hpp"
 #include "cli/pack.hpp"
@@ -20,6 +21,7 @@
 #include "cli/slurm_commands.hpp"
 #include "cli/trace_args.hpp"
 #include "cli/validators.hpp"
+#include "cli/whatif.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/limits.hpp"
@@ -272,6 +274,10 @@ void register_commands(CLI::App& app) {
   register_pack(
       app, [](CLI::App* cmd, std::function<int()> action) { g_actions[cmd] = std::move(action); });
   register_trace(app);
+  register_import(
+      app, [](CLI::App* cmd, std::function<int()> action) { g_actions[cmd] = std::move(action); });
+  register_whatif(
+      app, [](CLI::App* cmd, std::function<int()> action) { g_actions[cmd] = std::move(action); });
   register_slurm_commands(
       app, [](CLI::App* cmd, std::function<int()> action) { g_actions[cmd] = std::move(action); });
 #ifdef DEEPSHARE_HAVE_K8S

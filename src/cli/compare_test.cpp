@@ -6,8 +6,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/whatif.hpp"
 #include "core/error.hpp"
 #include "model/testing.hpp"
+#include "registry/registry.hpp"
 
 namespace ds {
 namespace {
@@ -102,6 +104,42 @@ TEST(Compare, NamesAndCheckpointOverride) {
   override_checkpoint_interval(w, 90.5);
   EXPECT_EQ(w.tenants[0].checkpoint_interval, 90500);
   for (const auto& p : main_policies()) EXPECT_FALSE(p.empty());
+}
+
+}  // namespace
+}  // namespace ds
+
+namespace ds {
+namespace {
+
+// `whatif`'s three lines (issue #28): each metric as the site's policy -> DeepShare, with the
+// change.
+TEST(Whatif, VerdictGivesEachMetricWithItsChange) {
+  Metrics site, ds;
+  site.avg_queue_s = 12345.6;
+  ds.avg_queue_s = 617.3;
+  site.p99_queue_s = 100000;
+  ds.p99_queue_s = 9000;
+  site.entitled_jobs = ds.entitled_jobs = 10;
+  site.qos_compliance = 0.884;
+  ds.qos_compliance = 0.999;
+  site.gpu_occupancy_submit_window = 0.612;
+  ds.gpu_occupancy_submit_window = 0.655;
+  const auto v = whatif_verdict(site, ds, "slurm");
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[0],
+            "queueing delay: 12,346 s on average with slurm -> 617 s with DeepShare (-95.0 %); "
+            "p99 100,000 -> 9,000 s");
+  EXPECT_EQ(v[1],
+            "QoS of guaranteed tenants: 88.4 % of entitled jobs within their SLO -> 99.9 % "
+            "(+11.5 points)");
+  EXPECT_EQ(v[2], "utilisation: GPU occupancy 0.612 -> 0.655 (+7.0 %) over the submission window");
+  site.entitled_jobs = ds.entitled_jobs = 0;
+  site.avg_queue_s = 0;
+  EXPECT_EQ(whatif_verdict(site, ds, "fifo-pooled")[1],
+            "QoS of guaranteed tenants: no job was entitled (no tenant has a GPU quota)");
+  EXPECT_NE(whatif_verdict(site, ds, "fifo-pooled")[0].find("(was 0)"), std::string::npos);
+  EXPECT_EQ(default_site_policy(), find_policy("slurm") ? "slurm" : "fifo-pooled");
 }
 
 }  // namespace

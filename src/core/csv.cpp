@@ -10,7 +10,7 @@
 
 namespace ds {
 
-CsvReader CsvReader::open(const std::string& path) {
+std::string read_input_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(SourceLocation{path}, "cannot open file for reading");
   // Read in chunks up to the cap (the size of a pipe or device is not known up front).
@@ -21,10 +21,14 @@ CsvReader CsvReader::open(const std::string& path) {
     if (content.size() > limits::kMaxInputBytes)
       throw InputError(SourceLocation{path}, "file is larger than " +
                                                  std::to_string(limits::kMaxInputBytes >> 30) +
-                                                 " GiB, the most one CSV file may hold");
+                                                 " GiB, the most one input file may hold");
   }
   if (in.bad()) throw InputError(SourceLocation{path}, "read error");
-  return CsvReader(path, std::move(content));
+  return content;
+}
+
+CsvReader CsvReader::open(const std::string& path) {
+  return CsvReader(path, read_input_file(path));
 }
 
 CsvReader::CsvReader(std::string name, std::string content)

@@ -83,6 +83,10 @@ class CsvReader {
   long record_line_ = 0;
 };
 
+// The whole content of an input file, at most limits::kMaxInputBytes; throws InputError
+// naming the file when it cannot be read or is larger.
+std::string read_input_file(const std::string& path);
+
 // Parses a whole string as a number; nullopt when it is not one.
 std::optional<std::int64_t> parse_int(std::string_view s);
 std::optional<double> parse_double(std::string_view s);

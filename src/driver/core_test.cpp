@@ -30,7 +30,6 @@ class ToyEngine final : public ClusterSource, public Actuator {
     std::string rejected;  // why the driver refused it
   };
 
-  explicit ToyEngine(const Cluster& c) : cluster_(c) {}
   void attach(Core& core) { core_ = &core; }
 
   std::string submit(int tenant, int gpus, Time run_ms) {
@@ -140,7 +139,6 @@ class ToyEngine final : public ClusterSource, public Actuator {
     return true;
   }
 
-  const Cluster& cluster_;
   Core* core_ = nullptr;
   std::map<std::string, Job> jobs_;
   Time now_ = 1'000'000;
@@ -211,7 +209,7 @@ struct Harness {
   Cluster cluster;
   std::vector<Tenant> tenants;
   PolicyOptions options;
-  ToyEngine engine{cluster};
+  ToyEngine engine;
   Journal journal;
   std::FILE* null = std::fopen("/dev/null", "w");
   Log log{null, true};

@@ -423,6 +423,10 @@ std::optional<Refused> ClusterState::placement_error(const StartJob& d) const {
     const Node& node = cluster_->nodes[a.node.index()];
     if (node.gpus < 64 && (a.gpu_mask >> node.gpus) != 0)
       return Refused{Refusal::BadPlacement, id, "is placed on a GPU index beyond its node"};
+    if (!accepts_gpu_model(spec(id), node.gpu_type))
+      return Refused{Refusal::BadPlacement, id,
+                     "is placed on node '" + node.name + "' of GPU model '" + node.gpu_type +
+                         "', but it needs '" + spec(id).gpu_type + "'"};
     total += a.gpus();
   }
   if (total != spec(id).gpus)

@@ -269,3 +269,32 @@ TEST_F(OnlineState, PresentAllMarksEveryJobAsSeen) {
 
 }  // namespace
 }  // namespace ds
+
+namespace ds {
+namespace {
+
+// A start on a GPU of another model than the job names is a DecisionError (issue #28):
+// the one check the simulator and every online driver make.
+TEST(GpuModels, AStartOnAnotherModelIsRefused) {
+  Workload w = testing::make_workload(1, 2, 4);
+  w.cluster.nodes[0].gpu_type = "T4";
+  w.cluster.nodes[1].gpu_type = "A100";
+  testing::add_job(w, 0, 2, 0, 100);
+  testing::add_job(w, 0, 2, 0, 100);
+  w.jobs[0].gpu_type = "A100";
+  w.jobs[1].gpu_type = "V100|T4";
+  ClusterState cs(w.cluster, w.tenants);
+  cs.set_jobs(w.jobs);
+  cs.submit(JobId(0), 0);
+  cs.submit(JobId(1), 0);
+  const auto e = cs.start_error(start_on(JobId(0), 0, 0b11));
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->kind, Refusal::BadPlacement);
+  EXPECT_EQ(e->what, "is placed on node 'node0' of GPU model 'T4', but it needs 'A100'");
+  EXPECT_FALSE(cs.start_error(start_on(JobId(0), 1, 0b11)).has_value());
+  EXPECT_FALSE(cs.start_error(start_on(JobId(1), 0, 0b11)).has_value());  // an alternative
+  EXPECT_THROW(cs.start(start_on(JobId(1), 1, 0b11), 0, 0), DecisionError);
+}
+
+}  // namespace
+}  // namespace ds

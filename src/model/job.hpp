@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "core/types.hpp"
 
@@ -33,6 +34,9 @@ struct JobSpec {
   double gpu_util = -1;       // percent of SMs busy when running alone; -1 when unknown
   double gpu_memory_mib = 0;  // memory per GPU when known, 0 when unknown
   Qos qos = Qos::Unspecified;
+  // The GPU model(s) the job may run on: empty = any; "A100" = only A100 nodes (Node::gpu_type);
+  // "V100M16|V100M32" = one of them (openb's gpu_spec, alternatives separated by '|').
+  std::string gpu_type;
   // False for a job the driver cannot preempt (a Slurm job submitted with --no-requeue):
   // a policy must never run it on borrowed (reclaimable) capacity.
   bool preemptible = true;
@@ -48,6 +52,11 @@ struct JobTruth {
   Time work = 0;  // run time when running alone at full speed
   FinalState state = FinalState::Completed;
 };
+
+// True when a GPU of model `node_model` may serve the job: it names no model, or the model
+// is one of its '|'-separated alternatives (exact names). The one rule every policy's
+// placement (policy/placement.hpp) and the start validation (ClusterState) apply.
+bool accepts_gpu_model(const JobSpec& job, std::string_view node_model);
 
 const char* to_string(Qos q);
 const char* to_string(FinalState s);

@@ -66,6 +66,17 @@ const char* to_string(WaitReason r) {
   return "none";
 }
 
+bool accepts_gpu_model(const JobSpec& job, std::string_view node_model) {
+  std::string_view rest = job.gpu_type;
+  if (rest.empty()) return true;
+  for (;;) {
+    const auto bar = rest.find('|');
+    if (rest.substr(0, bar) == node_model) return true;
+    if (bar == std::string_view::npos) return false;
+    rest.remove_prefix(bar + 1);
+  }
+}
+
 const char* to_string(Qos q) {
   switch (q) {
     case Qos::LatencySensitive:

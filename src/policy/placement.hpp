@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -184,9 +185,29 @@ std::optional<Placement> place_consolidate(const FreeMap& free, FreeMap::SetId s
 std::optional<Placement> place_fraction(const FreeMap& free, std::span<const NodeId> nodes,
                                         int milli);
 
-// Dispatches on the job's request.
+// Dispatches on the job's request. A job that names GPU models (JobSpec::gpu_type) is placed
+// only on the candidates of an accepted model (accepts_gpu_model), in the same order: the
+// GPU-model constraint of every policy, in this one place (issue #28). Over a set, such a
+// job is placed by the span rule over the set's nodes (the same result as the index gives
+// for untyped jobs; O(set) instead of O(node size)).
 std::optional<Placement> place_job(const FreeMap& free, std::span<const NodeId> nodes,
                                    const JobSpec& job);
 std::optional<Placement> place_job(const FreeMap& free, FreeMap::SetId set, const JobSpec& job);
+
+// --- GPU models (issue #28) --------------------------------------------------------------
+// Size shortcuts (free GPUs, set_largest_fit) stay necessary conditions for a job with a GPU
+// model (its candidates are a subset), but never sufficient: such a job must ask place_job.
+// The candidates of `nodes` whose GPU model the job accepts (all of them without a model).
+std::vector<NodeId> model_candidates(const Cluster& cluster, std::span<const NodeId> nodes,
+                                     const JobSpec& job);
+// GPUs on `nodes` the job may ever use; `all` when it names no model (the caller's total).
+int model_capacity(const Cluster& cluster, std::span<const NodeId> nodes, const JobSpec& job,
+                   int all);
+// The same over every node of the cluster.
+int model_capacity(const Cluster& cluster, const JobSpec& job, int all);
+// Whether every node of `p` has a GPU model the job accepts (a partner's GPUs to share).
+bool placement_accepts(const Cluster& cluster, const Placement& p, const JobSpec& job);
+// " of model A100" for a job that names models, "" otherwise (in rejection reasons).
+std::string model_text(const JobSpec& job);
 
 }  // namespace ds

@@ -369,3 +369,45 @@ TEST(FreeMap, GrowthsCountCapacityTheSnapshotsGainedOnly) {
 
 }  // namespace
 }  // namespace ds
+
+namespace ds {
+namespace {
+
+// A job that names GPU models is placed only on nodes of those models (issue #28), by the
+// same rule over the remaining candidates, from a span or a set alike.
+TEST(GpuModels, PlaceJobKeepsToTheJobsModels) {
+  testing::GpuCluster f({0, 6, 0, 0});  // free: 8, 2, 8, 8
+  f.cluster.nodes[0].gpu_type = "T4";
+  f.cluster.nodes[1].gpu_type = "A100";
+  f.cluster.nodes[2].gpu_type = "A100";
+  f.cluster.nodes[3].gpu_type = "V100";
+  FreeMap free(f.snapshot());
+  const FreeMap::SetId all = free.add_set(f.ids);
+  JobSpec j;
+  j.gpus = 2;
+  j.gpu_type = "A100";
+  for (const auto& p : {place_job(free, f.ids, j), place_job(free, all, j)}) {
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->front().node.index(), 1u);  // the fullest A100 node that fits
+  }
+  j.gpus = 16;  // both A100 nodes would be needed, one is partly used
+  EXPECT_FALSE(place_job(free, all, j));
+  j.gpu_type = "V100|T4";
+  const auto both = place_job(free, all, j);  // two whole nodes of the accepted models
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->size(), 2u);
+  EXPECT_TRUE(placement_accepts(f.cluster, *both, j));
+  j.gpu_type = "H100";
+  j.gpus = 1;
+  EXPECT_FALSE(place_job(free, all, j));
+  EXPECT_EQ(model_capacity(f.cluster, f.ids, j, 32), 0);
+  j.gpu_type = "A100";
+  EXPECT_EQ(model_capacity(f.cluster, f.ids, j, 32), 16);
+  EXPECT_EQ(model_text(j), " of model A100");
+  j.gpu_type.clear();
+  EXPECT_EQ(model_capacity(f.cluster, f.ids, j, 32), 32);        // no model: the caller's total
+  EXPECT_EQ(place_job(free, all, j)->front().node.index(), 1u);  // unchanged without a model
+}
+
+}  // namespace
+}  // namespace ds

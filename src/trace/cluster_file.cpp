@@ -173,7 +173,60 @@ std::vector<Tenant> read_tenants(const Reader& r, const Entry& list) {
   return out;
 }
 
-Cluster read_nodes(const Reader& r, const Entry& list, const std::vector<Tenant>& tenants) {
+// `gpu_types: [{name: A100, memory_gib: 80}, ...]`: the GPU models of a heterogeneous
+// cluster with their memory, in MiB by name.
+std::map<std::string, std::int64_t> read_gpu_types(const Reader& r, const Entry& list) {
+  if (!list.value.IsSequence() || list.value.size() == 0)
+    r.fail(list.value.Mark().is_null() ? list.key : list.value,
+           "key 'gpu_types': expected a non-empty list of GPU models");
+  std::map<std::string, std::int64_t> out;
+  int k = 0;
+  for (const YAML::Node& item : list.value) {
+    const std::string what = "gpu type #" + std::to_string(++k);
+    const auto e = r.entries(item, what, {"name", "memory_gib"});
+    const Entry& name = r.require(e, item, what, "name");
+    const std::string n = r.scalar(name, "a GPU model name");
+    if (n.empty()) r.fail(name.value, "key 'name': expected a non-empty GPU model name");
+    const double gib = r.number(r.require(e, item, what, "memory_gib"), 1.0 / 1024,
+                                static_cast<double>(limits::kMaxGpuMemoryMib) / 1024, "GiB");
+    if (!out.emplace(n, std::max<std::int64_t>(1, std::llround(gib * 1024))).second)
+      r.fail(name.value, "key 'name': GPU model " + quote_input(n) + " is listed twice");
+  }
+  return out;
+}
+
+// A node group's GPU memory and model: gpu_memory_gib, else its gpu_type's memory_gib in
+// `types`, else the default; with `types`, a gpu_type must be one of them and agree with it.
+std::pair<std::int64_t, std::string> group_gpus(const Reader& r,
+                                                const std::map<std::string, Entry>& e,
+                                                const std::map<std::string, std::int64_t>& types) {
+  std::string type;
+  auto t = e.find("gpu_type");
+  if (t != e.end()) type = r.scalar(t->second, "a GPU model name");
+  const auto known = types.find(type);
+  if (!types.empty() && known == types.end()) {
+    std::string list;
+    for (const auto& [name, mib] : types) list += (list.empty() ? "" : ", ") + name;
+    r.fail(t != e.end() ? t->second.value : e.begin()->second.key,
+           "key 'gpu_type': " + (type.empty() ? std::string("missing") : quote_input(type)) +
+               " is not in gpu_types (" + list + ")");
+  }
+  std::int64_t mem_mib = known != types.end() ? known->second : kDefaultGpuMemoryMib;
+  if (auto it = e.find("gpu_memory_gib"); it != e.end()) {
+    const double gib = r.number(it->second, 1.0 / 1024,
+                                static_cast<double>(limits::kMaxGpuMemoryMib) / 1024, "GiB");
+    const std::int64_t mib = std::max<std::int64_t>(1, std::llround(gib * 1024));
+    if (known != types.end() && mib != known->second)
+      r.fail(it->second.value, "key 'gpu_memory_gib': " + quote_input(it->second.value.Scalar()) +
+                                   " GiB differs from gpu_types' memory_gib of " +
+                                   quote_input(type));
+    mem_mib = mib;
+  }
+  return {mem_mib, type};
+}
+
+Cluster read_nodes(const Reader& r, const Entry& list, const std::vector<Tenant>& tenants,
+                   const std::map<std::string, std::int64_t>& types) {
   if (!list.value.IsSequence() || list.value.size() == 0)
     r.fail(list.value.Mark().is_null() ? list.key : list.value,
            "key 'nodes': expected a non-empty list of node groups");
@@ -194,15 +247,7 @@ Cluster read_nodes(const Reader& r, const Entry& list, const std::vector<Tenant>
     } catch (const InputError& err) {
       throw InputError(std::string(err.what()) + " (" + what + ")");
     }
-    std::int64_t mem_mib = kDefaultGpuMemoryMib;
-    if (auto it = e.find("gpu_memory_gib"); it != e.end()) {
-      const double gib = r.number(it->second, 1.0 / 1024,
-                                  static_cast<double>(limits::kMaxGpuMemoryMib) / 1024, "GiB");
-      mem_mib = std::max<std::int64_t>(1, std::llround(gib * 1024));
-    }
-    std::string type;
-    if (auto it = e.find("gpu_type"); it != e.end())
-      type = r.scalar(it->second, "a GPU model name");
+    const auto [mem_mib, type] = group_gpus(r, e, types);
     TenantId owner;
     std::string prefix = "node";
     if (auto it = e.find("tenant"); it != e.end()) {
@@ -256,10 +301,12 @@ ClusterSpec parse_cluster_yaml(const std::string& name, const std::string& text)
   const Reader r(name);
   if (root.IsNull())
     throw InputError(SourceLocation{name}, "empty: expected 'nodes' and 'tenants'");
-  const auto e = r.entries(root, "cluster file", {"nodes", "tenants"});
+  const auto e = r.entries(root, "cluster file", {"nodes", "tenants", "gpu_types"});
   ClusterSpec spec;
   spec.tenants = read_tenants(r, r.require(e, root, "cluster file", "tenants"));
-  spec.cluster = read_nodes(r, r.require(e, root, "cluster file", "nodes"), spec.tenants);
+  const auto types = e.contains("gpu_types") ? read_gpu_types(r, e.at("gpu_types"))
+                                             : std::map<std::string, std::int64_t>{};
+  spec.cluster = read_nodes(r, r.require(e, root, "cluster file", "nodes"), spec.tenants, types);
   return spec;
 }
 

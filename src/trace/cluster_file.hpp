@@ -12,6 +12,9 @@
 //     (1..64); gpu_memory_gib (default 24), gpu_type (default ""), tenant (the owner VC;
 //     default: shared pool) and name (node-name prefix) are optional. Nodes are named
 //     <name><k>, else <tenant>-n<k>, else node<k>, k counted per prefix.
+//     Optional `gpu_types: [{name, memory_gib}]` lists the GPU models of a heterogeneous
+//     cluster once: every group's gpu_type must then be one of them, and its memory is the
+//     model's (a gpu_memory_gib that differs is an error).
 //  2. A tenant needs name and quota_gpus; the other keys default to the Tenant defaults.
 //     class is "guaranteed" or "best-effort".
 //  3. Unknown or repeated keys are errors (a typo must not pass silently). Every error names

@@ -77,7 +77,7 @@ TEST(ClusterFile, ErrorsNameFileLineColumnAndKey) {
               HasSubstr("c.yaml:4:12: key 'name': tenant 'a' is defined twice"));
   EXPECT_THAT(err(tenants + "nodes: [{count: 1, gpus: 8}]\nnode: []\n"),
               HasSubstr("c.yaml:3:1: cluster file: unknown key 'node' (valid keys: nodes, "
-                        "tenants)"));
+                        "tenants, gpu_types)"));
   EXPECT_THAT(err(tenants), HasSubstr("c.yaml:1:1: cluster file: missing required key 'nodes'"));
   EXPECT_THAT(err(tenants + "nodes: []\n"),
               HasSubstr("key 'nodes': expected a non-empty list of node groups"));
@@ -173,6 +173,50 @@ TEST(LoadTrace, VenusWithAClusterFileNeedsNoVcConfig) {
                              "tenants: [{name: vcA, quota_gpus: 8}]\n");
   const Workload w = load_trace(trace, o);
   EXPECT_EQ(w.cluster.nodes.at(0).owner, w.jobs.at(0).tenant);
+}
+
+}  // namespace
+}  // namespace ds
+
+namespace ds {
+namespace {
+
+// A heterogeneous cluster: its GPU models with their memory, once (issue #28).
+TEST(ClusterFile, GpuTypesGiveEachModelItsMemory) {
+  const ClusterSpec c = parse_cluster_yaml("c.yaml", R"(
+gpu_types:
+  - {name: A100, memory_gib: 80}
+  - {name: T4, memory_gib: 16}
+nodes:
+  - {count: 2, gpus: 8, gpu_type: A100}
+  - {count: 1, gpus: 4, gpu_type: T4, gpu_memory_gib: 16}
+tenants:
+  - {name: a, quota_gpus: 4}
+)");
+  ASSERT_EQ(c.cluster.nodes.size(), 3u);
+  EXPECT_EQ(c.cluster.nodes[0].gpu_memory_mib, 80 * 1024);
+  EXPECT_EQ(c.cluster.nodes[2].gpu_type, "T4");
+  EXPECT_EQ(c.cluster.nodes[2].gpu_memory_mib, 16 * 1024);
+  const std::string types = "gpu_types: [{name: A100, memory_gib: 80}]\n";
+  const std::string tenants = "tenants: [{name: a, quota_gpus: 4}]\n";
+  auto error = [&](const std::string& nodes) {
+    return testing::input_error(
+        [&] { (void)parse_cluster_yaml("c.yaml", types + nodes + tenants); });
+  };
+  EXPECT_THAT(error("nodes: [{count: 1, gpus: 8, gpu_type: H100}]\n"),
+              HasSubstr("c.yaml:2:39: key 'gpu_type': 'H100' is not in gpu_types (A100)"));
+  EXPECT_THAT(error("nodes: [{count: 1, gpus: 8}]\n"),
+              HasSubstr("key 'gpu_type': missing is not in gpu_types (A100)"));
+  EXPECT_THAT(error("nodes: [{count: 1, gpus: 8, gpu_type: A100, gpu_memory_gib: 40}]\n"),
+              HasSubstr("key 'gpu_memory_gib': '40' GiB differs from gpu_types' memory_gib of "
+                        "'A100'"));
+  EXPECT_THAT(testing::input_error([&] {
+                (void)parse_cluster_yaml(
+                    "c.yaml", "gpu_types: [{name: A, memory_gib: 8}, {name: A, memory_gib: 8}]\n" +
+                                  std::string("nodes: [{count: 1, gpus: 8, gpu_type: A}]\n") +
+                                  tenants);
+              }),
+              HasSubstr("key 'name': GPU model 'A' is listed twice"));
 }
 
 }  // namespace

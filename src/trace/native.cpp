@@ -28,6 +28,7 @@ const std::vector<NativeField>& native_fields() {
       {"gmem_mib", false, "GPU memory per GPU in MiB"},
       {"gpu_milli", false, "share of one GPU, 1..1000 (< 1000 only with gpus = 1)"},
       {"qos", false, "QoS class: LS, BE, Burstable or Guaranteed"},
+      {"gpu_type", false, "GPU model the job needs (alternatives separated by '|')"},
   };
   return fields;
 }
@@ -111,7 +112,7 @@ Workload load_native(const std::string& path, const NativeOptions& options) {
   const auto c_user = col["user"], c_state = col["state"], c_model = col["model"],
              c_util = col["gpu_util"], c_gmem = col["gmem_mib"], c_milli = col["gpu_milli"],
              c_qos = col["qos"], c_dataset = col["dataset"], c_batch = col["batch_size"],
-             c_amp = col["amp"];
+             c_amp = col["amp"], c_gpu_type = col["gpu_type"];
   auto has = [&](const std::optional<std::size_t>& c) { return c && !csv.empty_field(*c); };
 
   Workload w;
@@ -146,6 +147,7 @@ Workload load_native(const std::string& path, const NativeOptions& options) {
       if (!q) csv.fail(*c_qos, "a QoS class (LS, BE, Burstable or Guaranteed)");
       job.qos = *q;
     }
+    if (has(c_gpu_type)) job.gpu_type = read_gpu_type(csv, *c_gpu_type);
     if (has(c_util)) job.gpu_util = csv.get_double_in(*c_util, 0, 100, "a percentage");
     if (has(c_gmem)) job.gpu_memory_mib = read_gpu_memory_mib(csv, *c_gmem);
     if (gpus == 0) {  // after the checks: a skipped row is still a valid row

@@ -66,7 +66,7 @@ TEST(Native, ColumnMappingsReadOtherHeaders) {
   EXPECT_THAT(input_error([&] { load_native(trace, unknown); }),
               HasSubstr("--columns 'submit=SubmitTime': unknown field 'submit' (valid fields: "
                         "job_id, tenant, submit_s, duration_s, gpus, user, state, model, "
-                        "dataset, batch_size, amp, gpu_util, gmem_mib, gpu_milli, qos)"));
+                        "dataset, batch_size, amp, gpu_util, gmem_mib, gpu_milli, qos, gpu_type)"));
   NativeOptions malformed;
   malformed.columns = {"submit_s"};
   EXPECT_THAT(input_error([&] { load_native(trace, malformed); }),
@@ -212,6 +212,31 @@ TEST(Native, DropProfilesForgetsWhatSharingNeeds) {
   EXPECT_TRUE(w.profiles.empty());
   EXPECT_EQ(w.jobs[1].gpu_milli, 500);  // a fractional request keeps its share
   EXPECT_THAT(::testing::PrintToString(w.notes), HasSubstr("profiles dropped"));
+}
+
+}  // namespace
+}  // namespace ds
+
+namespace ds {
+namespace {
+
+TEST(Native, GpuTypeIsAModelOrAlternatives) {
+  testing::TempDir dir;
+  const Workload w = load_native(dir.write("t.csv",
+                                           "job_id,tenant,submit_s,duration_s,gpus,gpu_type\n"
+                                           "a,t,0,10,1,A100\n"
+                                           "b,t,1,10,1,V100M16|V100M32\n"
+                                           "c,t,2,10,1,\n"));
+  EXPECT_EQ(w.jobs[0].gpu_type, "A100");
+  EXPECT_EQ(w.jobs[1].gpu_type, "V100M16|V100M32");
+  EXPECT_EQ(w.jobs[2].gpu_type, "");
+  EXPECT_THAT(testing::input_error([&] {
+                load_native(dir.write("bad.csv",
+                                      "job_id,tenant,submit_s,duration_s,gpus,gpu_type\n"
+                                      "a,t,0,10,1,A100||T4\n"));
+              }),
+              ::testing::HasSubstr("bad.csv:2:12: field 'gpu_type': expected GPU model names "
+                                   "separated by '|'"));
 }
 
 }  // namespace

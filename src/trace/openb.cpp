@@ -38,6 +38,7 @@ struct Pods {
   std::vector<JobTruth> truth;
   std::size_t cpu_only = 0;
   std::size_t multi_gpu_fraction = 0;  // num_gpu > 1 with gpu_milli < 1000: whole GPUs
+  std::size_t with_model = 0;          // a gpu_spec: the GPU models the pod may run on
 };
 
 // A time column in seconds; empty is allowed only where `optional`.
@@ -57,6 +58,7 @@ Pods read_pods(const std::string& path) {
   const auto c_create = csv.require_column("creation_time");
   const auto c_delete = csv.require_column("deletion_time");
   const auto c_sched = csv.require_column("scheduled_time");
+  const auto c_spec = csv.find_column("gpu_spec");
   Pods out;
   std::unordered_map<std::string, long> seen;  // pod name -> line
   while (csv.next()) {
@@ -96,6 +98,10 @@ Pods read_pods(const std::string& path) {
       job.gpu_milli = static_cast<int>(milli);
     } else if (milli < kMilliPerGpu) {
       ++out.multi_gpu_fraction;
+    }
+    if (c_spec && !csv.empty_field(*c_spec)) {
+      job.gpu_type = read_gpu_type(csv, *c_spec);
+      ++out.with_model;
     }
     job.qos = *qos;
     job.submit = seconds(created);
@@ -156,27 +162,6 @@ void read_nodes(const std::string& path, Workload& w) {
                       " more GPU models with no published memory: assumed 24 GiB");
 }
 
-// Largest-remainder split of `total` GPUs in proportion to `demand` (ties: lower index).
-std::vector<int> split_quota(int total, const std::vector<double>& demand) {
-  std::vector<int> q(demand.size(), 0);
-  if (demand.empty() || total <= 0) return q;
-  double sum = 0;
-  for (double d : demand) sum += d;
-  std::vector<double> share(demand.size());
-  for (std::size_t i = 0; i < demand.size(); ++i)
-    share[i] = sum > 0 ? total * (demand[i] / sum) : static_cast<double>(total) / demand.size();
-  int given = 0;
-  for (std::size_t i = 0; i < q.size(); ++i) given += q[i] = static_cast<int>(std::floor(share[i]));
-  while (given < total) {
-    std::size_t best = 0;
-    for (std::size_t i = 1; i < q.size(); ++i)
-      if (share[i] - q[i] > share[best] - q[best]) best = i;
-    ++q[best];
-    ++given;
-  }
-  return q;
-}
-
 }  // namespace
 
 Workload load_openb(const std::string& path, const OpenbOptions& options) {
@@ -232,6 +217,9 @@ Workload load_openb(const std::string& path, const OpenbOptions& options) {
   if (pods.cpu_only > 0)
     w.notes.push_back("openb: skipped " + std::to_string(pods.cpu_only) +
                       " CPU-only pods (num_gpu = 0)");
+  if (pods.with_model > 0)
+    w.notes.push_back("openb: " + std::to_string(pods.with_model) +
+                      " pods name the GPU models they may run on (gpu_spec)");
   if (pods.multi_gpu_fraction > 0)
     w.notes.push_back("openb: " + std::to_string(pods.multi_gpu_fraction) +
                       " multi-GPU pods asked for gpu_milli < 1000: given whole GPUs");

@@ -8,7 +8,9 @@
 //  2. A job is a pod with num_gpu >= 1; CPU-only pods are skipped and counted in notes.
 //     submit = creation_time; work = deletion_time - scheduled_time, or - creation_time when
 //     scheduled_time is empty (pods still pending at the end). A non-numeric time or a
-//     negative work is an error naming the row. gpu_spec (a GPU-model constraint) is ignored.
+//     negative work is an error naming the row. gpu_spec, when not empty, is the GPU models
+//     the pod may run on ("V100M16|V100M32": one of them, FGD's convention): JobSpec::gpu_type,
+//     matched against the nodes' model.
 //  3. gpu_milli is the share of one GPU a 1-GPU pod asks for: it becomes JobSpec::gpu_milli
 //     when num_gpu == 1 and gpu_milli < 1000; multi-GPU pods get whole GPUs (counted in notes
 //     when they asked for less).

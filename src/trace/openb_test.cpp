@@ -152,3 +152,33 @@ TEST(Openb, RealTrace) {
 
 }  // namespace
 }  // namespace ds
+
+namespace ds {
+namespace {
+
+// gpu_spec: the GPU models a pod may run on (issue #28), alternatives separated by '|'.
+TEST(Openb, GpuSpecIsTheJobsGpuModel) {
+  testing::TempDir dir;
+  dir.write("openb_node_list_gpu_node.csv", kNodes);
+  const std::string pods =
+      dir.write("pods.csv", std::string(kPodHeader) +
+                                "p0,1,1,1,1000,V100M16|V100M32,LS,Running,0,9,0\n"
+                                "p1,1,1,1,1000,G2,LS,Running,1,9,1\n"
+                                "p2,1,1,1,1000,,LS,Running,2,9,2\n");
+  const Workload w = load_openb(pods);
+  EXPECT_EQ(w.jobs[0].gpu_type, "V100M16|V100M32");
+  EXPECT_EQ(w.jobs[1].gpu_type, "G2");
+  EXPECT_EQ(w.jobs[2].gpu_type, "");
+  EXPECT_EQ(w.cluster.nodes[0].gpu_type, "V100M32");
+  std::string notes;
+  for (const auto& n : w.notes) notes += n + "\n";
+  EXPECT_THAT(notes, HasSubstr("2 pods name the GPU models they may run on (gpu_spec)"));
+  EXPECT_THAT(testing::input_error([&] {
+                load_openb(dir.write(
+                    "bad.csv", std::string(kPodHeader) + "p0,1,1,1,1000,T4|,LS,Running,0,9,0\n"));
+              }),
+              HasSubstr("bad.csv:2:15: field 'gpu_spec': expected GPU model names separated"));
+}
+
+}  // namespace
+}  // namespace ds

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -102,6 +103,26 @@ std::optional<Qos> parse_qos(std::string_view s) {
   return std::nullopt;
 }
 
+std::vector<int> split_quota(int total, const std::vector<double>& demand) {
+  std::vector<int> q(demand.size(), 0);
+  if (demand.empty() || total <= 0) return q;
+  double sum = 0;
+  for (double d : demand) sum += d;
+  std::vector<double> share(demand.size());
+  for (std::size_t i = 0; i < demand.size(); ++i)
+    share[i] = sum > 0 ? total * (demand[i] / sum) : static_cast<double>(total) / demand.size();
+  int given = 0;
+  for (std::size_t i = 0; i < q.size(); ++i) given += q[i] = static_cast<int>(std::floor(share[i]));
+  while (given < total) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < q.size(); ++i)
+      if (share[i] - q[i] > share[best] - q[best]) best = i;
+    ++q[best];
+    ++given;
+  }
+  return q;
+}
+
 TenantId add_tenant(Workload& w, const std::string& name, int quota_gpus, TenantClass cls) {
   Tenant t;
   t.id = TenantId(static_cast<std::uint32_t>(w.tenants.size()));
@@ -170,6 +191,19 @@ std::int64_t read_whole_seconds(const CsvReader& csv, std::size_t column, bool d
   const Time lo = duration ? 0 : -limits::kMaxAbsTime;
   return csv.get_int_in(column, lo / kSecond, hi / kSecond,
                         duration ? "a duration (whole seconds)" : "a time (whole seconds)");
+}
+
+std::string read_gpu_type(const CsvReader& csv, std::size_t column) {
+  const std::string_view s = csv.field(column);
+  std::size_t at = 0;
+  while (at <= s.size()) {
+    const std::size_t bar = std::min(s.find('|', at), s.size());
+    const std::string_view name = s.substr(at, bar - at);
+    if (name.empty() || name.front() == ' ' || name.back() == ' ')
+      csv.fail(column, "GPU model names separated by '|', e.g. A100 or V100M16|V100M32");
+    at = bar + 1;
+  }
+  return std::string(s);
 }
 
 void NodeTally::add(const SourceLocation& where, std::int64_t nodes, std::int64_t gpus_each) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/csv.hpp"
 #include "model/workload.hpp"
@@ -25,6 +26,10 @@ std::string format_date(std::int64_t days);
 
 // "LS", "BE", "Burstable", "Guaranteed" (any case); nullopt otherwise.
 std::optional<Qos> parse_qos(std::string_view s);
+
+// Largest-remainder split of `total` GPUs in proportion to `demand` (an equal split when no
+// demand; ties to the lower index), so that the parts add up to `total` exactly.
+std::vector<int> split_quota(int total, const std::vector<double>& demand);
 
 // Appends a tenant with default settings and returns its id.
 TenantId add_tenant(Workload& w, const std::string& name, int quota_gpus = 0,
@@ -49,6 +54,10 @@ HeliosJobColumns require_helios_job_columns(const CsvReader& csv);
 double read_gpu_memory_mib(const CsvReader& csv, std::size_t column);
 std::int64_t read_gpu_count(const CsvReader& csv, std::size_t column, std::int64_t min);
 std::int64_t read_whole_seconds(const CsvReader& csv, std::size_t column, bool duration);
+
+// A job's required GPU model(s), JobSpec::gpu_type: "A100" or "V100M16|V100M32" (no empty
+// alternative, no blank around a name).
+std::string read_gpu_type(const CsvReader& csv, std::size_t column);
 
 // Counts the nodes and GPUs an importer adds and fails, at `where`, as soon as either
 // passes the limits (limits::kMaxNodes, kMaxClusterGpus): before any node is created.

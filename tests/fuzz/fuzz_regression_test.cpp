@@ -51,7 +51,8 @@ INSTANTIATE_TEST_SUITE_P(Parsers, FuzzTarget,
                          ::testing::Values("csv", "venus", "helios", "openb", "native",
                                            "cluster_file", "run_folder", "replay_folder",
                                            "cluster_placement", "slurm_record", "slurm_gres",
-                                           "controller_config"),
+                                           "controller_config", "slurm_sacct", "slurm_assoc",
+                                           "slurm_nodes"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });

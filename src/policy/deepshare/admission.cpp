@@ -221,13 +221,15 @@ void Admission::borrowed_of(Cycle& cy, std::size_t t, Borrow& b) {
     }
     const bool whole = j.gpu_milli == kMilliPerGpu;
     std::optional<Placement> p;
-    if (!whole || j.gpus < b.no_fit) p = place_job(cy.free, layout_.all_set(), j);
+    // A job of a GPU model neither uses nor sets the memo: its failure says nothing of others.
+    const bool typed = !j.gpu_type.empty();
+    if (!whole || typed || j.gpus < b.no_fit) p = place_job(cy.free, layout_.all_set(), j);
     if (p) {
       b.available -= share(j);
       b.aged_available -= share(j);
       runs_.start(cy, j, std::move(*p), Run::Borrowed);
     } else {
-      if (whole) b.no_fit = std::min(b.no_fit, j.gpus);  // capacity only shrinks in this step
+      if (whole && !typed) b.no_fit = std::min(b.no_fit, j.gpus);  // capacity only shrinks
       note_wait(cy.out, j.id, room_reason(cy.free_gpus, j));
     }
   }

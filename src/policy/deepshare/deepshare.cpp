@@ -102,9 +102,10 @@ void DeepSharePolicy::requeued(Cycle& cy, JobId id) {
 void DeepSharePolicy::arrived(Cycle& cy, JobId id) {
   const ClusterSnapshot& s = cy.s;
   const JobSpec& j = s.jobs[id.index()];
-  if (j.gpus > layout_.total_gpus()) {
-    cy.out.reject.push_back({id, "needs " + std::to_string(j.gpus) + " GPUs; the cluster has " +
-                                     std::to_string(layout_.total_gpus())});
+  const int capacity = model_capacity(*s.cluster, j, layout_.total_gpus());
+  if (j.gpus > capacity) {
+    cy.out.reject.push_back({id, "needs " + std::to_string(j.gpus) + " GPUs" + model_text(j) +
+                                     "; the cluster has " + std::to_string(capacity)});
     return;
   }
   // A driver may reuse the id of a job that left: every part forgets it.

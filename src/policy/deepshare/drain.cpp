@@ -192,9 +192,13 @@ std::optional<Drains::Drain> Drains::pick_nodes(const ClusterSnapshot& s, const 
     }
   }
   std::vector<std::pair<int, NodeId>> nodes;
-  for (NodeId n : layout_.home(t))
-    if (!blocked[n.index()] && s.cluster->nodes[n.index()].gpus == node_size)
+  for (NodeId n : layout_.home(t)) {
+    const Node& node = s.cluster->nodes[n.index()];
+    // Only nodes of a GPU model the job accepts (issue #28): a drain of others would hold
+    // GPUs it can never use.
+    if (!blocked[n.index()] && node.gpus == node_size && accepts_gpu_model(j, node.gpu_type))
       nodes.emplace_back(busy[n.index()], n);
+  }
   const std::size_t need = static_cast<std::size_t>((j.gpus + node_size - 1) / node_size);
   if (nodes.size() < need) return std::nullopt;
   std::partial_sort(nodes.begin(), nodes.begin() + static_cast<std::ptrdiff_t>(need), nodes.end());

@@ -234,8 +234,13 @@ std::optional<ReclaimPlan> plan_wide(FreeMap& free, std::span<const NodeId> node
 
 }  // namespace
 
-std::optional<ReclaimPlan> plan_reclaim(FreeMap& free, std::span<const NodeId> nodes,
+std::optional<ReclaimPlan> plan_reclaim(FreeMap& free, std::span<const NodeId> all_nodes,
                                         const JobSpec& job, std::vector<Victim> candidates) {
+  // A job of a GPU model reclaims only on the nodes of its model (issue #28).
+  std::vector<NodeId> own;
+  if (!job.gpu_type.empty()) own = model_candidates(free.cluster(), all_nodes, job);
+  const std::span<const NodeId> nodes =
+      job.gpu_type.empty() ? all_nodes : std::span<const NodeId>(own);
   std::sort(candidates.begin(), candidates.end(), [](const Victim& a, const Victim& b) {
     if (a.cost != b.cost) return a.cost < b.cost;
     if (a.started != b.started) return a.started > b.started;

@@ -4,6 +4,8 @@
 #include <bit>
 #include <cmath>
 
+#include "policy/placement.hpp"
+
 namespace ds::deepshare {
 
 double sharing_budget(const Tenant& t, double assurance, const Config& c) {
@@ -52,6 +54,7 @@ std::optional<ShareChoice> choose_partner(const ClusterSnapshot& s, const JobSpe
       continue;
     const double partner_budget = budgets[p.tenant.index()];
     if (partner_budget <= 1.0 || p.gpu_memory_mib <= 0) continue;
+    if (!placement_accepts(*s.cluster, prt.placement, job)) continue;  // another GPU model
     if (!memory_fits(s, prt.placement, job.gpu_memory_mib)) continue;
     const JobShape them = shape_of(s.profiles, p);
     const double v_me = model.speed(me, them);
