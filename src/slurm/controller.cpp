@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "registry/registry.hpp"
+#include "slurm/accounts.hpp"
 
 namespace ds::slurm {
 
@@ -71,8 +72,9 @@ TenantId Controller::tenant_of(const std::string& account) {
 
 // Tenants: from the configuration (replays, clusters without slurmdbd) or from Slurm's
 // associations: every account except Slurm's own `root`, with its quota from GrpTRES of
-// quota_tres (none set: 0, best-effort) and its weight from Fairshare. Accounts are
-// appended (tenant ids stay stable); a removed account keeps its id with quota 0.
+// quota_tres (none set: 0, best-effort) and its weight from Fairshare, nested as Slurm
+// nests accounts (a tenant tree: slurm/accounts.hpp). Accounts are appended (tenant ids stay
+// stable); a removed account keeps its id with quota 0.
 void Controller::load_tenants(bool at_init) {
   tenants_loaded_wall_ = wall_;
   if (cfg_.tenant_source == TenantSource::Config) {
@@ -90,48 +92,54 @@ void Controller::load_tenants(bool at_init) {
     log_.warn("tenants_read_failed", {{"error", source_->last_error()}});
     return;
   }
-  std::map<std::string, Association> accounts;
-  for (const auto& a : *assocs)
-    if (a.user.empty() && a.partition.empty() && a.account != "root") accounts[a.account] = a;
-  bool changed = false;
+  const Accounts accounts = accounts_of(*assocs);
+  std::vector<Tenant> next = tenants_;
   for (const auto& [account, a] : accounts) {
+    if (account_tenant_.count(account)) continue;
     Tenant t = cfg_.knobs_for(account);
     t.name = account;
-    t.quota_gpus = static_cast<int>(std::clamp<std::int64_t>(a.grp_quota, 0, 1 << 20));
-    t.cls = t.quota_gpus > 0 ? TenantClass::Guaranteed : TenantClass::BestEffort;
-    t.weight = static_cast<double>(a.shares);
-    auto it = account_tenant_.find(account);
-    if (it == account_tenant_.end()) {
-      t.id = TenantId(static_cast<std::uint32_t>(tenants_.size()));
-      account_tenant_[account] = tenants_.size();
-      tenants_.push_back(t);
-      changed = true;
-      if (!at_init) log_.info("tenant_added", {{"account", account}, {"quota_gpus", t.quota_gpus}});
+    t.id = TenantId(static_cast<std::uint32_t>(next.size()));
+    account_tenant_[account] = next.size();
+    next.push_back(t);
+  }
+  // The account tree resolved (accounts.hpp): parents, guarantees, classes, weights.
+  report_tree(apply_accounts(next, accounts, cluster_.total_gpus()));
+  bool changed = next.size() != tenants_.size();
+  for (std::size_t i = 0; i < next.size(); ++i) {
+    Tenant& t = next[i];
+    if (!accounts.count(t.name)) t.cls = TenantClass::BestEffort;  // removed: no quota
+    if (i >= tenants_.size()) {
+      if (!at_init) log_.info("tenant_added", {{"account", t.name}, {"quota_gpus", t.quota_gpus}});
       continue;
     }
-    Tenant& cur = tenants_[it->second];
-    if (cur.quota_gpus != t.quota_gpus || cur.weight != t.weight || cur.cls != t.cls) {
-      log_.info("tenant_changed", {{"account", account},
+    const Tenant& cur = tenants_[i];
+    if (cur.quota_gpus == t.quota_gpus && cur.weight == t.weight && cur.cls == t.cls &&
+        cur.parent == t.parent && cur.tree_quota_gpus == t.tree_quota_gpus)
+      continue;
+    changed = true;
+    if (!accounts.count(t.name))
+      log_.info("tenant_removed", {{"account", t.name}});
+    else
+      log_.info("tenant_changed", {{"account", t.name},
                                    {"quota_gpus", t.quota_gpus},
                                    {"was", cur.quota_gpus},
                                    {"weight", t.weight}});
-      t.id = cur.id;
-      cur = t;
-      changed = true;
-    }
   }
-  for (auto& t : tenants_) {
-    if (accounts.count(t.name) || (t.quota_gpus == 0 && t.cls == TenantClass::BestEffort)) continue;
-    log_.info("tenant_removed", {{"account", t.name}});
-    t.quota_gpus = 0;
-    t.cls = TenantClass::BestEffort;
-    changed = true;
-  }
+  tenants_ = std::move(next);
   if (state_) state_->set_tenants(tenants_);
   if (changed && !at_init) {
     tenants_added_ = true;  // the policy is rebuilt after this cycle's observation
     ++counters_.tenant_reloads;
   }
+}
+
+// A tree whose guarantees do not fit (a sub-account's GrpTRES above its parent's, more than
+// the partition): logged when the problems change, counted in a gauge.
+void Controller::report_tree(std::vector<std::string> problems) {
+  if (problems == tree_problems_) return;
+  for (const auto& p : problems) log_.warn("tenant_tree_problem", {{"detail", p}});
+  if (problems.empty() && !tree_problems_.empty()) log_.info("tenant_tree_fits");
+  tree_problems_ = std::move(problems);
 }
 
 std::unique_ptr<Policy> Controller::build_policy() {

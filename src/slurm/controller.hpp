@@ -205,6 +205,7 @@ class Controller {
 
   // controller.cpp: lifecycle, tenants, snapshot
   void load_tenants(bool at_init);
+  void report_tree(std::vector<std::string> problems);
   void rebuild_policy();
   std::unique_ptr<Policy> build_policy();
   TenantId tenant_of(const std::string& account);
@@ -293,6 +294,7 @@ class Controller {
   std::vector<Tenant> tenants_;
   std::unordered_map<std::string, std::size_t> account_tenant_;
   std::int64_t tenants_loaded_wall_ = 0;
+  std::vector<std::string> tree_problems_;  // the tenant tree's, as last reported
   bool tenants_added_ = false;
   std::unordered_map<std::string, std::size_t> node_index_;
   std::vector<bool> node_usable_;

@@ -138,6 +138,10 @@ std::string Controller::metrics_text() const {
           counters_.refused);
   counter("deepshare_tenant_reloads_total", "Changes of Slurm accounts or quotas applied",
           counters_.tenant_reloads);
+  w.family("deepshare_tenant_tree_problems", "gauge",
+           "Guarantees of Slurm's account tree that do not fit their parent or the partition "
+           "(logged as tenant_tree_problem; `deepshare slurm check` lists them)");
+  w.sample("deepshare_tenant_tree_problems", static_cast<double>(tree_problems_.size()));
   counter("deepshare_config_reloads_total", "Configuration reloads applied (SIGHUP)",
           counters_.config_reloads);
   counter("deepshare_config_reload_errors_total",

@@ -375,7 +375,9 @@ bool Controller::candidate(const Rec& rec, const View& v) const {
   if (j.held && !ours) return false;  // its user holds it
   if (!j.held && !parked(j)) return false;
   if (!ours && (!j.dependency.empty() || j.reason == "DependencyNeverSatisfied")) return false;
-  if (rec.request.begin_s * 1000 > wall_) return false;
+  // The user's own StartTime= update lands in the Comment (the gate writes it there) and
+  // stands over the record's begin: it only ever delays or frees the user's own job.
+  if (comment_begin(j.comment).value_or(rec.request.begin_s) * 1000 > wall_) return false;
   if (rec.fixed.kind != GresKind::None && !fixed_gpus_free(rec)) return false;
   const JobId id = by_key_.at(v.key);
   if (v.array_job && rt(id).status != JobStatus::Pending) {
