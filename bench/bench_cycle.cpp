@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/rng.hpp"
+#include "model/apply.hpp"
 #include "model/cluster_state.hpp"
 #include "model/testing.hpp"
 #include "registry/registry.hpp"
@@ -84,11 +85,10 @@ const Scenario& scenario() {
   return sc;
 }
 
-void apply(ds::ClusterState& state, const ds::Decisions& d, ds::Time now) {
-  for (const auto& r : d.reject) state.reject(r.job, now);
-  for (const auto& p : d.preempt) state.requeue(p.job, now);
-  for (const auto& st : d.start) state.start(st, now, now);
-  state.note_waits(d.waiting, now);
+// The drivers' one apply (model/apply.hpp); a refused decision is a policy bug here.
+void apply_checked(ds::ClusterState& state, const ds::Decisions& d, ds::Time now) {
+  const ds::ApplyReport r = ds::apply(state, d, now);
+  if (!r.refused.empty()) throw ds::DecisionError(state.describe(r.refused.front()));
 }
 
 void BM_DecideAfterOneChange(benchmark::State& bm, const std::string& policy) {
@@ -111,7 +111,7 @@ void BM_DecideAfterOneChange(benchmark::State& bm, const std::string& policy) {
   {  // the first cycle learns everything (not timed)
     const ds::Decisions d = p->decide(state.snapshot(now));
     state.clear_deltas();
-    apply(state, d, now);
+    apply_checked(state, d, now);
   }
   std::uint32_t next = kRunning + kPending;
   ds::Rng rng(7);
@@ -130,7 +130,7 @@ void BM_DecideAfterOneChange(benchmark::State& bm, const std::string& policy) {
     bm.SetIterationTime(elapsed);
     ms.push_back(elapsed * 1e3);
     state.clear_deltas();
-    apply(state, d, now);
+    apply_checked(state, d, now);
   }
   if (ms.empty()) return;
   std::sort(ms.begin(), ms.end());

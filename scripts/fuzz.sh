@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 parallel=${2:-2}
-targets=(csv venus helios openb native cluster_file)
+targets=(csv venus helios openb native cluster_file run_folder replay_folder cluster_placement)
 
 # libFuzzer's runtime (clang's compiler-rt; only a recommendation of clang in Debian).
 bash scripts/apt-install.sh fuzz libclang-rt-dev

@@ -366,19 +366,22 @@ The full table `deepshare compare` wrote for the first section
 
 {open(os.path.join(OUT, "venus", "comparison.md")).read().strip()}
 """
-    # Keep the scenario matrix that scripts/scenarios.sh writes into the same page.
+    # Keep the sections other scripts write into the same page: the scenario matrix
+    # (scripts/scenarios.sh) and the real peers (scripts/real_peers_slurm.py, ...).
     path = os.path.join(ROOT, "docs", "results.md")
     if os.path.exists(path):
         with open(path) as f:
-            kept = re.search(r"<!-- scenarios:start -->.*<!-- scenarios:end -->", f.read(), flags=re.S)
-        if kept:
-            doc = doc.rstrip() + "\n\n" + kept.group(0) + "\n"
+            old = f.read()
+        for name in ("real-peers", "scenarios"):
+            kept = re.search(rf"<!-- {name}:start -->.*<!-- {name}:end -->", old, flags=re.S)
+            if kept:
+                doc = doc.rstrip() + "\n\n" + kept.group(0) + "\n"
     with open(path, "w") as f:
         f.write(doc)
     # The README's short table: DeepShare vs the strongest baselines at each load.
     short = []
     for load in LOADS:
-        for p in [x for x in ["fifo-isolated", "fifo-pooled", "tiresias", "lucid", "kueue", "deepshare"] if x in pols]:
+        for p in [x for x in ["fifo-isolated", "fifo-pooled", "tiresias", "lucid", "kueue", "slurm", "deepshare"] if x in pols]:
             s = runs[(p, load)]
             short.append([p, load, fmt(s["avg_queue_s"]), fmt(s["avg_jct_s"]),
                           f"{s['sm_utilization_submit_window']:.3f}", f"{100*s['qos_compliance']:.2f} %"])

@@ -48,6 +48,8 @@ JOBS = 2  # ablation runs at a time (most are one single-threaded simulation)
 # runs per scenario: the default scopes, and the pooled scope of the baselines that have one.
 DEFAULT_GROUP = ["deepshare", "fifo-isolated", "fifo-pooled", "kueue", "lucid", "qssf", "tiresias", "srtf"]
 POOLED_GROUP = ["lucid", "qssf", "tiresias", "srtf"]
+# Baselines added later run as groups of their own, so that adding one reruns only its rows.
+EXTRA_GROUPS = [["slurm"]]
 SCOPED = {"lucid", "qssf", "tiresias", "srtf"}
 ORACLES = {"srtf (isolated)", "srtf (pooled)"}
 
@@ -146,6 +148,7 @@ def collect(sc, force):
     base = os.path.join(OUT, sc.key)
     cmds = [compare(sc, os.path.join(base, "default"), DEFAULT_GROUP, [], force),
             compare(sc, os.path.join(base, "pooled"), POOLED_GROUP, ["scope=pooled"], force)]
+    cmds += [compare(sc, os.path.join(base, "-".join(g)), g, [], force) for g in EXTRA_GROUPS]
     rows = {}
     for key, _, load in sc.rows():
         r = {}
@@ -153,6 +156,9 @@ def collect(sc, force):
             r[label(p, False)] = summary(os.path.join(base, "default", f"{p}@{float(load):g}"))
         for p in POOLED_GROUP:
             r[label(p, True)] = summary(os.path.join(base, "pooled", f"{p}@{float(load):g}"))
+        for g in EXTRA_GROUPS:
+            for p in g:
+                r[label(p, False)] = summary(os.path.join(base, "-".join(g), f"{p}@{float(load):g}"))
         rows[key] = r
     return rows, cmds
 
@@ -600,9 +606,9 @@ Scenarios: Venus at ×1.0, ×1.25, ×1.5 and ×2.0 with its workload profiles an
 built-in generator (7 days) with seeds 1–5 at loads 0.9 and 1.3, with and without profiles, and
 with a heavier tail of large jobs (`large_jobs=2`: multi-GPU jobs twice as large on average); the
 openb time replay (`--fit-load 0.9`). Every policy checkpoints every 30 min. Policies: every
-non-oracle baseline — fifo-isolated, fifo-pooled, kueue, and lucid, qssf and tiresias each
+non-oracle baseline — fifo-isolated, fifo-pooled, kueue, slurm, and lucid, qssf and tiresias each
 isolated (per tenant) and pooled — oracle SRTF (isolated and pooled) for reference, and
-DeepShare in its one default configuration. Example commands (two per scenario):
+DeepShare in its one default configuration. Example commands (per scenario one per scope, and one per baseline added later, such as slurm):
 `{example_cmd}`, `{example_pooled}`, `{example_gen}`.
 
 A row **leads** when DeepShare's average queueing delay is at most the best non-oracle

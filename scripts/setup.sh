@@ -9,6 +9,7 @@ packages=(
   time
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev
   libcurl4-openssl-dev
+  libicu-dev
 )
 
 # The HTML report's browser test drives Debian's Chromium from node (playwright-core);

@@ -24,6 +24,7 @@
 #include <set>
 
 #include "model/testing.hpp"
+#include "registered_policies.hpp"
 #include "registry/registry.hpp"
 #include "sim/simulator.hpp"
 
@@ -218,12 +219,6 @@ void check_contract(const std::string& name) {
   RC_ASSERT(r.steps.size() == again.steps.size());
 }
 
-std::vector<std::string> registered() {
-  std::vector<std::string> names;
-  for (const auto& p : policy_registry()) names.push_back(p.name);
-  return names;
-}
-
 class Contract : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Contract, HoldsOnRandomWorkloads) {
@@ -231,13 +226,9 @@ TEST_P(Contract, HoldsOnRandomWorkloads) {
   EXPECT_TRUE(rc::check("policy contract: " + name, [&] { check_contract(name); }));
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryRegisteredPolicy, Contract, ::testing::ValuesIn(registered()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (c == '-') c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(EveryRegisteredPolicy, Contract,
+                         ::testing::ValuesIn(testing::registered_policies()),
+                         testing::policy_test_name);
 
 }  // namespace
 }  // namespace ds

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "registry/registry.hpp"
 
 namespace {
@@ -20,6 +22,11 @@ std::string read(const fs::path& p, bool drop_wall) {
   while (std::getline(in, line))
     if (!drop_wall || line.find("\"wall_seconds\"") == std::string::npos) s << line << '\n';
   return s.str();
+}
+
+// A folder of this process's own (worktrees and parallel runs of the suite do not share one).
+fs::path scratch(const std::string& name) {
+  return fs::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
 }
 
 int run(const std::string& args) {
@@ -38,7 +45,7 @@ TEST(Determinism, VenusOutputsAreByteIdentical) {
   const std::string trace =
       std::string(DEEPSHARE_SHARED_DIR) + "/traces/venus-sept/venus_sept_23859_jobs.csv";
   if (!fs::exists(trace)) GTEST_SKIP() << "Venus trace not found at " << trace;
-  const fs::path tmp = fs::temp_directory_path() / "deepshare-determinism";
+  const fs::path tmp = scratch("deepshare-determinism");
   fs::remove_all(tmp);
   for (const auto& info : ds::policy_registry()) {  // every registered policy
     const std::string& policy = info.name;
@@ -57,7 +64,7 @@ TEST(Determinism, VenusOutputsAreByteIdentical) {
 }
 
 TEST(Cli, BadInputExitsWithStatusTwoAndAMessage) {
-  const fs::path tmp = fs::temp_directory_path() / "deepshare-badinput";
+  const fs::path tmp = scratch("deepshare-badinput");
   fs::create_directories(tmp / "aux");
   std::ofstream(tmp / "aux" / "vc_config.csv") << ",num\nvcA,1\n";
   std::ofstream(tmp / "jobs.csv") << "job_id,user,vc,gpu_num,state,submit_time,duration\n"
@@ -75,7 +82,7 @@ TEST(Cli, BadInputExitsWithStatusTwoAndAMessage) {
 }
 
 TEST(Cli, UnknownPolicyOptionIsRejected) {
-  const fs::path tmp = fs::temp_directory_path() / "deepshare-badoption";
+  const fs::path tmp = scratch("deepshare-badoption");
   fs::create_directories(tmp / "aux");
   std::ofstream(tmp / "aux" / "vc_config.csv") << ",num\nvcA,1\n";
   std::ofstream(tmp / "jobs.csv") << "job_id,user,vc,gpu_num,state,submit_time,duration\n"

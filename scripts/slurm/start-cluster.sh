@@ -19,6 +19,11 @@
 #  - OTHER_PARTITION=NAME [OTHER_NODES=node[3-4]]: a second, non-DeepShare partition on
 #    (some of) the same nodes.
 #  - Fast scheduling (batch_sched_delay=0, sched_interval=1, bf_interval=1, cred_expire=10).
+#  - GRES_LAYOUT=index (default: DeepShare's one type per GPU index, above) or plain (a stock
+#    site's `Name=gpu File=.../nvidia[0-N]`, no types, no gpushare: native Slurm runs,
+#    deploy/slurm/native/). PARTITION_OPTS: more options for the DS_PARTITION line (e.g.
+#    TRESBillingWeights="GRES/gpu=1.0"). EXTRA_CONF: a file appended to slurm.conf; a key it
+#    sets replaces this script's own line for that key (PreemptType, SchedulerParameters...).
 #  - Everything (config, state, logs, pid files, sockets, database) lives under BASE, which
 #    must be short (unix socket paths < 108 bytes). Ports: CTLD_PORT (+1 slurmdbd, +2
 #    MariaDB) and NODE_PORT_BASE+1..NODES; without CTLD_PORT a free block between 20000 and
@@ -36,6 +41,8 @@ GPUS=${GPUS:-4}
 CPUS=${CPUS:-64}
 MEM=${MEM:-256000}
 SHARING=${SHARING:-slot}          # slot | none
+GRES_LAYOUT=${GRES_LAYOUT:-index} # index | plain
+PARTITION_OPTS=${PARTITION_OPTS:-}
 GPU_MODEL=${GPU_MODEL:-a100}      # what users may write in --gres=gpu:MODEL:N
 GATE=${GATE:-1}
 DS_PARTITION=${DS_PARTITION:-batch}
@@ -146,16 +153,25 @@ CONF
   chmod 600 "$BASE/etc/slurmdbd.conf"
 fi
 
+case $GRES_LAYOUT in
+  index|plain) ;;
+  *) echo "GRES_LAYOUT must be index|plain" >&2; exit 1 ;;
+esac
+[ "$GRES_LAYOUT" = plain ] && SHARING=none
 case $SHARING in
   slot) GRESTYPES=gpu,gpushare ;;
   none) GRESTYPES=gpu ;;
   *) echo "SHARING must be slot|none" >&2; exit 1 ;;
 esac
-NODEGRES=$(for i in $(seq 0 $last); do
-  printf 'gpu:g%d:1,' "$i"
-  [ "$SHARING" = slot ] && printf 'gpushare:g%d:1,' "$i"
-done)
-NODEGRES=${NODEGRES%,}
+if [ "$GRES_LAYOUT" = plain ]; then
+  NODEGRES=gpu:$GPUS
+else
+  NODEGRES=$(for i in $(seq 0 $last); do
+    printf 'gpu:g%d:1,' "$i"
+    [ "$SHARING" = slot ] && printf 'gpushare:g%d:1,' "$i"
+  done)
+  NODEGRES=${NODEGRES%,}
+fi
 cat > "$BASE/etc/slurm.conf" <<CONF
 ClusterName=$CLUSTER
 SlurmctldHost=localhost(127.0.0.1)
@@ -227,14 +243,23 @@ fi
 for i in $(seq 1 "$NODES"); do
   echo "NodeName=node$i NodeAddr=127.0.0.1 NodeHostname=localhost Port=$((NODE_PORT_BASE + i)) CPUs=$CPUS RealMemory=$MEM Gres=$NODEGRES State=UNKNOWN" >> "$BASE/etc/slurm.conf"
 done
-echo "PartitionName=$DS_PARTITION Nodes=node[1-$NODES] Default=YES MaxTime=INFINITE State=UP" >> "$BASE/etc/slurm.conf"
+echo "PartitionName=$DS_PARTITION Nodes=node[1-$NODES] Default=YES MaxTime=INFINITE State=UP${PARTITION_OPTS:+ $PARTITION_OPTS}" >> "$BASE/etc/slurm.conf"
 [ -n "$OTHER_PARTITION" ] && echo "PartitionName=$OTHER_PARTITION Nodes=$OTHER_NODES MaxTime=INFINITE State=UP" >> "$BASE/etc/slurm.conf"
-[ -n "$EXTRA_CONF" ] && cat "$EXTRA_CONF" >> "$BASE/etc/slurm.conf"
+if [ -n "$EXTRA_CONF" ]; then
+  # Its keys replace this script's lines (slurmctld takes the last of repeated keys, but logs
+  # an error for each).
+  for key in $(sed -n 's/^\([A-Za-z]*\)=.*/\1/p' "$EXTRA_CONF"); do
+    sed -i "/^$key=/d" "$BASE/etc/slurm.conf"
+  done
+  cat "$EXTRA_CONF" >> "$BASE/etc/slurm.conf"
+fi
 {
-  for i in $(seq 0 $last); do
+  if [ "$GRES_LAYOUT" = plain ]; then
+    echo "NodeName=node[1-$NODES] Name=gpu File=$BASE/dev/nvidia[0-$last]"
+  else for i in $(seq 0 $last); do
     echo "NodeName=node[1-$NODES] Name=gpu Type=g$i File=$BASE/dev/nvidia$i"
     [ "$SHARING" = slot ] && echo "NodeName=node[1-$NODES] Name=gpushare Type=g$i File=$BASE/dev/nvidia$i"
-  done
+  done; fi
 } > "$BASE/etc/gres.conf"
 {
   echo "export SLURM_CONF=$BASE/etc/slurm.conf"

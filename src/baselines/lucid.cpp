@@ -539,6 +539,8 @@ ProfilerConfig lucid_profiler_nodes(const Cluster& cluster, std::span<const Tena
     used.push_back(b);
     c.base_nodes.push_back(*last[a.index()]);
     c.base_nodes.push_back(*last[b.index()]);
+    c.pool_gpus +=
+        cluster.nodes[last[a.index()]->index()].gpus + cluster.nodes[last[b.index()]->index()].gpus;
     if (fresh(e) && e != a && e != b) {
       used.push_back(e);
       c.elastic_donors.push_back(e);

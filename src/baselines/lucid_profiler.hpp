@@ -8,7 +8,9 @@
 // Assumptions:
 //  - The pool is `base_nodes` plus, while scaled up, one elastic node lent by each donor
 //    tenant (Lucid: one, vcYVn). Jobs of more than `gpu_limit` GPUs (scale x factor = 8)
-//    skip it.
+//    skip it, and so do jobs larger than the base nodes' GPUs (`pool_gpus`): on nodes of
+//    mixed sizes the pool may hold fewer than gpu_limit GPUs, and such a job would wait in
+//    the profiler's queue forever (never on Venus, whose two 8-GPU base nodes hold 16).
 //  - Size (our decision, docs/baselines.md "lucid"): Lucid sizes the profiler per cluster
 //    (utils.py profiler_config: 2 nodes for Venus's 1,080 GPUs). A cluster of `units` times
 //    that size gets `units` times the profiler: 2 x units base nodes, `units` elastic donors,
@@ -57,6 +59,7 @@ struct ProfilerConfig {
   std::vector<TenantId> elastic_donors;  // empty: no elastic node
   Time time_limit = seconds(200);
   int gpu_limit = 8;
+  int pool_gpus = 0;                // GPUs of base_nodes (lucid_profiler_nodes); 0: not limited
   std::size_t units = 1;            // see the assumptions: thresholds are per unit
   std::size_t scale_up_queue = 10;  // per unit
   std::size_t scale_down_queue = 5;
@@ -68,7 +71,9 @@ class LucidProfiler {
  public:
   explicit LucidProfiler(ProfilerConfig config);
 
-  [[nodiscard]] bool takes(const JobSpec& j) const { return j.gpus <= config_.gpu_limit; }
+  [[nodiscard]] bool takes(const JobSpec& j) const {
+    return j.gpus <= config_.gpu_limit && (config_.pool_gpus == 0 || j.gpus <= config_.pool_gpus);
+  }
   void enqueue(const JobSpec& j);
   // Takes a job that left while waiting out of the queue; true when it was there.
   bool withdraw(const JobSpec& j) {

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "cli/compare.hpp"
+#include "cli/output_rules.hpp"
 #include "cli/pack.hpp"
 #include "cli/report_command.hpp"
 #include "cli/run.hpp"
@@ -21,6 +22,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/limits.hpp"
+#include "core/output_folder.hpp"
 #include "registry/registry.hpp"
 #include "report/comparison.hpp"
 #include "trace/generator.hpp"
@@ -78,17 +80,22 @@ void print_headline(const std::string& label, const RunOutcome& r) {
 
 int cmd_simulate() {
   Workload w = load_workload(g_sim.trace);
+  const std::string digest = w.digest();  // of the trace as loaded, before --load-factor
   scale_load_checked(w, g_sim.load_factor);
+  // Checked, locked and staged before the run: complete or absent (core/output_folder.hpp).
+  OutputFolder out(g_sim.out, run_folder_rules(inputs_of(g_sim.trace)));
   RunRequest req;
   req.policy = g_sim.policy;
   for (const auto& s : g_sim.sets) req.options.set(s);
   req.load_factor = g_sim.load_factor;
   req.seed = g_sim.seed;
-  req.out_dir = g_sim.out;
+  req.out_dir = out.dir().string();
   req.progress = !g_sim.quiet;
   req.label = g_sim.policy;
   req.truth = g_sim.truth;
+  req.workload_digest = digest;
   RunOutcome r = run_simulation(w, req, g_sim.trace.label());
+  out.commit();
   print_headline(g_sim.policy, r);
   std::printf("outputs written to %s\n", g_sim.out.c_str());
   return 0;
@@ -130,10 +137,12 @@ int cmd_demo() {
   req.by_policy_only = true;
   req.force = g_demo.force;
   req.title = "DeepShare demo: " + w.name;
+  req.command = "demo";
+  req.extra_files = {{"workload.md", stats_markdown(compute_stats(w))}};
+  req.html_report = true;
   std::vector<std::string> failed;
   const std::vector<ComparisonRow> rows = run_compare(w, req, w.name, &failed);
   for (const auto& r : rows) print_headline(r.policy, RunOutcome{r.metrics, r.wall_seconds});
-  write_file_atomic((dir / "workload.md").string(), stats_markdown(compute_stats(w)));
   std::printf("\n%s\n", comparison_table(rows).c_str());
   if (!failed.empty()) {
     std::string names;
@@ -141,7 +150,6 @@ int cmd_demo() {
     std::printf("Failed (not in the table): %s\n", names.c_str());
   }
   std::printf("Report written to %s\n", dir.string().c_str());
-  write_report_after_runs(dir.string());
   return failed.empty() ? 0 : 3;
 }
 
@@ -165,7 +173,9 @@ int cmd_trace_stats() {
 
 // --seed/--days/--scale/--load of the built-in workload generator.
 void add_generator_options(CLI::App* cmd, GeneratorConfig& c) {
-  cmd->add_option("--seed", c.seed, "Seed of the built-in workload")->capture_default_str();
+  cmd->add_option("--seed", c.seed, "Seed of the built-in workload")
+      ->capture_default_str()
+      ->check(seed_value());
   cmd->add_option("--days", c.days, "Submission span in days")->capture_default_str();
   cmd->add_option("--scale", c.scale,
                   "Cluster size factor: 1 = Venus (15 tenants, 1,080 GPUs); each tenant keeps "
@@ -240,7 +250,9 @@ void register_commands(CLI::App& app) {
   sim->add_option("--load-factor", g_sim.load_factor, "Compress inter-arrival times: load x FACTOR")
       ->capture_default_str()
       ->check(number_in(limits::kMinFactor, limits::kMaxFactor));
-  sim->add_option("--seed", g_sim.seed, "Seed for any randomness")->capture_default_str();
+  sim->add_option("--seed", g_sim.seed, "Seed for any randomness")
+      ->capture_default_str()
+      ->check(seed_value());
   sim->add_option("--out", g_sim.out, "Output folder (summary.json, jobs.csv, ...)")
       ->required()
       ->check(non_empty_path());

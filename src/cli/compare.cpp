@@ -10,10 +10,15 @@
 #include <mutex>
 #include <thread>
 
+#include "cli/output_rules.hpp"
+#include "cli/report_command.hpp"
+#include "core/atomic_file.hpp"
 #include "core/checked.hpp"
 #include "core/csv.hpp"
 #include "core/error.hpp"
 #include "core/limits.hpp"
+#include "core/manifest.hpp"
+#include "core/output_folder.hpp"
 #include "registry/registry.hpp"
 #include "trace/aux_files.hpp"
 
@@ -74,26 +79,6 @@ std::string load_label(double load) {
 
 namespace fs = std::filesystem;
 
-// What DeepShare writes into a comparison folder (and a run folder inside it).
-bool is_our_file(const std::string& name) {
-  static const char* const kFiles[] = {"comparison.csv", "comparison.md", "report.html",
-                                       "workload.md"};
-  return std::find(std::begin(kFiles), std::end(kFiles), name) != std::end(kFiles);
-}
-
-bool is_run_folder(const fs::path& dir) {
-  static const char* const kRunFiles[] = {"summary.json", "jobs.csv", "tenants.csv",
-                                          "timeseries.csv", "report.html"};
-  if (!fs::is_regular_file(dir / "summary.json")) return false;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string name = e.path().filename().string();
-    if (!e.is_regular_file() ||
-        std::find(std::begin(kRunFiles), std::end(kRunFiles), name) == std::end(kRunFiles))
-      return false;
-  }
-  return true;
-}
-
 // Step 3: distinct folder names, so that no two threads ever write the same folder.
 void check_unique_runs(const CompareRequest& req) {
   std::map<std::string, double> labels;  // folder label -> load
@@ -111,35 +96,6 @@ void check_unique_runs(const CompareRequest& req) {
 }
 
 }  // namespace
-
-void prepare_output_folder(const std::string& dir, bool force) {
-  if (dir.empty()) throw InputError("the output folder name is empty");
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) return;
-  if (!fs::is_directory(dir, ec)) throw InputError(SourceLocation{dir}, "is not a folder");
-  std::vector<fs::path> entries;
-  for (const auto& e : fs::directory_iterator(dir)) entries.push_back(e.path());
-  if (entries.empty()) return;
-  std::sort(entries.begin(), entries.end());
-  if (!force)
-    throw InputError(
-        SourceLocation{dir},
-        "the output folder is not empty (it holds " +
-            quote_input(entries.front().filename().string()) +
-            (entries.size() > 1 ? " and " + std::to_string(entries.size() - 1) + " more"
-                                : std::string()) +
-            "): choose a new folder, or pass --force to replace its results");
-  for (const auto& p : entries) {
-    const std::string name = p.filename().string();
-    const bool ours = fs::is_directory(p) ? is_run_folder(p) : is_our_file(name);
-    if (!ours)
-      throw InputError(SourceLocation{dir},
-                       "--force: the folder holds " + quote_input(name) +
-                           ", which DeepShare does not write; refusing to delete it (choose a "
-                           "new folder)");
-  }
-  for (const auto& p : entries) fs::remove_all(p);
-}
 
 void scale_load_checked(Workload& w, double factor) {
   if (!(factor >= limits::kMinFactor && factor <= limits::kMaxFactor))
@@ -243,7 +199,10 @@ std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRe
     scaled.push_back(workload);
     scale_load_checked(scaled.back(), l);
   }
-  prepare_output_folder(req.out_dir, req.force);  // the last check before anything is written
+  // The last check before anything is written: the folder, locked, staged (complete or
+  // absent: core/output_folder.hpp).
+  OutputFolder out(req.out_dir, comparison_rules(req.force, req.inputs));
+  const std::string digest = workload.digest();
 
   struct Run {
     std::size_t policy, load;
@@ -270,7 +229,9 @@ std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRe
         rr.options = options[r.policy];
         rr.load_factor = req.loads[r.load];
         rr.seed = req.seed;
-        rr.out_dir = (std::filesystem::path(req.out_dir) / name_of(r)).string();
+        rr.out_dir = out.path(name_of(r)).string();
+        rr.command = req.command;
+        rr.workload_digest = digest;
         rr.progress = false;
         rr.label = name_of(r);
         rr.aux = &aux;
@@ -293,6 +254,7 @@ std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRe
   worker();
   for (auto& t : pool) t.join();
   std::vector<ComparisonRow> rows;
+  std::vector<std::string> folders;
   for (auto& r : runs) {
     if (r.error && !failed) std::rethrow_exception(r.error);
     if (r.error) {
@@ -304,6 +266,7 @@ std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRe
       failed->push_back(name_of(r));
       continue;
     }
+    folders.push_back(name_of(r));
     ComparisonRow row;
     row.policy = req.policies[r.policy];
     if (!req.by_policy_only) row.load = req.loads[r.load];
@@ -311,8 +274,36 @@ std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRe
     row.wall_seconds = r.outcome.wall_seconds;
     rows.push_back(std::move(row));
   }
-  write_comparison(req.out_dir, rows,
+  write_comparison(out.dir().string(), rows,
                    req.title.empty() ? "DeepShare comparison: " + trace_label : req.title);
+  Manifest m;
+  m.kind = "comparison";
+  m.command = req.command;
+  m.version = DEEPSHARE_VERSION;
+  m.identity = {{"trace", trace_label},
+                {"format", workload.format},
+                {"workload_digest", digest},
+                {"jobs", workload.jobs.size()},
+                {"tenants", workload.tenants.size()},
+                {"gpus", workload.cluster.total_gpus()},
+                {"policies", req.policies},
+                {"loads", req.loads},
+                {"seed", req.seed}};
+  std::vector<std::string> names = {"comparison.csv", "comparison.md"};
+  for (const auto& [name, text] : req.extra_files) {
+    write_file_atomic(out.path(name).string(), text);
+    names.push_back(name);
+  }
+  for (const auto& name : names) {
+    ManifestEntry e{name, 0, ""};
+    e.digest = file_digest(out.path(name), &e.bytes);
+    m.files.push_back(std::move(e));
+  }
+  m.folders = std::move(folders);
+  write_file_atomic(out.path(kManifestName).string(), m.json());
+  // The report reads the runs back through their manifests: a last check of the outputs.
+  if (req.html_report) write_report_after_runs(out.dir().string(), req.out_dir);
+  out.commit();
   return rows;
 }
 

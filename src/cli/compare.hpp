@@ -8,13 +8,18 @@
 //  3. Runs = policies x loads, in that order, each with its own folder
 //     OUT/<policy>@<load>/ (a policy or load given twice, or two loads with the same
 //     label, is an error: two threads must never write one folder). OUT must be empty or
-//     absent; with `force`, the DeepShare outputs in it are removed first, and a folder
-//     holding anything else is refused (so that --force cannot delete a user's files).
+//     absent; with `force`, an earlier comparison there is replaced, and a folder holding
+//     anything else is refused (so that --force cannot delete a user's files). Everything
+//     is written into a staging folder that replaces OUT only when complete
+//     (core/output_folder.hpp, cli/output_rules.hpp).
 //     A pool of std::thread (hardware concurrency, at most one per run) takes the runs in
 //     order; every run is independent (own policy, options and simulator; the workload is
 //     shared read-only) and writes the outputs of `simulate`.
 //  4. Results are kept by run index, so comparison.csv / comparison.md (one row per
 //     policy x load, in request order) do not depend on which thread finished first.
+//  5. Last: the extra files, manifest.json (core/manifest.hpp: the workload's identity,
+//     the files and run folders), report.html (when asked; it reads the runs back through
+//     their manifests), then the folder replaces OUT.
 #pragma once
 
 #include <cstdint>
@@ -37,17 +42,18 @@ struct CompareRequest {
   std::vector<std::string> sets;  // KEY=VALUE or POLICY:KEY=VALUE
   std::string out_dir;
   std::uint64_t seed = 1;
-  unsigned threads = 0;         // 0: std::thread::hardware_concurrency()
-  bool progress = true;         // one line on stderr per finished run
-  bool by_policy_only = false;  // one load: folders and rows named by the policy alone (demo)
-  bool force = false;           // clear OUT's previous DeepShare outputs first (step 3)
-  std::string title;            // heads comparison.md
-  TruthOptions truth;           // the simulator's ground truth of every run
+  unsigned threads = 0;             // 0: std::thread::hardware_concurrency()
+  bool progress = true;             // one line on stderr per finished run
+  bool by_policy_only = false;      // one load: folders and rows named by the policy alone (demo)
+  bool force = false;               // clear OUT's previous DeepShare outputs first (step 3)
+  std::string title;                // heads comparison.md
+  TruthOptions truth;               // the simulator's ground truth of every run
+  std::string command = "compare";  // recorded in the manifests
+  std::vector<std::string> inputs;  // files the command read: not inside a replaced OUT
+  // More files of the folder (demo: workload.md), written before its manifest.
+  std::vector<std::pair<std::string, std::string>> extra_files;
+  bool html_report = false;  // write OUT/report.html before the folder is committed
 };
-
-// Step 3's check of the output folder: absent or empty is fine; otherwise an InputError,
-// unless `force` and every entry is something DeepShare writes there, which is removed.
-void prepare_output_folder(const std::string& dir, bool force);
 
 // Workload::scale_load after checking the factor's range (limits::kMinFactor..kMaxFactor)
 // and that the scaled submit times stay within +-100 years (an InputError otherwise).

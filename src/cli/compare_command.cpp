@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/compare.hpp"
+#include "cli/output_rules.hpp"
 #include "cli/report_command.hpp"
 #include "cli/trace_args.hpp"
 #include "cli/validators.hpp"
@@ -38,10 +39,11 @@ int cmd_compare() {
   req.progress = !g_args.quiet;
   req.truth = g_args.truth;
   req.force = g_args.force;
+  req.inputs = inputs_of(g_args.trace);
+  req.html_report = true;
   const auto rows = run_compare(w, req, g_args.trace.label());
   std::printf("%s\nReport written to %s (comparison.md, comparison.csv, one folder per run)\n",
               comparison_table(rows).c_str(), g_args.out.c_str());
-  write_report_after_runs(g_args.out);
   return 0;
 }
 
@@ -61,7 +63,9 @@ void register_compare(CLI::App& app,
       ->check(number_in(limits::kMinFactor, limits::kMaxFactor));
   cmd->add_option("--set", g_args.sets,
                   "KEY=VALUE for every policy that reads KEY, or POLICY:KEY=VALUE (repeatable)");
-  cmd->add_option("--seed", g_args.seed, "Seed for any randomness")->capture_default_str();
+  cmd->add_option("--seed", g_args.seed, "Seed for any randomness")
+      ->capture_default_str()
+      ->check(seed_value());
   cmd->add_option("--threads", g_args.threads, "Parallel runs (default: one per core)")
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--out", g_args.out, "Report folder (must be empty or absent)")

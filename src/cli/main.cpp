@@ -8,12 +8,17 @@
 #include <stdexcept>
 
 #include "cli/commands.hpp"
+#include "core/cleanup.hpp"
 #include "core/error.hpp"
 
 int main(int argc, char** argv) {
   // A file-size limit (ulimit -f) then fails the write, which is reported and leaves no
   // partial output (core/atomic_file.hpp), instead of killing the process mid-file.
   std::signal(SIGXFSZ, SIG_IGN);
+  // SIGINT, SIGTERM, SIGHUP, SIGQUIT remove what is half-written (temporary files, staging
+  // folders) before the process ends, so an output is complete or absent (core/cleanup.hpp).
+  // `slurm run` sets its own SIGINT/SIGTERM handlers (a graceful stop) over these.
+  ds::install_signal_cleanup();
   CLI::App app{
       "DeepShare: assurance-driven GPU cluster scheduling.\n"
       "Replays GPU job traces through a deterministic simulator and compares scheduling\n"

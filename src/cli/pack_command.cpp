@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cli/compare.hpp"
+#include "cli/output_rules.hpp"
 #include "cli/trace_args.hpp"
 #include "cli/validators.hpp"
 #include "core/atomic_file.hpp"
@@ -13,6 +14,8 @@
 #include "core/csv.hpp"
 #include "core/error.hpp"
 #include "core/limits.hpp"
+#include "core/manifest.hpp"
+#include "core/output_folder.hpp"
 #include "registry/registry.hpp"
 #include "sim/pack.hpp"
 #include "trace/aux_files.hpp"
@@ -50,9 +53,8 @@ int cmd_pack() {
   req.sets = g_pack.sets;
   const AuxData aux = load_aux(w.aux_dir);
   const auto options = options_per_policy(w, req, aux);
-  std::error_code ec;
-  std::filesystem::create_directories(g_pack.out, ec);
-  if (ec) throw InputError(SourceLocation{g_pack.out}, "cannot create folder: " + ec.message());
+  // Checked, locked and staged before the runs: complete or absent (core/output_folder.hpp).
+  OutputFolder folder(g_pack.out, pack_rules(inputs_of(g_pack.trace)));
   std::string csv = "policy,arrived_tasks,requested_gpus,allocated_gpus,fragmented_gpus\n";
   std::string md =
       "| policy | tasks | admitted (tasks) | admitted (GPUs) | LS admitted (GPUs) | "
@@ -89,11 +91,21 @@ int cmd_pack() {
           pct(last.allocated_gpus, r.capacity_gpus) + " | " +
           pct(last.fragmented_gpus, r.capacity_gpus - last.allocated_gpus) + " of free |\n";
   }
-  const std::filesystem::path out(g_pack.out);
-  AtomicFileSet files;  // both or neither
-  files.add((out / "pack.csv").string()).write(csv);
-  files.add((out / "pack.md").string()).write(md);
+  AtomicFileSet files;
+  files.add(folder.path("pack.csv").string()).write(csv);
+  files.add(folder.path("pack.md").string()).write(md);
+  Manifest manifest;
+  manifest.kind = "pack";
+  manifest.command = "pack";
+  manifest.version = DEEPSHARE_VERSION;
+  manifest.identity = {{"trace", g_pack.trace.label()},  {"format", w.format},
+                       {"workload_digest", w.digest()},  {"jobs", w.jobs.size()},
+                       {"gpus", w.cluster.total_gpus()}, {"policies", req.policies},
+                       {"interval_s", g_pack.interval_s}};
+  for (const AtomicFile& f : files.finish_all()) manifest.add(f);
+  files.add(folder.path(kManifestName).string()).write(manifest.json());
   files.commit();
+  folder.commit();
   std::printf("%s\nPacking results written to %s (pack.md, pack.csv)\n", md.c_str(),
               g_pack.out.c_str());
   return 0;

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 
 #include "cli/validators.hpp"
 #include "core/error.hpp"
@@ -40,9 +41,11 @@ void register_report(CLI::App& app,
   on_selected(cmd, cmd_report);
 }
 
-bool write_report_after_runs(const std::string& dir) {
+bool write_report_after_runs(const std::string& dir, const std::string& shown_as) {
   try {
-    const std::string path = report::write_report(dir, DEEPSHARE_VERSION);
+    report::write_report(dir, DEEPSHARE_VERSION, shown_as);
+    const std::string path =
+        (std::filesystem::path(shown_as.empty() ? dir : shown_as) / "report.html").string();
     std::printf("HTML report: %s\n", path.c_str());
     return true;
   } catch (const InputError& e) {

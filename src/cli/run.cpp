@@ -64,6 +64,14 @@ RunOutcome run_simulation(const Workload& workload, const RunRequest& req,
   if (printed && tty) std::fprintf(stderr, "\n");
   RunOutcome out;
   out.metrics = compute_metrics(simulated, result);
+  // The simulation ended with jobs still waiting (nothing left to happen): the policy
+  // left them; a result that says so, not one that looks complete.
+  if (const std::size_t left =
+          out.metrics.jobs - out.metrics.jobs_completed - out.metrics.jobs_rejected)
+    std::fprintf(stderr,
+                 "deepshare: warning: [%s] %zu jobs were still waiting when the simulation "
+                 "ended (status never_started or pending in jobs.csv, with their wait_reason)\n",
+                 req.label.c_str(), left);
   out.wall_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   RunInfo info;
   info.policy = req.policy;
@@ -76,6 +84,8 @@ RunOutcome run_simulation(const Workload& workload, const RunRequest& req,
   info.version = DEEPSHARE_VERSION;
   info.oracle = !oracle.empty();
   info.truth = req.truth.describe();
+  info.command = req.command;
+  info.workload_digest = req.workload_digest;
   if (!req.out_dir.empty()) write_outputs(req.out_dir, simulated, result, out.metrics, info);
   return out;
 }

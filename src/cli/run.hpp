@@ -24,6 +24,10 @@ struct RunRequest {
   // from the workload's aux folder here.
   const AuxData* aux = nullptr;
   TruthOptions truth;  // the simulator's ground truth (cli/truth.hpp)
+  // For manifest.json (report/outputs.hpp, RunInfo): the command, and the digest of the
+  // workload before load scaling (empty: the simulated workload's own).
+  std::string command = "simulate";
+  std::string workload_digest;
 };
 
 struct RunOutcome {

@@ -18,11 +18,17 @@
 #include <thread>
 #include <vector>
 
+#include "cli/output_rules.hpp"
+#include "cli/validators.hpp"
 #include "core/error.hpp"
+#include "core/limits.hpp"
+#include "core/output_folder.hpp"
+#include "core/spec.hpp"
 #include "driver/log.hpp"
 #include "replay/excerpt.hpp"
 #include "replay/excerpt_sim.hpp"
 #include "replay/fidelity.hpp"
+#include "replay/replay_folder.hpp"
 #include "slurm/config.hpp"
 #ifdef DEEPSHARE_HAVE_SLURM
 #include "driver/metrics_server.hpp"
@@ -47,6 +53,8 @@ struct SlurmArgs {
   std::string metrics;
   double timeout_s = 1800;
   bool quiet = false;
+  bool native = false;
+  int cpus_per_gpu = 0;
   std::string replay_dir;
   double tolerance = 0;
   double start_latency = -1;
@@ -59,17 +67,25 @@ struct SlurmArgs {
 };
 SlurmArgs g_args;
 
+// Wall-second options (start latency, jitter, overhang) and ensembles: ranges far beyond any
+// real replay, small enough that the simulated times they make cannot overflow.
+constexpr double kMaxLatencyS = 3600;
+constexpr std::uint64_t kMaxEnsemble = 10'000;
+
 // The options that name a replay excerpt (`slurm replay`, `excerpt`) and what they build.
 void add_excerpt_options(CLI::App* cmd) {
   cmd->add_option("--config", g_args.config, "Controller YAML; tenants name their trace tenant")
-      ->required();
-  cmd->add_option("--trace", g_args.trace, "Trace file")->required();
+      ->required()
+      ->check(non_empty_path());
+  cmd->add_option("--trace", g_args.trace, "Trace file")->required()->check(non_empty_path());
   cmd->add_option("--format", g_args.format, "Trace format")->capture_default_str();
-  cmd->add_option("--excerpt", g_args.excerpt, "from=N,jobs=N,load=F,min=WALL_S,max=WALL_S")
+  cmd->add_option("--excerpt", g_args.excerpt,
+                  "from=N,jobs=N,load=F,min=WALL_S,max=WALL_S (each key once: from 0..1e7, jobs "
+                  "1..1e7, load 0.001..1000, min and max 0..1e6 wall seconds, max 0: no cap)")
       ->capture_default_str();
   cmd->add_option("--time-scale", g_args.time_scale, "Trace seconds per wall second")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(number_in(slurm::kMinTimeScale, slurm::kMaxTimeScale));
 }
 
 slurm::ExcerptSpec excerpt_spec() {
@@ -204,12 +220,17 @@ int cmd_slurm_replay() {
   req.config_path = g_args.config;
   if (!g_args.metrics.empty()) req.config.metrics = g_args.metrics;
   req.excerpt = excerpt_spec();
-  req.out_dir = g_args.out;
-  req.work_dir = g_args.work_dir.empty() ? (std::filesystem::absolute(g_args.out) / "work").string()
+  // Checked, locked and staged before the replay: complete or absent (output_folder.hpp).
+  OutputFolder out(g_args.out, replay_rules({g_args.trace, g_args.config, g_args.work_dir}));
+  req.out_dir = out.dir().string();
+  req.work_dir = g_args.work_dir.empty() ? (std::filesystem::absolute(out.dir()) / "work").string()
                                          : g_args.work_dir;
   req.timeout_s = g_args.timeout_s;
+  req.native = g_args.native;
+  req.cpus_per_gpu = g_args.cpus_per_gpu;
   driver::Log log(stderr, g_args.quiet);
   const auto r = slurm::run_replay(req, log);
+  out.commit();
   std::printf(
       "replayed %zu jobs (%zu completed) in %.0f s wall: avg queue %.0f s  avg JCT %.0f s  "
       "preemptions %zu  occupancy %.3f (trace seconds, time scale %g)\n"
@@ -222,16 +243,23 @@ int cmd_slurm_replay() {
 #endif
 
 int cmd_fidelity() {
-  const std::string out = g_args.out.empty() ? g_args.replay_dir : g_args.out;
-  std::filesystem::create_directories(out);
+  // A folder of its own (default REPLAY/fidelity), checked, locked and staged: complete or
+  // absent (output_folder.hpp); the replay folder itself is read as a checked input.
+  const std::string target = g_args.out.empty()
+                                 ? (std::filesystem::path(g_args.replay_dir) / "fidelity").string()
+                                 : g_args.out;
+  OutputFolder folder(target, fidelity_rules({g_args.replay_dir, g_args.config}));
+  const std::string out = folder.dir().string();
   slurm::FidelityOptions opt;
+  opt.config = g_args.config;
   opt.start_latency_wall_s = g_args.start_latency;
   opt.jitter_wall_s = g_args.jitter;
   opt.overhang_wall_s = g_args.overhang;
   opt.ensemble = g_args.ensemble;
   const auto rep = slurm::run_fidelity(g_args.replay_dir, out, opt);
+  folder.commit();
   std::printf("%s\nwritten to %s/fidelity.json, fidelity_jobs.csv, fidelity.md, sim/\n",
-              rep.markdown.c_str(), out.c_str());
+              rep.markdown.c_str(), target.c_str());
   if (g_args.tolerance > 0) {
     const std::string diff = slurm::fidelity_disagreement(rep, g_args.tolerance);
     if (!diff.empty()) {
@@ -243,17 +271,21 @@ int cmd_fidelity() {
   return 0;
 }
 
-// "4x4": 4 nodes (node1..node4) of 4 GPUs, as scripts/slurm/start-cluster.sh makes them.
+// "4x4": 4 nodes (node1..node4) of 4 GPUs, as scripts/slurm/start-cluster.sh makes them;
+// 1..100,000 nodes of 1..64 GPUs, at most 100,000 GPUs in all (docs/formats.md, Ranges).
 std::vector<slurm::NodeShape> parse_nodes(const std::string& text) {
   const auto x = text.find('x');
-  int n = 0, g = 0;
-  try {
-    if (x != std::string::npos) n = std::stoi(text.substr(0, x)), g = std::stoi(text.substr(x + 1));
-  } catch (const std::logic_error&) {
-  }
-  if (n <= 0 || g <= 0) throw InputError("--nodes: '" + text + "' is not NODESxGPUS (e.g. 4x4)");
+  std::uint64_t n = 0, g = 0;
+  const bool ok = x != std::string::npos &&
+                  parse_unsigned(text.substr(0, x), 1, limits::kMaxNodes, n) &&
+                  parse_unsigned(text.substr(x + 1), 1, 64, g) && n * g <= limits::kMaxClusterGpus;
+  if (!ok)
+    throw InputError("--nodes " + quote_input(text) +
+                     ": expected NODESxGPUS (e.g. 4x4): 1..100000 nodes of 1..64 GPUs, at most "
+                     "100000 GPUs");
   std::vector<slurm::NodeShape> nodes;
-  for (int i = 1; i <= n; ++i) nodes.push_back({"node" + std::to_string(i), g});
+  for (std::uint64_t i = 1; i <= n; ++i)
+    nodes.push_back({"node" + std::to_string(i), static_cast<int>(g)});
   return nodes;
 }
 
@@ -272,8 +304,11 @@ int cmd_excerpt() {
   const RunRecord sim = slurm::simulate_excerpt(
       w, config, spec.time_scale, {latency, g_args.seed > 0 ? jitter : 0, overhang}, g_args.seed);
   const auto one = slurm::excerpt_stats(w, sim);
-  if (!g_args.out.empty())
-    slurm::write_excerpt_outputs(g_args.out, w, config, spec.load, sim, "excerpt-sim");
+  if (!g_args.out.empty()) {
+    OutputFolder out(g_args.out, run_folder_rules({g_args.trace, g_args.config}));
+    slurm::write_excerpt_outputs(out.dir().string(), w, config, spec.load, sim, "excerpt-sim");
+    out.commit();
+  }
   const auto e = slurm::simulate_ensemble(w, config, spec.time_scale, {latency, jitter, overhang},
                                           std::max<std::size_t>(1, g_args.ensemble));
   std::map<std::string, int> per_tenant;
@@ -359,39 +394,67 @@ void register_slurm_commands(
       "replay",
       "Submit a trace excerpt as real time-scaled jobs, schedule them, write the outputs");
   add_excerpt_options(replay);
-  replay->add_option("--out", g_args.out, "Output folder")->required();
+  replay
+      ->add_option("--out", g_args.out,
+                   "Output folder (absent, empty, or an earlier replay's: replaced whole)")
+      ->required()
+      ->check(non_empty_path());
   replay->add_option("--work-dir", g_args.work_dir,
                      "Stand-in job output and checkpoints (default OUT/work)");
   replay->add_option("--metrics", g_args.metrics, "Prometheus endpoint HOST:PORT while replaying");
   replay->add_option("--timeout", g_args.timeout_s, "Give up after this many wall seconds")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(number_in(1, 1e7));
   replay->add_flag("--quiet", g_args.quiet, "Log warnings and errors only");
+  replay->add_flag("--native", g_args.native,
+                   "No DeepShare: Slurm schedules the jobs by itself (cluster without the gate, "
+                   "deploy/slurm/native/); each asks for its QOS and time limit as the config's "
+                   "`slurm` policy options say (docs/slurm.md §14)");
+  replay
+      ->add_option("--cpus-per-gpu", g_args.cpus_per_gpu,
+                   "With --native: CPUs each job asks per GPU (0: Slurm's default)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1024));
   add_action(replay, cmd_slurm_replay);
 #endif
   auto* fid = app.add_subcommand(
       "fidelity", "Simulate the excerpt a `slurm replay` ran and compare per job and on average");
-  fid->add_option("--replay", g_args.replay_dir, "Output folder of `deepshare slurm replay`")
-      ->required();
-  fid->add_option("--out", g_args.out, "Where to write fidelity.* (default: the replay folder)");
+  fid->add_option("--replay", g_args.replay_dir,
+                  "Output folder of `deepshare slurm replay` (checked against its manifest.json)")
+      ->required()
+      ->check(non_empty_path());
+  fid->add_option("--out", g_args.out,
+                  "Folder for fidelity.json, fidelity.md, fidelity_jobs.csv and sim/ (default: "
+                  "REPLAY/fidelity; replaced whole)")
+      ->check(non_empty_path());
+  fid->add_option("--config", g_args.config,
+                  "The controller config (default: the path replay.json records; a copy must "
+                  "give the same excerpt)")
+      ->check(non_empty_path());
   fid->add_option(
-      "--tolerance", g_args.tolerance,
-      "Fail (exit 1) when mean JCT or queueing delay lie outside the jittered ensemble's range "
-      "widened by this fraction of its mean (without an ensemble: differ from the simulation "
-      "by more than this fraction)");
+         "--tolerance", g_args.tolerance,
+         "Fail (exit 1) when mean JCT or queueing delay lie outside the jittered ensemble's range "
+         "widened by this fraction of its mean (without an ensemble: differ from the simulation "
+         "by more than this fraction); 0..10, 0: no check")
+      ->check(number_in(0, 10));
   fid->add_option("--start-latency", g_args.start_latency,
-                  "Simulated decision -> running latency in wall seconds (default: the one the "
-                  "replay measured; 0: none)");
+                  "Simulated decision -> running latency in wall seconds, 0..3600 (default: the "
+                  "one the replay measured; 0: none)")
+      ->check(number_in(0, kMaxLatencyS));
   fid->add_option("--jitter", g_args.jitter,
-                  "Ensemble: each start's latency varies by +- this many wall seconds (default: "
-                  "p90 - p50 of the replay's measured decision -> RUNNING)");
+                  "Ensemble: each start's latency varies by +- this many wall seconds, 0..3600 "
+                  "(default: p90 - p50 of the replay's measured decision -> RUNNING)")
+      ->check(number_in(0, kMaxLatencyS));
   fid->add_option("--overhang", g_args.overhang,
                   "Wall seconds added to each job's run time in the simulations: a stand-in is "
-                  "seen running that much longer than its work (default: the replay's measured "
-                  "mean, else 0.07)");
+                  "seen running that much longer than its work, 0..3600 (default: the replay's "
+                  "measured mean, else 0.07)")
+      ->check(number_in(0, kMaxLatencyS));
   fid->add_option("--ensemble", g_args.ensemble,
                   "How many jittered simulations show the spread timing noise alone causes "
-                  "(0: none)")
-      ->capture_default_str();
+                  "(0: none; at most 10000)")
+      ->capture_default_str()
+      ->check(whole_in(0, kMaxEnsemble));
   add_action(fid, cmd_fidelity);
 
   auto* ex = app.add_subcommand(
@@ -401,19 +464,27 @@ void register_slurm_commands(
   add_excerpt_options(ex);
   ex->add_option("--nodes", g_args.nodes, "Cluster as NODESxGPUS")->capture_default_str();
   ex->add_option(
-      "--start-latency", g_args.start_latency,
-      "Decision -> running in wall seconds (default 0.48, measured here: docs/slurm.md)");
+        "--start-latency", g_args.start_latency,
+        "Decision -> running in wall seconds, 0..3600 (default 0.48, measured here: docs/slurm.md)")
+      ->check(number_in(0, kMaxLatencyS));
   ex->add_option("--jitter", g_args.jitter,
-                 "Each start's latency varies by +- this many wall seconds (default 0.46)");
+                 "Each start's latency varies by +- this many wall seconds, 0..3600 (default 0.46)")
+      ->check(number_in(0, kMaxLatencyS));
   ex->add_option("--overhang", g_args.overhang,
-                 "Wall seconds added to each job's run time (default 0.07, measured on an idle "
-                 "machine; ~0.55 with the other core busy: docs/slurm.md)");
-  ex->add_option("--ensemble", g_args.ensemble, "How many jittered simulations")
-      ->capture_default_str();
+                 "Wall seconds added to each job's run time, 0..3600 (default 0.07, measured on an "
+                 "idle machine; ~0.55 with the other core busy: docs/slurm.md)")
+      ->check(number_in(0, kMaxLatencyS));
+  ex->add_option("--ensemble", g_args.ensemble, "How many jittered simulations (at most 10000)")
+      ->capture_default_str()
+      ->check(whole_in(0, kMaxEnsemble));
   ex->add_option("--seed", g_args.seed,
                  "Jitter the single simulation too, with this seed (0: mean latency only)")
-      ->capture_default_str();
-  ex->add_option("--out", g_args.out, "Write the single simulation's outputs (jobs.csv, ...) here");
+      ->capture_default_str()
+      ->check(seed_value());
+  ex->add_option("--out", g_args.out,
+                 "Write the single simulation's outputs (jobs.csv, ...) here (a run folder: "
+                 "absent, empty or an earlier run's, replaced whole)")
+      ->check(non_empty_path());
   ex->add_flag("--json", g_args.json, "One JSON object on stdout (for scripts)");
   add_action(ex, cmd_excerpt);
 }

@@ -8,6 +8,7 @@
 #include "cli/validators.hpp"
 #include "core/error.hpp"
 #include "core/limits.hpp"
+#include "core/spec.hpp"
 #include "trace/generator.hpp"
 #include "trace/load.hpp"
 
@@ -21,40 +22,16 @@ std::string format_list() {
 
 namespace {
 
-// --generated "seed=2,days=7,scale=1,load=1.3,large_jobs=2" (any subset, any order).
+// --generated "seed=2,days=7,scale=1,load=1.3,large_jobs=2" (any subset, any order; each
+// key once, every value range-checked: core/spec.hpp; generate_workload checks the rest).
 GeneratorConfig parse_generated(const std::string& spec) {
+  const KeyValueSpec kv("--generated", spec, {"seed", "days", "scale", "load", "large_jobs"});
   GeneratorConfig c;
-  std::size_t at = 0;
-  while (at <= spec.size()) {
-    const std::size_t comma = std::min(spec.find(',', at), spec.size());
-    const std::string item = spec.substr(at, comma - at);
-    at = comma + 1;
-    if (item.empty()) continue;
-    const auto eq = item.find('=');
-    const std::string key = item.substr(0, eq);
-    double v = 0;
-    try {
-      std::size_t used = 0;
-      const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
-      v = std::stod(value, &used);
-      if (used != value.size()) throw std::invalid_argument(value);
-    } catch (const std::exception&) {
-      throw InputError("--generated '" + item + "': expected KEY=NUMBER");
-    }
-    if (key == "seed" && v >= 0 && v == static_cast<double>(static_cast<std::uint64_t>(v)))
-      c.seed = static_cast<std::uint64_t>(v);
-    else if (key == "days")
-      c.days = v;
-    else if (key == "scale")
-      c.scale = v;
-    else if (key == "load")
-      c.load = v;
-    else if (key == "large_jobs")
-      c.large_jobs = v;
-    else
-      throw InputError("--generated '" + item +
-                       "': expected seed=N, days=D, scale=S, load=L or large_jobs=F");
-  }
+  c.seed = kv.unsigned_in("seed", c.seed, 0, UINT64_MAX, "a seed");
+  c.days = kv.number_in("days", c.days, 0, 366, "days");
+  c.scale = kv.number_in("scale", c.scale, 0, 100, "a scale");
+  c.load = kv.number_in("load", c.load, 0, 10, "a load");
+  c.large_jobs = kv.number_in("large_jobs", c.large_jobs, 1, 16, "a factor");
   return c;
 }
 
@@ -116,7 +93,9 @@ void add_trace_options(CLI::App* cmd, TraceArgs& a, bool workload_options) {
                   "ensembles over --jitter-seed values (scripts/scenarios.py does; "
                   "docs/results.md)")
       ->check(number_in(0, static_cast<double>(limits::kMaxInterval / kSecond)));
-  cmd->add_option("--jitter-seed", a.jitter_seed, "Seed of --jitter")->capture_default_str();
+  cmd->add_option("--jitter-seed", a.jitter_seed, "Seed of --jitter")
+      ->capture_default_str()
+      ->check(seed_value());
 }
 
 Workload load_workload(const TraceArgs& a) {

@@ -4,10 +4,12 @@
 
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
+#include "core/spec.hpp"
 
 namespace ds {
 
@@ -30,6 +32,24 @@ inline CLI::Validator positive_number() {
         return "expected a number > 0, got " + quote_input(s);
       },
       "POSITIVE");
+}
+
+// A whole number in [lo, hi], written without a sign: "-1" for an unsigned option (--seed)
+// is an error, not 2^64 - 1 (CLI11 reads unsigned numbers with strtoull, which wraps).
+inline CLI::Validator whole_in(std::uint64_t lo, std::uint64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& s) -> std::string {
+        std::uint64_t v = 0;
+        if (parse_unsigned(s, lo, hi, v)) return {};
+        return "expected a whole number in " + std::to_string(lo) + ".." + std::to_string(hi) +
+               ", got " + quote_input(s);
+      },
+      "INTEGER in " + std::to_string(lo) + ".." + std::to_string(hi));
+}
+
+// A seed: any whole number 0 .. 2^64 - 1.
+inline CLI::Validator seed_value() {
+  return whole_in(0, UINT64_MAX);
 }
 
 // A file or folder name: an empty one is a mistake (`--out ''`), not "the current folder".

@@ -3,28 +3,27 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <utility>
 
+#include "core/cleanup.hpp"
 #include "core/error.hpp"
 
 namespace ds {
 namespace {
 
 constexpr std::size_t kBufferBytes = 1 << 16;
-std::atomic<unsigned> g_counter{0};
 
 std::string temp_name(const std::string& path) {
   const std::filesystem::path p(path);
-  const std::string name = "." + p.filename().string() + ".tmp-" + std::to_string(::getpid()) +
-                           "-" + std::to_string(g_counter++);
-  return (p.parent_path() / name).string();
+  return (p.parent_path() / temp_name_for(p.filename().string())).string();
 }
 
 }  // namespace
@@ -32,6 +31,7 @@ std::string temp_name(const std::string& path) {
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), temp_(temp_name(path_)) {
   if (std::filesystem::path(path_).filename().empty())
     throw InputError(SourceLocation{path_}, "not a file name");
+  cleanup_ = CleanupSlot(temp_, false);  // before it exists: a signal never misses it
   fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd_ < 0) {
     const int err = errno;
@@ -47,7 +47,10 @@ AtomicFile::AtomicFile(AtomicFile&& o) noexcept
       buffer_(std::move(o.buffer_)),
       fd_(std::exchange(o.fd_, -1)),
       finished_(o.finished_),
-      committed_(std::exchange(o.committed_, true)) {}
+      committed_(std::exchange(o.committed_, true)),
+      bytes_(o.bytes_),
+      digest_(o.digest_),
+      cleanup_(std::move(o.cleanup_)) {}
 
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) ::close(fd_);
@@ -58,12 +61,15 @@ void AtomicFile::fail(const std::string& what, int err) {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   ::unlink(temp_.c_str());
+  cleanup_.release();
   committed_ = true;  // nothing left to clean up
   throw InputError(SourceLocation{path_}, what + ": " + std::strerror(err));
 }
 
 void AtomicFile::write(std::string_view data) {
   if (finished_) throw InputError(SourceLocation{path_}, "internal: write after finish");
+  bytes_ += data.size();
+  digest_.add(data);
   if (buffer_.size() + data.size() > kBufferBytes) flush();
   if (data.size() >= kBufferBytes) {
     buffer_.assign(data);
@@ -91,12 +97,17 @@ void AtomicFile::finish() {
   fd_ = -1;
   if (rc != 0) fail("cannot write (on close)", errno);
   finished_ = true;
+  // Fault injection for the bad-input corpus: a signal in the middle of the write phase,
+  // at a point a test can name (tests/bad_input, the *Signal* cases).
+  static const char* const fault = std::getenv("DEEPSHARE_FAULT_SIGNAL_AFTER");
+  if (fault && std::filesystem::path(path_).filename() == fault) std::raise(SIGTERM);
 }
 
 void AtomicFile::commit() {
   finish();
   if (::rename(temp_.c_str(), path_.c_str()) != 0) fail("cannot replace the file", errno);
   committed_ = true;
+  cleanup_.release();
 }
 
 void write_file_atomic(const std::string& path, std::string_view content) {
@@ -118,8 +129,14 @@ AtomicFile& AtomicFileSet::add(const std::string& path) {
   return files_.emplace_back(path);
 }
 
+const std::deque<AtomicFile>& AtomicFileSet::finish_all() {
+  for (auto& f : files_) f.finish();
+  return files_;
+}
+
 void AtomicFileSet::commit() {
   for (auto& f : files_) f.finish();
+  const SignalBlock block;  // all renamed, or (on a signal before this) none
   for (auto& f : files_) f.commit();
   files_.clear();
 }

@@ -9,12 +9,19 @@
 //
 // Assumptions: one writer per target at a time (the CLI gives every run its own folder);
 // no fsync: this guards against failed writes, not against power loss.
+// Test hook: with DEEPSHARE_FAULT_SIGNAL_AFTER=NAME in the environment, the process sends
+// itself SIGTERM once a file named NAME is written (before it is renamed): the bad-input
+// corpus uses it to check what a signal in the write phase leaves (core/cleanup.hpp).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <string>
 #include <string_view>
+
+#include "core/cleanup.hpp"
+#include "core/digest.hpp"
 
 namespace ds {
 
@@ -38,6 +45,9 @@ class AtomicFile {
   void commit();
 
   [[nodiscard]] const std::string& path() const { return path_; }
+  // What was written so far: its size and digest (for manifests, core/manifest.hpp).
+  [[nodiscard]] std::uint64_t bytes() const { return bytes_; }
+  [[nodiscard]] const Fnv1a& digest() const { return digest_; }
 
  private:
   void flush();
@@ -49,6 +59,9 @@ class AtomicFile {
   int fd_ = -1;
   bool finished_ = false;
   bool committed_ = false;
+  std::uint64_t bytes_ = 0;
+  Fnv1a digest_;
+  CleanupSlot cleanup_;  // a signal removes the temporary file (core/cleanup.hpp)
 };
 
 // Writes `content` to `path` atomically (AtomicFile::commit).
@@ -63,6 +76,9 @@ std::string read_file(const std::string& path);
 class AtomicFileSet {
  public:
   AtomicFile& add(const std::string& path);
+  // Finishes every file added so far (their sizes and digests are then final), e.g. to
+  // write a manifest of them as the last file of the set.
+  const std::deque<AtomicFile>& finish_all();
   void commit();
 
  private:

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/temp_dir_test_util.hpp"
 
 namespace ds {
 namespace {
@@ -20,16 +21,8 @@ std::string read(const fs::path& p) {
   return ds::read_file(p.string());
 }
 
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("deepshare-atomic-" + std::to_string(::getpid()));
-  TempDir() {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  [[nodiscard]] std::size_t entries() const {
-    return static_cast<std::size_t>(std::distance(fs::directory_iterator(path), {}));
-  }
+struct TempDir : testing::ScratchDir {
+  TempDir() : ScratchDir("deepshare-atomic-") {}
 };
 
 TEST(AtomicFile, ReplacesTheTargetOnlyOnCommit) {

@@ -139,7 +139,16 @@ bool CsvReader::parse_record() {
       fields_.push_back(f);
     } else {
       std::size_t q = pos_;
-      while (q < n && content_[q] != ',' && content_[q] != '\n') ++q;
+      while (q < n && content_[q] != ',' && content_[q] != '\n') {
+        // RFC 4180: a field holding a quote is quoted as a whole ("a""b"); a stray quote in
+        // an unquoted field is a broken file (a quote lost in an edit), not data.
+        if (content_[q] == '"')
+          throw InputError(
+              SourceLocation{name_, line_, static_cast<long>(q - line_start_ + 1)},
+              "a double quote inside an unquoted field (write the whole field in quotes, "
+              "with the quote doubled: \"a\"\"b\")");
+        ++q;
+      }
       std::size_t end = q;
       if (end > pos_ && content_[end - 1] == '\r') --end;
       f.text = std::string_view(content_.data() + pos_, end - pos_);

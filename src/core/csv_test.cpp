@@ -91,6 +91,23 @@ TEST(Csv, AColumnNamedTwiceIsAnError) {
   }
 }
 
+TEST(Csv, AQuoteInsideAnUnquotedFieldIsAnError) {
+  CsvReader csv("q.csv", "a,b\nx\"y,2\n");
+  csv.read_header();
+  try {
+    csv.next();
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("q.csv:2:2: a double quote inside an unquoted field"),
+              std::string::npos)
+        << e.what();
+  }
+  CsvReader ok("q.csv", "a,b\n\"x\"\"y\",2\n");  // the RFC 4180 way
+  ok.read_header();
+  ASSERT_TRUE(ok.next());
+  EXPECT_EQ(ok.field(0), "x\"y");
+}
+
 TEST(Csv, RangedGettersNameTheRange) {
   CsvReader csv("r.csv", "gpus,t,m\n3000000000,9e9,1.5\n4.0,-1,0.25\n");
   csv.read_header();

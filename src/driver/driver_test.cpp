@@ -109,7 +109,7 @@ TEST(Lending, LentAndBorrowedAreConsistent) {
   // quotas 6/6/4 (16), best-effort scav (0) holds 10; alpha holds 2, beta 0, gamma 4.
   const std::vector<int> quota = {6, 6, 4, 0}, held = {2, 0, 4, 10};
   const Lending l = account_lending(quota, held);
-  EXPECT_EQ(l.borrowed, (std::vector<int>{0, 0, 0, 10}));
+  EXPECT_EQ(l.over_quota, (std::vector<int>{0, 0, 0, 10}));
   // idle quota: alpha 4, beta 6 -> 10 lent, in proportion
   EXPECT_EQ(l.lent, (std::vector<int>{4, 6, 0, 0}));
   EXPECT_EQ(l.unowned, 0);
@@ -131,11 +131,11 @@ TEST(Lending, SumsAgreeOnRandomStates) {
     }
     const Lending l = account_lending(quota, held);
     const int lent = std::accumulate(l.lent.begin(), l.lent.end(), 0);
-    const int borrowed = std::accumulate(l.borrowed.begin(), l.borrowed.end(), 0);
+    const int borrowed = std::accumulate(l.over_quota.begin(), l.over_quota.end(), 0);
     EXPECT_EQ(lent + l.unowned, borrowed);
     for (std::size_t t = 0; t < n; ++t) {
       EXPECT_LE(l.lent[t], std::max(0, quota[t] - held[t]));  // only idle quota is lent
-      EXPECT_TRUE(l.lent[t] == 0 || l.borrowed[t] == 0);      // nobody lends and borrows
+      EXPECT_TRUE(l.lent[t] == 0 || l.over_quota[t] == 0);    // nobody lends and borrows
     }
   }
 }

@@ -8,18 +8,18 @@ namespace ds::driver {
 Lending account_lending(std::span<const int> quota, std::span<const int> held) {
   const std::size_t n = quota.size();
   Lending out;
-  out.borrowed.assign(n, 0);
+  out.over_quota.assign(n, 0);
   out.lent.assign(n, 0);
   std::vector<int> idle(n, 0);
-  long total_borrowed = 0, total_idle = 0;
+  long total_over = 0, total_idle = 0;
   for (std::size_t t = 0; t < n; ++t) {
     const int q = std::max(0, quota[t]), h = std::max(0, held[t]);
-    out.borrowed[t] = std::max(0, h - q);
+    out.over_quota[t] = std::max(0, h - q);
     idle[t] = std::max(0, q - h);
-    total_borrowed += out.borrowed[t];
+    total_over += out.over_quota[t];
     total_idle += idle[t];
   }
-  const long from_quota = std::min(total_borrowed, total_idle);
+  const long from_quota = std::min(total_over, total_idle);
   // Proportional shares of the idle quota, largest remainder first (ties: tenant order).
   long given = 0;
   std::vector<std::pair<long, std::size_t>> rest;
@@ -32,7 +32,7 @@ Lending account_lending(std::span<const int> quota, std::span<const int> held) {
   std::sort(rest.begin(), rest.end());
   for (std::size_t k = 0; given < from_quota && k < rest.size(); ++k, ++given)
     ++out.lent[rest[k].second];
-  out.unowned = static_cast<int>(total_borrowed - from_quota);
+  out.unowned = static_cast<int>(total_over - from_quota);
   return out;
 }
 

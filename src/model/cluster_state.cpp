@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <iterator>
 
 namespace ds {
 namespace {
@@ -43,6 +44,8 @@ ClusterState::ClusterState(const Cluster& cluster, std::span<const Tenant> tenan
       gpu_free_(gpus_.size(), static_cast<std::int16_t>(kMilliPerGpu)),
       gpu_jobs_(gpus_.size()),
       blocked_(gpus_.size(), 0),
+      held_(gpus_.size(), 0),
+      usable_(cluster.nodes.size(), 1),
       node_free_(cluster.nodes.size()),
       no_sharing_(cluster.nodes.size(), 0),
       memory_pad_(gpus_.size(), 0),
@@ -54,15 +57,44 @@ ClusterState::ClusterState(const Cluster& cluster, std::span<const Tenant> tenan
   for (const auto& n : cluster.nodes) node_free_[n.id.index()] = n.gpus;
 }
 
-void ClusterState::set_jobs(std::span<const JobSpec> jobs, std::span<const Profile> profiles) {
-  jobs_ = jobs;
+void ClusterState::grow(std::size_t jobs) {
+  if (rt_.size() >= jobs) return;
+  rt_.resize(jobs);
+  longest_.resize(jobs);
+  presented_.resize(jobs, 0);
+  notice_.resize(jobs, 0);
+}
+
+void ClusterState::set_jobs(std::vector<JobSpec> jobs, std::span<const Profile> profiles) {
+  jobs_ = std::move(jobs);
   profiles_ = profiles;
-  if (rt_.size() < jobs.size()) {
-    rt_.resize(jobs.size());
-    longest_.resize(jobs.size());
-    presented_.resize(jobs.size(), 0);
-    notice_.resize(jobs.size(), 0);
-  }
+  grow(jobs_.size());
+}
+
+JobId ClusterState::add_job(JobSpec spec) {
+  const JobId id(static_cast<std::uint32_t>(jobs_.size()));
+  spec.id = id;
+  jobs_.push_back(std::move(spec));
+  grow(jobs_.size());
+  return id;
+}
+
+void ClusterState::reuse_job(JobId id, JobSpec spec) {
+  recycle(id);
+  spec.id = id;
+  jobs_[id.index()] = std::move(spec);
+}
+
+void ClusterState::clear_job(JobId id) {
+  const JobStatus st = rt_[id.index()].status;
+  if (st == JobStatus::Pending || st == JobStatus::Running)
+    fail(id, "is given back but has not left");
+  jobs_[id.index()] = JobSpec{};
+  jobs_[id.index()].id = id;
+}
+
+void ClusterState::set_colocatable(JobId id, bool colocatable) {
+  jobs_[id.index()].colocatable = colocatable;
 }
 
 void ClusterState::set_tenants(std::span<const Tenant> tenants) {
@@ -146,6 +178,10 @@ void ClusterState::set_wait(JobId id, WaitReason reason, Time now) {
   if (rt_[id.index()].status == JobStatus::Pending) switch_wait(id, reason, now);
 }
 
+void ClusterState::note_outside(JobId id, WaitReason reason) {
+  if (rt_[id.index()].status == JobStatus::Future) rt_[id.index()].wait = reason;
+}
+
 void ClusterState::close_waits(Time now) {
   for (JobId id : pending_.view()) {
     JobRuntime& r = rt_[id.index()];
@@ -198,15 +234,51 @@ void ClusterState::release(JobId id) {
   allocated_ -= j.gpus;
 }
 
+// The node of GPU g (nodes are ordered by first_gpu).
+const Node& ClusterState::node_of(std::size_t g) const {
+  auto it = std::upper_bound(
+      cluster_->nodes.begin(), cluster_->nodes.end(), g,
+      [](std::size_t gpu, const Node& n) { return gpu < static_cast<std::size_t>(n.first_gpu); });
+  return *(it - 1);
+}
+
+void ClusterState::refresh_block(std::size_t g) {
+  set_blocked(g, held_[g] || !usable_[node_of(g).id.index()]);
+}
+
+void ClusterState::set_node_usable(NodeId n, bool usable) {
+  if (static_cast<bool>(usable_[n.index()]) == usable) return;
+  usable_[n.index()] = usable ? 1 : 0;
+  const Node& node = cluster_->nodes[n.index()];
+  for (int k = 0; k < node.gpus; ++k) refresh_block(static_cast<std::size_t>(node.first_gpu + k));
+}
+
+void ClusterState::set_held_outside(std::vector<std::size_t> gpus) {
+  std::sort(gpus.begin(), gpus.end());
+  gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+  std::vector<std::size_t> changed;
+  std::set_symmetric_difference(held_list_.begin(), held_list_.end(), gpus.begin(), gpus.end(),
+                                std::back_inserter(changed));
+  for (std::size_t g : held_list_) held_[g] = 0;
+  for (std::size_t g : gpus) held_[g] = 1;
+  held_list_ = std::move(gpus);
+  for (std::size_t g : changed) refresh_block(g);
+}
+
+bool ClusterState::gpus_idle(NodeId n, std::uint64_t mask) const {
+  const Node& node = cluster_->nodes[n.index()];
+  if (node.gpus < 64 && (mask >> node.gpus) != 0) return false;
+  for (std::uint64_t m = mask; m; m &= m - 1)
+    if (gpus_[static_cast<std::size_t>(node.first_gpu + __builtin_ctzll(m))].jobs != 0)
+      return false;
+  return true;
+}
+
 void ClusterState::set_blocked(std::size_t g, bool blocked) {
   if (static_cast<bool>(blocked_[g]) == blocked) return;
   GpuState& s = gpus_[g];
   const int sign = blocked ? 1 : -1;
-  // The node of GPU g (nodes are ordered by first_gpu).
-  auto it = std::upper_bound(
-      cluster_->nodes.begin(), cluster_->nodes.end(), g,
-      [](std::size_t gpu, const Node& n) { return gpu < static_cast<std::size_t>(n.first_gpu); });
-  const Node& node = *(it - 1);
+  const Node& node = node_of(g);
   node_changed(node.id);
   if (s.jobs == blocked_[g]) node_free_[node.id.index()] -= sign;  // had no job
   blocked_[g] = blocked ? 1 : 0;
@@ -288,31 +360,88 @@ void ClusterState::drop(JobId id, Time now) {
   rt_[id.index()].end = now;
 }
 
-std::optional<std::string> ClusterState::placement_error(const StartJob& d) const {
-  const JobId id = d.job;
-  if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Pending)
-    return "is started but is not pending";
-  int total = 0;
-  for (const auto& a : d.placement) {
-    if (!a.node.valid() || a.node.index() >= cluster_->nodes.size())
-      return "is placed on an unknown node";
-    const Node& node = cluster_->nodes[a.node.index()];
-    if (node.gpus < 64 && (a.gpu_mask >> node.gpus) != 0)
-      return "is placed on a GPU index beyond its node";
-    total += a.gpus();
+const char* to_string(Refusal r) {
+  switch (r) {
+    case Refusal::UnknownJob:
+      return "unknown-job";
+    case Refusal::NotPending:
+      return "not-pending";
+    case Refusal::NotRunning:
+      return "not-running";
+    case Refusal::NoReason:
+      return "no-reason";
+    case Refusal::BadPlacement:
+      return "bad-placement";
+    case Refusal::BorrowedNotPreemptible:
+      return "borrowed-not-preemptible";
+    case Refusal::NotPreemptible:
+      return "not-preemptible";
+    case Refusal::GpuUnavailable:
+      return "gpu-unavailable";
+    case Refusal::GpuBusy:
+      return "gpu-busy";
+    case Refusal::MemoryFull:
+      return "memory-full";
   }
-  if (total != spec(id).gpus) return "is placed on a different number of GPUs than it asks for";
+  return "?";
+}
+
+std::string ClusterState::describe(const Refused& r) const {
+  const bool known = r.job.valid() && r.job.index() < jobs_.size();
+  return (known ? "job '" + jobs_[r.job.index()].name + "' " : std::string("a job ")) + r.what;
+}
+
+std::optional<Refused> ClusterState::reject_error(const RejectJob& d) const {
+  if (!d.job.valid() || d.job.index() >= rt_.size())
+    return Refused{Refusal::UnknownJob, d.job, "is rejected but is unknown"};
+  if (rt_[d.job.index()].status != JobStatus::Pending)
+    return Refused{Refusal::NotPending, d.job, "is rejected but is not pending"};
+  if (d.reason.empty()) return Refused{Refusal::NoReason, d.job, "is rejected without a reason"};
   return std::nullopt;
 }
 
-std::optional<std::string> ClusterState::start_error(const StartJob& d) const {
-  if (auto e = placement_error(d)) return e;
+std::optional<Refused> ClusterState::preempt_error(JobId id) const {
+  if (!id.valid() || id.index() >= rt_.size())
+    return Refused{Refusal::UnknownJob, id, "is preempted but is unknown"};
+  if (rt_[id.index()].status != JobStatus::Running)
+    return Refused{Refusal::NotRunning, id, "is preempted but is not running"};
+  if (!jobs_[id.index()].preemptible)
+    return Refused{Refusal::NotPreemptible, id, "is preempted but cannot be preempted"};
+  return std::nullopt;
+}
+
+std::optional<Refused> ClusterState::placement_error(const StartJob& d) const {
+  const JobId id = d.job;
+  if (!id.valid() || id.index() >= rt_.size())
+    return Refused{Refusal::UnknownJob, id, "is started but is unknown"};
+  if (rt_[id.index()].status != JobStatus::Pending)
+    return Refused{Refusal::NotPending, id, "is started but is not pending"};
+  int total = 0;
+  for (const auto& a : d.placement) {
+    if (!a.node.valid() || a.node.index() >= cluster_->nodes.size())
+      return Refused{Refusal::BadPlacement, id, "is placed on an unknown node"};
+    const Node& node = cluster_->nodes[a.node.index()];
+    if (node.gpus < 64 && (a.gpu_mask >> node.gpus) != 0)
+      return Refused{Refusal::BadPlacement, id, "is placed on a GPU index beyond its node"};
+    total += a.gpus();
+  }
+  if (total != spec(id).gpus)
+    return Refused{Refusal::BadPlacement, id,
+                   "is placed on a different number of GPUs than it asks for"};
+  if (d.borrowed && !spec(id).preemptible)
+    return Refused{Refusal::BorrowedNotPreemptible, id,
+                   "runs on borrowed GPUs but cannot be preempted"};
+  return std::nullopt;
+}
+
+std::optional<Refused> ClusterState::usage_error(const StartJob& d) const {
   const JobSpec& j = spec(d.job);
-  std::optional<std::string> error;
+  std::optional<Refused> error;
   for_each_gpu(d.placement, [&](std::size_t g, NodeId n) {
     if (error) return;
     if (blocked_[g]) {
-      error = "is placed on GPU " + std::to_string(g) + ", which is not available";
+      error = Refused{Refusal::GpuUnavailable, d.job,
+                      "is placed on GPU " + std::to_string(g) + ", which is not available"};
       return;
     }
     if (d.shared) {
@@ -320,18 +449,25 @@ std::optional<std::string> ClusterState::start_error(const StartJob& d) const {
       if (mem <= cluster_->nodes[n.index()].gpu_memory_mib) return;
       std::string on;
       for (JobId other : gpu_jobs_[g]) on += " '" + spec(other).name + "'";
-      error = "shares GPU " + std::to_string(g) + " (with" + on + ", " +
-              std::to_string(gpus_[g].memory_used_mib) + " MiB used) but needs " +
-              std::to_string(memory_mib(j.gpu_memory_mib)) + " MiB more: its memory would overflow";
+      error = Refused{Refusal::MemoryFull, d.job,
+                      "shares GPU " + std::to_string(g) + " (with" + on + ", " +
+                          std::to_string(gpus_[g].memory_used_mib) + " MiB used) but needs " +
+                          std::to_string(memory_mib(j.gpu_memory_mib)) +
+                          " MiB more: its memory would overflow"};
     } else if (gpu_free_[g] < j.gpu_milli || (j.gpu_milli >= kMilliPerGpu && gpus_[g].jobs != 0)) {
-      error = "is placed on a GPU that is not free";
+      error = Refused{Refusal::GpuBusy, d.job, "is placed on a GPU that is not free"};
     }
   });
   return error;
 }
 
+std::optional<Refused> ClusterState::start_error(const StartJob& d) const {
+  if (auto e = placement_error(d)) return e;
+  return usage_error(d);
+}
+
 void ClusterState::start(const StartJob& d, Time now, Time running_at) {
-  if (auto e = start_error(d)) fail(d.job, *e);
+  if (auto e = start_error(d)) fail(d.job, e->what);
   start_checked(d, now, running_at);
 }
 

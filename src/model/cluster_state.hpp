@@ -4,12 +4,17 @@
 // invariant. The simulator (src/sim) and the Slurm controller (src/slurm) drive it
 // through the same transitions, so a rule is written once.
 //
+// It is the only occupancy model of a driver: what runs where, which GPUs are held by work
+// outside the policy's jobs, which nodes are usable and which may not share.
 // Assumptions:
-//  - The driver owns the job specs (indexed by dense JobId) and hands them over with
-//    set_jobs() whenever it learned more; everything per job here grows with them.
+//  - It owns the job table (indexed by dense JobId): a whole workload (set_jobs), or the jobs
+//    an online driver learns one by one (add_job; reuse_job for the slot of a job that left,
+//    clear_job when a slot is given back), and the per-job flags a driver changes
+//    (set_colocatable). Profiles are the workload's (a span: they never change).
 //  - Tenant quantities are milli-GPUs (GPUs x gpu_milli), as model/execution.hpp.
-//  - A GPU is "busy" while at least one job (or a block: a down node, a job Slurm runs
-//    outside DeepShare) uses it; shares of one GPU add up in GpuState::milli_used.
+//  - A GPU is "busy" while at least one job (or a block: a node that is not usable, work the
+//    engine runs outside the policy's jobs) uses it; shares of one GPU add up in
+//    GpuState::milli_used.
 //
 // Transitions (all take the driver's time `now` and keep every count exact):
 //   submit   Future  -> Pending  (entitlement at submit computed; "arrived")
@@ -32,8 +37,13 @@
 //                                 shows them)
 //   start_not_applied / preempt_not_applied  (a decision the driver could not apply: the
 //                                 policy is told through "requeued" / "adopted")
-//   set_blocked / set_no_sharing (GPUs held outside the policy's jobs; nodes where a busy
+//   set_node_usable / set_held_outside / set_no_sharing (nodes that may run nothing now; GPUs
+//                                 held by work outside the policy's jobs; nodes where a busy
 //                                 GPU shows its memory full, so nothing is colocated there)
+// Checks: a decision that would break an invariant is refused with a typed Refused
+// (reject_error, preempt_error, placement_error, usage_error, start_error), which the one
+// apply() (model/apply.hpp) returns to the driver; the transitions themselves throw
+// DecisionError only when a driver calls them out of order (a driver bug).
 // A job preempted by the policy is "requeued" with a notice: should it leave before the
 // policy's next snapshot, the policy still sees its preemption confirmed, then "withdrawn".
 // Waiting reasons (model/snapshot.hpp): a pending job's reason is what the policy last
@@ -64,6 +74,27 @@ class DecisionError : public std::logic_error {
   using std::logic_error::logic_error;
 };
 
+// Why the state refuses a decision.
+enum class Refusal : std::uint8_t {
+  UnknownJob,              // no such job
+  NotPending,              // started or rejected, but not waiting
+  NotRunning,              // preempted, but not running
+  NoReason,                // rejected without a reason
+  BadPlacement,            // an unknown node, a GPU index beyond its node, a wrong GPU count
+  BorrowedNotPreemptible,  // on borrowed capacity, but the job cannot be preempted
+  NotPreemptible,          // preempted, but the job cannot be preempted
+  GpuUnavailable,          // a GPU held outside the policy's jobs (or on a node not usable)
+  GpuBusy,                 // a GPU that is not free (and the start does not share)
+  MemoryFull,              // shared, but the GPU's memory would overflow
+};
+const char* to_string(Refusal r);
+
+struct Refused {
+  Refusal kind = Refusal::UnknownJob;
+  JobId job;
+  std::string what;  // e.g. "is started but is not pending" (the job is named by describe())
+};
+
 // A tenant's current usage, in milli-GPUs unless named otherwise.
 struct TenantUsage {
   std::int64_t held = 0;       // running jobs
@@ -82,8 +113,19 @@ class ClusterState {
  public:
   ClusterState(const Cluster& cluster, std::span<const Tenant> tenants);
 
-  // The jobs (and their profiles) as the driver knows them now; ids index `jobs`.
-  void set_jobs(std::span<const JobSpec> jobs, std::span<const Profile> profiles = {});
+  // --- the job table ---------------------------------------------------------------
+  // A whole workload's jobs (ids index them) and profiles (JobSpec::profile indexes them).
+  void set_jobs(std::vector<JobSpec> jobs, std::span<const Profile> profiles = {});
+  // A job learned online: appended (its id is the next one, set in the spec).
+  JobId add_job(JobSpec spec);
+  // A new job in the slot of one that has left (the slot is recycled: Future again).
+  void reuse_job(JobId id, JobSpec spec);
+  // The slot of a job that has left is given back: its spec is emptied (memory stays flat).
+  void clear_job(JobId id);
+  // False: the job may no longer be colocated (e.g. its engine fixed how it holds GPUs).
+  void set_colocatable(JobId id, bool colocatable);
+  [[nodiscard]] std::size_t job_count() const { return jobs_.size(); }
+  [[nodiscard]] std::span<const JobSpec> jobs() const { return jobs_; }
 
   // --- transitions -----------------------------------------------------------------
   void submit(JobId id, Time now);
@@ -93,11 +135,18 @@ class ClusterState {
   void start(const StartJob& d, Time now, Time running_at);
   // The same for a decision the caller has just checked with start_error().
   void start_checked(const StartJob& d, Time now, Time running_at);
-  // Why `d` cannot be applied now, or nullopt.
-  [[nodiscard]] std::optional<std::string> start_error(const StartJob& d) const;
+  // --- checks: why a decision cannot be applied now, or nullopt ----------------------
+  [[nodiscard]] std::optional<Refused> start_error(const StartJob& d) const;
   // The part of start_error that does not depend on usage: the job is pending, its
-  // placement names known nodes and GPUs, as many as it asks for.
-  [[nodiscard]] std::optional<std::string> placement_error(const StartJob& d) const;
+  // placement names known nodes and GPUs, as many as it asks for, and it borrows only if it
+  // can be preempted.
+  [[nodiscard]] std::optional<Refused> placement_error(const StartJob& d) const;
+  // The part that does: the GPUs are available, free (or, shared, their memory fits).
+  [[nodiscard]] std::optional<Refused> usage_error(const StartJob& d) const;
+  [[nodiscard]] std::optional<Refused> reject_error(const RejectJob& d) const;
+  [[nodiscard]] std::optional<Refused> preempt_error(JobId id) const;
+  // "job 'NAME' <what>", for messages.
+  [[nodiscard]] std::string describe(const Refused& r) const;
   void finish(JobId id, Time now);
   // `by_policy`: the policy's own preemption (its "requeued" entry is a notice, kept
   // should the job leave before the next snapshot); false: the cluster requeued it.
@@ -134,10 +183,18 @@ class ClusterState {
   void note_waits(std::span<const WaitNote> notes, Time now);
   // The driver's own reason (held, dependency, ...) for a pending job.
   void set_wait(JobId id, WaitReason reason, Time now);
+  // Why a job the engine holds back waits outside the policy's sight (Future, not a
+  // candidate): held, a dependency, ... (no time is accounted: it is not in the queue).
+  void note_outside(JobId id, WaitReason reason);
   // A running job's current progress rate (the simulator's speed model; 1 = exclusive).
   void set_speed(JobId id, double speed) { rt_[id.index()].speed = speed; }
-  // A GPU the policy may not use (a down node, a job run outside DeepShare), or no longer.
-  void set_blocked(std::size_t gpu, bool blocked);
+  // --- nodes ---------------------------------------------------------------------------
+  // A node that may run nothing now (down, drained): the policy may use none of its GPUs.
+  void set_node_usable(NodeId n, bool usable);
+  // The GPUs (flat indices) held by work outside the policy's jobs (a job of another
+  // partition, one the driver does not schedule, one of its own that is still ending): the
+  // whole set each time; what changed is applied.
+  void set_held_outside(std::vector<std::size_t> gpus);
 
   // --- views ---------------------------------------------------------------------
   // A snapshot over this state with the changes since the last clear_deltas().
@@ -151,6 +208,14 @@ class ClusterState {
   [[nodiscard]] const Cluster& cluster() const { return *cluster_; }
   [[nodiscard]] std::span<const Tenant> tenants() const { return tenants_; }
   [[nodiscard]] const JobSpec& spec(JobId id) const { return jobs_[id.index()]; }
+  [[nodiscard]] bool node_usable(NodeId n) const { return usable_[n.index()] != 0; }
+  [[nodiscard]] bool no_sharing(NodeId n) const { return no_sharing_[n.index()] != 0; }
+  // Whether the policy may use GPU g at all (not held outside, its node usable).
+  [[nodiscard]] bool gpu_available(std::size_t g) const { return blocked_[g] == 0; }
+  // GPUs of node `n` with no job on them (and not blocked).
+  [[nodiscard]] int idle_gpus(NodeId n) const { return node_free_[n.index()]; }
+  // Whether the GPUs `mask` of node `n` exist and have no job on them (and are not blocked).
+  [[nodiscard]] bool gpus_idle(NodeId n, std::uint64_t mask) const;
   [[nodiscard]] const JobRuntime& runtime(JobId id) const { return rt_[id.index()]; }
   [[nodiscard]] std::span<const JobRuntime> runtimes() const { return rt_; }
   [[nodiscard]] const TenantUsage& usage(TenantId t) const { return usage_[t.index()]; }
@@ -214,6 +279,10 @@ class ClusterState {
   void leave_without_running(JobId id, Time now, JobStatus to, const char* what);
   void switch_wait(JobId id, WaitReason r, Time now);
   void fail(JobId id, const std::string& what) const;
+  void grow(std::size_t jobs);
+  void refresh_block(std::size_t g);
+  void set_blocked(std::size_t g, bool blocked);
+  [[nodiscard]] const Node& node_of(std::size_t g) const;
   void node_changed(NodeId n) {
     if (node_mark_[n.index()] == epoch_) return;
     node_mark_[n.index()] = epoch_;
@@ -222,7 +291,7 @@ class ClusterState {
 
   const Cluster* cluster_;
   std::span<const Tenant> tenants_;
-  std::span<const JobSpec> jobs_;
+  std::vector<JobSpec> jobs_;
   std::span<const Profile> profiles_;
   std::vector<JobRuntime> rt_;
   std::vector<Stretch> longest_;
@@ -231,7 +300,10 @@ class ClusterState {
   std::vector<GpuState> gpus_;
   std::vector<std::int16_t> gpu_free_;
   std::vector<std::vector<JobId>> gpu_jobs_;
-  std::vector<std::uint8_t> blocked_;
+  std::vector<std::uint8_t> blocked_;   // per GPU: held outside, or its node is not usable
+  std::vector<std::uint8_t> held_;      // per GPU: held by work outside the policy's jobs
+  std::vector<std::size_t> held_list_;  // the GPUs with held_ set, ascending
+  std::vector<std::uint8_t> usable_;    // per node
   std::vector<std::int32_t> node_free_;
   std::vector<std::uint8_t> no_sharing_;  // per node
   std::vector<std::int64_t> memory_pad_;  // per GPU: memory shown beyond use (no sharing)

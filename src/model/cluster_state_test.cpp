@@ -31,7 +31,7 @@ class OnlineState : public ::testing::Test {
   OnlineState() : w(testing::make_workload(2, 1, 4)) {
     for (int i = 0; i < 4; ++i) testing::add_job(w, i % 2, 2, i, 100);
     cs = std::make_unique<ClusterState>(w.cluster, w.tenants);
-    cs->set_jobs(w.jobs);
+    cs->set_jobs(w.jobs);  // the state's own copy
   }
   JobId id(int i) const { return JobId(static_cast<std::uint32_t>(i)); }
   const TenantUsage& u0() const { return cs->usage(TenantId(0)); }
@@ -164,23 +164,36 @@ TEST_F(OnlineState, AdoptTakesTheRestartCountAndRelocateMovesGpus) {
 }
 
 TEST_F(OnlineState, BlockedGpusAndNodesWithoutSharing) {
-  cs->set_blocked(0, true);  // a job outside the policy's holds GPU 0
+  w.jobs[2].gpu_memory_mib = 1000;  // (for the colocation below)
+  w.jobs[0].gpu_memory_mib = 1000;
+  cs->set_jobs(w.jobs);
+  cs->set_held_outside({0});  // a job outside the policy's holds GPU 0
   cs->unpark(id(0), 0);
-  EXPECT_TRUE(cs->start_error(start_on(id(0), 0, 0b0011)).has_value());
+  EXPECT_EQ(cs->start_error(start_on(id(0), 0, 0b0011))->kind, Refusal::GpuUnavailable);
   EXPECT_FALSE(cs->start_error(start_on(id(0), 0, 0b0110)).has_value());
   EXPECT_EQ(cs->snapshot(0).node_free_gpus[0], 3);
-  cs->set_blocked(0, false);
+  EXPECT_FALSE(cs->gpus_idle(NodeId(0), 0b0011));
+  EXPECT_TRUE(cs->gpus_idle(NodeId(0), 0b0110));
+  cs->set_held_outside({});
   EXPECT_EQ(cs->snapshot(0).node_free_gpus[0], 4);
+  // A node that is down: none of its GPUs; held GPUs and the node's state add up.
+  cs->set_held_outside({1});
+  cs->set_node_usable(NodeId(0), false);
+  EXPECT_EQ(cs->idle_gpus(NodeId(0)), 0);
+  EXPECT_EQ(cs->gpu(1).jobs, 1);  // blocked once, though held and down
+  EXPECT_EQ(cs->busy_gpus(), 0);  // no job of the policy's
+  cs->set_node_usable(NodeId(0), true);
+  EXPECT_EQ(cs->idle_gpus(NodeId(0)), 3);
+  cs->set_held_outside({});
+  EXPECT_EQ(cs->idle_gpus(NodeId(0)), 4);
   // Colocation: allowed by memory, until the node may not share.
-  w.jobs[2].gpu_memory_mib = 1000;
-  w.jobs[0].gpu_memory_mib = 1000;
   cs->start(start_on(id(0), 0, 0b0011), 0, 0);
   cs->unpark(id(2), 0);
   EXPECT_FALSE(cs->start_error(start_on(id(2), 0, 0b0011, true)).has_value());
   cs->set_no_sharing(NodeId(0), true);
   EXPECT_EQ(cs->gpu(0).memory_used_mib, w.cluster.nodes[0].gpu_memory_mib);
   EXPECT_EQ(cs->gpu(2).memory_used_mib, 0);  // idle GPUs show none
-  EXPECT_TRUE(cs->start_error(start_on(id(2), 0, 0b0011, true)).has_value());
+  EXPECT_EQ(cs->start_error(start_on(id(2), 0, 0b0011, true))->kind, Refusal::MemoryFull);
   cs->set_no_sharing(NodeId(0), false);
   EXPECT_EQ(cs->gpu(0).memory_used_mib, 1000);
   cs->start(start_on(id(2), 0, 0b0011, true), 0, 0);
@@ -190,6 +203,55 @@ TEST_F(OnlineState, BlockedGpusAndNodesWithoutSharing) {
   cs->finish(id(2), 10);
   EXPECT_EQ(u0().colocated, 0);
   EXPECT_EQ(cs->gpu(0).memory_used_mib, 1000);
+}
+
+// The job table is the state's: jobs learned online are appended, a slot whose job left is
+// reused, a slot given back is emptied, and a per-job flag changes in the state only.
+TEST_F(OnlineState, OwnsTheJobTable) {
+  JobSpec j = w.jobs[0];
+  j.name = "late";
+  const JobId late = cs->add_job(j);
+  EXPECT_EQ(late, id(4));
+  EXPECT_EQ(cs->spec(late).id, late);
+  EXPECT_EQ(cs->snapshot(0).jobs.size(), 5u);
+  cs->unpark(late, 0);
+  EXPECT_THROW(cs->clear_job(late), DecisionError);  // it has not left
+  cs->withdraw(late, 1);
+  cs->clear_job(late);
+  EXPECT_TRUE(cs->spec(late).name.empty());
+  j.name = "reuse";
+  cs->reuse_job(late, j);
+  EXPECT_EQ(cs->spec(late).name, "reuse");
+  EXPECT_EQ(cs->runtime(late).status, JobStatus::Future);
+  cs->set_colocatable(late, false);
+  EXPECT_FALSE(cs->snapshot(0).jobs[late.index()].colocatable);
+  EXPECT_TRUE(w.jobs[0].colocatable);  // the workload itself is left alone
+}
+
+// Decisions the state refuses come back typed, never as a throw.
+TEST_F(OnlineState, RefusalsAreTyped) {
+  cs->unpark(id(0), 0);
+  EXPECT_EQ(cs->reject_error({id(1), "x"})->kind, Refusal::NotPending);
+  EXPECT_EQ(cs->reject_error({id(0), ""})->kind, Refusal::NoReason);
+  EXPECT_EQ(cs->reject_error({JobId(99), "x"})->kind, Refusal::UnknownJob);
+  EXPECT_FALSE(cs->reject_error({id(0), "x"}).has_value());
+  EXPECT_EQ(cs->preempt_error(id(0))->kind, Refusal::NotRunning);
+  EXPECT_EQ(cs->start_error(start_on(id(1), 0, 0b0011))->kind, Refusal::NotPending);
+  EXPECT_EQ(cs->start_error(start_on(id(0), 0, 0b0001))->kind, Refusal::BadPlacement);
+  EXPECT_EQ(cs->start_error(start_on(id(0), 0, 0b110000))->kind, Refusal::BadPlacement);
+  StartJob borrowed = start_on(id(0), 0, 0b0011);
+  borrowed.borrowed = true;
+  JobSpec fixed = w.jobs[0];
+  fixed.preemptible = false;
+  w.jobs[0] = fixed;
+  cs->set_jobs(w.jobs);
+  EXPECT_EQ(cs->start_error(borrowed)->kind, Refusal::BorrowedNotPreemptible);
+  cs->start(start_on(id(0), 0, 0b0011), 0, 0);
+  EXPECT_EQ(cs->preempt_error(id(0))->kind, Refusal::NotPreemptible);
+  cs->unpark(id(2), 0);
+  EXPECT_EQ(cs->start_error(start_on(id(2), 0, 0b0011))->kind, Refusal::GpuBusy);
+  EXPECT_NE(cs->describe(*cs->start_error(start_on(id(2), 0, 0b0011))).find("job '2'"),
+            std::string::npos);
 }
 
 TEST_F(OnlineState, PresentAllMarksEveryJobAsSeen) {

@@ -1,7 +1,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
+#include <type_traits>
 
+#include "core/digest.hpp"
 #include "core/error.hpp"
 #include "core/limits.hpp"
 #include "core/rng.hpp"
@@ -241,6 +244,56 @@ void Workload::jitter_submits(Time max_delay, std::uint64_t seed) {
 }  // namespace ds
 
 namespace ds {
+
+std::string Workload::digest() const {
+  Fnv1a d;
+  auto field = [&](const auto& v) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) {
+      d.add(v);
+      d.add(std::string_view("\0", 1));  // a separator no name holds
+    } else {
+      d.add(std::to_string(v));
+      d.add(",");
+    }
+  };
+  for (const auto& t : tenants) {
+    field(t.name);
+    field(t.quota_gpus);
+    field(t.slo_queue);
+    field(t.max_slowdown);
+    field(static_cast<int>(t.cls));
+    field(t.weight);
+    field(t.checkpoint_interval);
+  }
+  for (const auto& n : cluster.nodes) {
+    field(n.gpus);
+    field(n.gpu_memory_mib);
+    field(n.owner.valid() ? static_cast<long long>(n.owner.index()) : -1LL);
+    field(n.gpu_type);
+  }
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const JobSpec& j = jobs[i];
+    field(j.name);
+    field(j.tenant.index());
+    field(j.user.valid() ? users[j.user.index()] : std::string());
+    field(j.gpus);
+    field(j.gpu_milli);
+    field(j.submit);
+    field(j.profile);
+    field(j.gpu_util);
+    field(j.gpu_memory_mib);
+    field(static_cast<int>(j.qos));
+    field(truth[i].work);
+    field(static_cast<int>(truth[i].state));
+  }
+  for (const auto& p : profiles) {
+    field(p.model);
+    field(p.dataset);
+    field(p.batch_size);
+    field(static_cast<int>(p.amp));
+  }
+  return d.text();
+}
 
 double Workload::offered_load() const {
   if (jobs.size() < 2 || cluster.total_gpus() == 0) return 0;

@@ -2,12 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "model/cluster_state.hpp"
 #include "model/snapshot.hpp"
 #include "model/tenant_tree.hpp"
-
 #include "model/workload.hpp"
 
 namespace ds::testing {
@@ -78,13 +79,13 @@ inline void add_job(Workload& w, int tenant, int gpus, std::int64_t submit_s,
   w.truth.push_back(JobTruth{seconds(duration_s), FinalState::Completed});
 }
 
-// Per-GPU usage of a cluster of 8-GPU nodes, for placement tests: occupy GPUs, then
-// take a snapshot that views it.
+// A cluster of 8-GPU nodes (or of given sizes) whose GPUs are occupied through a
+// ClusterState (the one occupancy model), for placement tests: occupy GPUs, then take a
+// snapshot that views it. Not copyable: the state points into it.
 struct GpuCluster {
   Cluster cluster;
-  std::vector<GpuState> gpus;
-  std::vector<std::int16_t> free_milli;
-  std::vector<std::int32_t> node_free;
+  std::vector<Tenant> tenants;
+  std::unique_ptr<ClusterState> state;
   std::vector<NodeId> ids;
   std::vector<Placement> placements;  // one per occupy()
 
@@ -92,35 +93,55 @@ struct GpuCluster {
   explicit GpuCluster(const std::vector<int>& used) {
     const int nodes = static_cast<int>(used.size());
     cluster.add_nodes(nodes, 8, kDefaultGpuMemoryMib, "", TenantId());
-    gpus.resize(static_cast<std::size_t>(cluster.total_gpus()));
-    free_milli.assign(gpus.size(), 1000);
-    node_free.assign(used.size(), 8);
+    init_state();
     for (int n = 0; n < nodes; ++n) {
-      ids.push_back(NodeId(static_cast<std::uint32_t>(n)));
       if (used[static_cast<std::size_t>(n)] > 0)
         occupy(n, (std::uint64_t{1} << used[static_cast<std::size_t>(n)]) - 1);
     }
   }
+  // Idle nodes of these sizes (GPUs each), in order.
+  struct Sizes {
+    std::vector<int> gpus;
+  };
+  explicit GpuCluster(const Sizes& sizes) {
+    for (int g : sizes.gpus) cluster.add_nodes(1, g, kDefaultGpuMemoryMib, "", TenantId());
+    init_state();
+  }
+  GpuCluster(const GpuCluster&) = delete;
+  GpuCluster& operator=(const GpuCluster&) = delete;
+
   // One whole-GPU job on `mask` of node n; returns the index of its placement.
   std::size_t occupy(int n, std::uint64_t mask) {
-    for (int k = 0; k < 8; ++k)
-      if (mask >> k & 1) {
-        const auto g = static_cast<std::size_t>(n * 8 + k);
-        gpus[g].jobs = 1;
-        gpus[g].milli_used = 1000;
-        free_milli[g] = 0;
-        --node_free[static_cast<std::size_t>(n)];
-      }
-    placements.push_back({NodeAlloc{NodeId(static_cast<std::uint32_t>(n)), mask}});
-    return placements.size() - 1;
+    return run(n, mask, __builtin_popcountll(mask), kMilliPerGpu);
   }
-  [[nodiscard]] ClusterSnapshot snapshot() const {
-    ClusterSnapshot s;
-    s.cluster = &cluster;
-    s.gpus = gpus;
-    s.gpu_free_milli = free_milli;
-    s.node_free_gpus = node_free;
-    return s;
+  // One job holding `milli` of GPU k of node n.
+  std::size_t occupy_share(int n, int k, int milli) {
+    return run(n, std::uint64_t{1} << k, 1, milli);
+  }
+  // The job of occupy() number `i` ends: its GPUs are free again.
+  void release(std::size_t i) { state->finish(JobId(static_cast<std::uint32_t>(i)), 0); }
+  [[nodiscard]] ClusterSnapshot snapshot() const { return state->snapshot(0); }
+
+ private:
+  // One tenant, the state over the cluster, and every node's id in order.
+  void init_state() {
+    Tenant t;
+    t.id = TenantId(0);
+    t.name = "t0";
+    tenants.push_back(t);
+    state = std::make_unique<ClusterState>(cluster, tenants);
+    for (const Node& n : cluster.nodes) ids.push_back(n.id);
+  }
+  std::size_t run(int n, std::uint64_t mask, int gpus, int milli) {
+    JobSpec j;
+    j.name = "occupant" + std::to_string(placements.size());
+    j.tenant = TenantId(0);
+    j.gpus = gpus;
+    j.gpu_milli = milli;
+    const JobId id = state->add_job(j);
+    placements.push_back({NodeAlloc{NodeId(static_cast<std::uint32_t>(n)), mask}});
+    state->adopt(id, 0, placements.back(), false, false, 0);
+    return id.index();
   }
 };
 

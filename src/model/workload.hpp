@@ -42,6 +42,11 @@ struct Workload {
   // by as much as the job before it was delayed beyond it, so that the order and the ids
   // stay as they are (`--jitter`): the same workload observed again, for ensembles of runs.
   void jitter_submits(Time max_delay, std::uint64_t seed);
+  // "fnv1a64:..." over what a simulation of this workload depends on (tenants, nodes, jobs
+  // and their truth, profiles), in order: two runs with equal digests ran the same workload.
+  // Output manifests record it (core/manifest.hpp), so that `report` can tell a run of
+  // another trace inside a comparison folder.
+  [[nodiscard]] std::string digest() const;
   // Offered load: sum of GPUs x share x run time / (cluster GPUs x submission span).
   [[nodiscard]] double offered_load() const;
   // Resizes the cluster so that the offered load is about `target`: every owner's

@@ -209,7 +209,8 @@ void FreeMap::Set::build(const FreeMap& m) {
   summary.assign(buckets * swords, 0);
   count.assign(buckets, 0);
   total = 0;
-  size = nodes.empty() ? 0 : m.cluster_->nodes[nodes.front().index()].gpus;
+  size = 0;
+  for (NodeId n : nodes) size = std::max(size, m.cluster_->nodes[n.index()].gpus);
   uniform = true;
   for (std::uint32_t pos = 0; pos < nodes.size(); ++pos) {
     const NodeId n = nodes[pos];
@@ -296,60 +297,85 @@ NodeAlloc take_lowest(const FreeMap& free, NodeId id, int count) {
 
 }  // namespace
 
-std::optional<Placement> place_consolidate(const FreeMap& free, std::span<const NodeId> nodes,
+namespace {
+
+// GPUs of the largest candidate node (0 when there is none).
+int largest_node(const FreeMap& free, std::span<const NodeId> nodes) {
+  int size = 0;
+  for (NodeId n : nodes) size = std::max(size, free.cluster().nodes[n.index()].gpus);
+  return size;
+}
+
+// Step 2: best fit on one node, the node with the fewest free GPUs that still fit (the
+// first in order among equals).
+std::optional<Placement> place_on_one_node(const FreeMap& free, std::span<const NodeId> nodes,
                                            int gpus) {
-  if (nodes.empty() || gpus <= 0 || free.total_free_gpus(nodes) < gpus) return std::nullopt;
-  const int size = free.cluster().nodes[nodes.front().index()].gpus;
-  if (gpus <= size) {
-    // Best fit: fewest free GPUs that still fit; the first such node in order.
-    std::optional<NodeId> best;
-    int best_free = 0;
-    for (NodeId n : nodes) {
-      const int f = free.free_gpus(n);
-      if (f >= gpus && (!best || f < best_free)) {
-        best = n;
-        best_free = f;
-      }
-    }
-    if (!best) return std::nullopt;
-    return Placement{take_lowest(free, *best, gpus)};
-  }
-  if (size <= 0) return std::nullopt;
-  int whole_needed = gpus / size;
-  const int rest = gpus % size;
-  Placement p;
-  std::optional<NodeId> spare_whole;  // first wholly free node beyond those taken
+  std::optional<NodeId> best;
+  int best_free = 0;
   for (NodeId n : nodes) {
-    const Node& node = free.cluster().nodes[n.index()];
-    if (free.free_gpus(n) != node.gpus || node.gpus != size) continue;
-    if (whole_needed > 0) {
-      p.push_back(take_lowest(free, n, size));
-      --whole_needed;
-    } else if (!spare_whole) {
-      spare_whole = n;
+    const int f = free.free_gpus(n);
+    if (f >= gpus && (!best || f < best_free)) {
+      best = n;
+      best_free = f;
     }
   }
-  if (whole_needed > 0) return std::nullopt;
-  if (rest == 0) return p;
-  if (spare_whole) {
-    p.push_back(take_lowest(free, *spare_whole, rest));
+  if (!best) return std::nullopt;
+  return Placement{take_lowest(free, *best, gpus)};
+}
+
+// Step 3 on nodes of any sizes (the header's 3a-3c). With equal sizes this is Lucid's rule
+// exactly: the whole nodes taken are the first floor(gpus / size) in order, the spare is the
+// next wholly free node.
+std::optional<Placement> place_across_nodes(const FreeMap& free, std::span<const NodeId> nodes,
+                                            int gpus) {
+  auto size_of = [&](NodeId n) { return free.cluster().nodes[n.index()].gpus; };
+  std::vector<NodeId> whole;  // wholly free nodes, the largest first, in order among equals
+  for (NodeId n : nodes)
+    if (free.free_gpus(n) == size_of(n)) whole.push_back(n);
+  std::stable_sort(whole.begin(), whole.end(),
+                   [&](NodeId a, NodeId b) { return size_of(a) > size_of(b); });
+  Placement p;
+  int left = gpus;
+  std::vector<char> taken(whole.size(), 0);
+  for (std::size_t i = 0; i < whole.size() && left > 0; ++i) {
+    if (size_of(whole[i]) > left) continue;
+    p.push_back(take_lowest(free, whole[i], size_of(whole[i])));
+    left -= size_of(whole[i]);
+    taken[i] = 1;
+  }
+  if (left == 0) return p;
+  // 3b: the smallest wholly free node left that holds the rest (the first among equals).
+  std::optional<NodeId> spare;
+  for (std::size_t i = 0; i < whole.size(); ++i)
+    if (!taken[i] && size_of(whole[i]) >= left && (!spare || size_of(whole[i]) < size_of(*spare)))
+      spare = whole[i];
+  if (spare) {
+    p.push_back(take_lowest(free, *spare, left));
     return p;
   }
-  // The partially free node with the most free GPUs (first in order among equals).
+  // 3c: the partially free node with the most free GPUs (first in order among equals).
   std::optional<NodeId> best;
   int best_free = -1;
   for (NodeId n : nodes) {
-    const Node& node = free.cluster().nodes[n.index()];
     const int f = free.free_gpus(n);
-    if (f == node.gpus) continue;  // wholly free nodes are all taken
+    if (f == size_of(n)) continue;  // wholly free: taken, or smaller than the rest
     if (f > best_free) {
       best = n;
       best_free = f;
     }
   }
-  if (!best || best_free < rest) return std::nullopt;
-  p.push_back(take_lowest(free, *best, rest));
+  if (!best || best_free < left) return std::nullopt;
+  p.push_back(take_lowest(free, *best, left));
   return p;
+}
+
+}  // namespace
+
+std::optional<Placement> place_consolidate(const FreeMap& free, std::span<const NodeId> nodes,
+                                           int gpus) {
+  if (nodes.empty() || gpus <= 0 || free.total_free_gpus(nodes) < gpus) return std::nullopt;
+  if (gpus <= largest_node(free, nodes)) return place_on_one_node(free, nodes, gpus);
+  return place_across_nodes(free, nodes, gpus);
 }
 
 // The span version's steps, answered from the set's buckets (positions = ascending ids).
@@ -365,8 +391,8 @@ std::optional<Placement> place_consolidate(const FreeMap& free, FreeMap::SetId i
     return std::nullopt;
   }
   if (size <= 0) return std::nullopt;
-  // Mixed node sizes: "wholly free" needs each node's own size; the span rule is exact.
-  if (!s.uniform) return place_consolidate(free, std::span<const NodeId>(s.nodes), gpus);
+  // Mixed node sizes: the span rule (which knows each node's own size) is exact.
+  if (!s.uniform) return place_across_nodes(free, std::span<const NodeId>(s.nodes), gpus);
   int whole_needed = gpus / size;
   const int rest = gpus % size;
   if (s.count[static_cast<std::size_t>(size)] < whole_needed) return std::nullopt;

@@ -100,7 +100,8 @@ class FreeMap {
   [[nodiscard]] int set_free_gpus(SetId set) const { return sets_[set].total; }
   // The largest number of GPUs a whole-GPU job could be given on the set now (0: none),
   // O(node size): consolidate placement succeeds exactly for jobs of 1..this many GPUs
-  // when the set's nodes all have the same size (std::nullopt otherwise: not monotone).
+  // when the set's nodes all have the same size (std::nullopt otherwise: not monotone;
+  // callers then ask place_job).
   [[nodiscard]] std::optional<int> set_largest_fit(SetId set) const;
 
  private:
@@ -109,7 +110,7 @@ class FreeMap {
   // One set: its nodes and, per free-GPU count f, a bitset over the nodes' positions.
   struct Set {
     std::vector<NodeId> nodes;  // ascending
-    int size = 0;               // GPUs of its first node
+    int size = 0;               // GPUs of its largest node
     bool uniform = true;        // all nodes have `size` GPUs
     int total = 0;              // free GPUs
     std::size_t words = 0, swords = 0;
@@ -156,15 +157,23 @@ class FreeMap {
 };
 
 // Lucid's "consolidate" placement (Lucid artifact, simulation/policy/placer/consolidate.py),
-// over the candidate `nodes` in the given order:
+// over the candidate `nodes` in the given order, generalised to nodes of different sizes:
 //  1. Fail if the candidates' free GPUs are fewer than `gpus`.
-//  2. gpus <= node size: best fit, the node with the fewest free GPUs that fits
-//     (first in order among equals).
-//  3. gpus > node size: floor(gpus / size) wholly free nodes (first in order), and
-//     the remainder on one more node: the next wholly free node if there is one,
-//     else the node with the most free GPUs, which must fit the remainder.
-// Within a node the lowest-numbered free GPUs are used. Multi-node jobs assume the
-// candidates have equal node sizes (the first candidate's size is used).
+//  2. gpus <= the largest candidate's size: one node only, best fit: the node with the
+//     fewest free GPUs that fits (first in order among equals). A job that fits one node
+//     waits for one rather than being split.
+//  3. gpus > the largest candidate's size:
+//     a. wholly free nodes, the largest first (in order among equals), each taken whole
+//        while it is no larger than what is left to place;
+//     b. the rest on one more node: the smallest wholly free node left that holds it
+//        (first in order among equals), else
+//     c. the partially free node with the most free GPUs, which must hold the rest.
+//     With equal sizes (every Venus and Lucid cluster) this is Lucid's rule exactly:
+//     floor(gpus / size) wholly free nodes in order, the remainder on the next wholly
+//     free node, else on the node with the most free GPUs. On an idle cluster it places
+//     every job of at most the candidates' GPUs (each node skipped in (a) is larger than
+//     what was left, so (b) finds it), on any mix of node sizes.
+// Within a node the lowest-numbered free GPUs are used.
 std::optional<Placement> place_consolidate(const FreeMap& free, std::span<const NodeId> nodes,
                                            int gpus);
 // The same over a registered set (its nodes in ascending id order), from the index.

@@ -78,6 +78,78 @@ TEST(Consolidate, FailsWhenTotalFreeIsTooSmall) {
   EXPECT_TRUE(place_consolidate(free, f.ids, 1));
 }
 
+// Idle nodes of the given sizes.
+struct Sized : Fixture {
+  explicit Sized(const std::vector<int>& sizes) : Fixture(Fixture::Sizes{sizes}) {}
+};
+
+// Issue #26 item 1: the first candidate's size used to decide, so a 6-GPU job on 4- and
+// 2-GPU nodes was never placed, and a 4-GPU job on a 2-GPU-first list took two small nodes.
+TEST(ConsolidateMixedSizes, SixGpusOnAFourAndATwoGpuNode) {
+  Sized c({4, 2});
+  FreeMap free(c.snapshot());
+  const auto p = place_consolidate(free, c.ids, 6);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(total(*p), 6);
+  EXPECT_EQ(p->size(), 2u);
+  const auto set = free.add_set(c.ids);
+  EXPECT_EQ(place_consolidate(free, set, 6), p);
+}
+
+TEST(ConsolidateMixedSizes, AJobThatFitsOneNodeTakesOneNode) {
+  Sized c({2, 2, 8, 4});
+  FreeMap free(c.snapshot());
+  const auto p = place_consolidate(free, c.ids, 4);
+  ASSERT_TRUE(p);
+  ASSERT_EQ(p->size(), 1u);
+  EXPECT_EQ(p->front().node.index(), 3u);  // best fit: the 4-GPU node
+  const auto q = place_consolidate(free, c.ids, 8);
+  ASSERT_TRUE(q);
+  ASSERT_EQ(q->size(), 1u);
+  EXPECT_EQ(q->front().node.index(), 2u);
+}
+
+TEST(ConsolidateMixedSizes, LargestWholeNodesFirstThenTheSmallestSpare) {
+  Sized c({2, 8, 4, 8});
+  FreeMap free(c.snapshot());
+  const auto p = place_consolidate(free, c.ids, 10);  // 8 + 2: the first 8, then the 2-GPU node
+  ASSERT_TRUE(p);
+  ASSERT_EQ(p->size(), 2u);
+  EXPECT_EQ(p->at(0).node.index(), 1u);
+  EXPECT_EQ(p->at(1).node.index(), 0u);
+  const auto q = place_consolidate(free, c.ids, 11);  // 8 + 2, the rest (1) on the 4-GPU node
+  ASSERT_TRUE(q);
+  ASSERT_EQ(q->size(), 3u);
+  EXPECT_EQ(q->at(2).node.index(), 2u);
+  EXPECT_EQ(total(*q), 11);
+}
+
+// On an idle cluster of random node sizes, every job of 1..all GPUs is placed, the indexed
+// set and the span agree, and a placement uses each node at most once and only free GPUs.
+TEST(ConsolidateMixedSizes, AnIdleClusterPlacesEveryJobItHasTheGpusFor) {
+  for (int round = 0; round < 200; ++round) {
+    Rng rng(static_cast<std::uint64_t>(round) + 7);
+    std::vector<int> sizes;
+    const int nodes = 1 + static_cast<int>(rng.below(8));
+    for (int n = 0; n < nodes; ++n)
+      sizes.push_back(std::vector<int>{1, 2, 3, 4, 6, 8, 16}[rng.below(7)]);
+    Sized c(sizes);
+    FreeMap free(c.snapshot());
+    const auto set = free.add_set(c.ids);
+    for (int want = 1; want <= c.cluster.total_gpus(); ++want) {
+      const auto p = place_consolidate(free, c.ids, want);
+      ASSERT_TRUE(p) << "round " << round << ": " << want << " GPUs";
+      EXPECT_EQ(total(*p), want);
+      EXPECT_EQ(place_consolidate(free, set, want), p);
+      std::vector<std::uint32_t> used;
+      for (const auto& a : *p) used.push_back(a.node.index());
+      std::sort(used.begin(), used.end());
+      EXPECT_EQ(std::adjacent_find(used.begin(), used.end()), used.end());
+    }
+    EXPECT_FALSE(place_consolidate(free, c.ids, c.cluster.total_gpus() + 1));
+  }
+}
+
 TEST(FreeMap, TakeAndGiveAreInverse) {
   Fixture f({0, 0});
   FreeMap free(f.snapshot());
@@ -148,11 +220,8 @@ TEST(FreeMap, TrialIsUndoneExactly) {
 
 TEST(Fraction, PacksSharesOntoTheFullestGpuThatFits) {
   Fixture f({0});
-  f.gpus[3] = GpuState{1, 600, 0};
-  f.free_milli[3] = 400;
-  f.gpus[5] = GpuState{1, 300, 0};
-  f.free_milli[5] = 700;
-  f.node_free[0] = 6;
+  f.occupy_share(0, 3, 600);
+  f.occupy_share(0, 5, 300);
   FreeMap free(f.snapshot());
   auto p = place_fraction(free, f.ids, 400);
   ASSERT_TRUE(p);
@@ -288,12 +357,11 @@ TEST(FreeMap, GrowthsCountCapacityTheSnapshotsGainedOnly) {
   free.take({NodeAlloc{NodeId(0), 0b1}}, 1000);
   free.sync(snap(2, {}));  // the take was not applied: undone, not a growth
   EXPECT_EQ(free.growths(), 1u);
-  f.occupy(2, 0b1111);  // GPUs held outside the policy
+  const std::size_t held = f.occupy(2, 0b1111);  // GPUs held outside the policy
   const std::vector<NodeId> two{NodeId(2)};
   free.sync(snap(3, two));
   EXPECT_EQ(free.growths(), 1u);
-  for (int k = 0; k < 4; ++k) f.free_milli[static_cast<std::size_t>(16 + k)] = 1000;
-  f.node_free[2] = 8;  // ... given back
+  f.release(held);  // ... given back
   free.sync(snap(4, two));
   EXPECT_EQ(free.growths(), 2u);
   EXPECT_EQ(free.free_gpus(NodeId(2)), 8);

@@ -5,6 +5,7 @@
 #include "baselines/lucid.hpp"
 #include "baselines/qssf.hpp"
 #include "baselines/sjf.hpp"
+#include "baselines/slurm.hpp"
 #include "baselines/srtf.hpp"
 #include "baselines/tiresias.hpp"
 #include "core/error.hpp"
@@ -48,6 +49,11 @@ const std::vector<PolicyInfo>& policy_registry() {
        "Tiresias' discretized 2D-LAS as in Lucid: two queues split at 18,000 GPU-s, "
        "preemptive decisions every 60 s",
        "scope=isolated|pooled, threshold=GPU-SECONDS, interval=SECONDS", &make_tiresias},
+      {"slurm",
+       "Slurm as a GPU site runs it: multifactor priority (Fair Tree), backfill with time "
+       "limits, quota per account QOS (GrpTRES), borrowing in a scavenger QOS that preempt/qos "
+       "requeues",
+       slurm_options(), &make_slurm},
   };
   return table;
 }

@@ -1,48 +1,47 @@
 #include "replay/excerpt.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
+#include "core/checked.hpp"
 #include "core/error.hpp"
+#include "core/limits.hpp"
+#include "core/spec.hpp"
 #include "trace/load.hpp"
 
 namespace ds::slurm {
 
 void parse_excerpt(const std::string& text, ExcerptSpec& s) {
-  std::size_t p = 0;
-  while (p < text.size()) {
-    std::size_t e = text.find(',', p);
-    const std::string kv = text.substr(p, e == std::string::npos ? std::string::npos : e - p);
-    p = e == std::string::npos ? text.size() : e + 1;
-    const auto eq = kv.find('=');
-    if (eq == std::string::npos) throw InputError("--excerpt: '" + kv + "' is not KEY=VALUE");
-    const std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
-    try {
-      if (k == "from")
-        s.from = std::stoul(v);
-      else if (k == "jobs")
-        s.jobs = std::stoul(v);
-      else if (k == "load")
-        s.load = std::stod(v);
-      else if (k == "min")
-        s.min_wall_s = std::stod(v);
-      else if (k == "max")
-        s.max_wall_s = std::stod(v);
-      else
-        throw InputError("--excerpt: unknown key '" + k + "' (from, jobs, load, min, max)");
-    } catch (const std::logic_error&) {
-      throw InputError("--excerpt: bad value in '" + kv + "'");
-    }
+  // Every key once, every value range-checked (core/spec.hpp): stoul wrapped "-1" and stod
+  // took "nan" and "inf", which gave negative times and undefined behaviour downstream.
+  const KeyValueSpec kv("--excerpt", text, {"from", "jobs", "load", "min", "max"});
+  constexpr double kMaxWall = 1e6;  // seconds a stand-in may last (11.6 days)
+  s.from = kv.unsigned_in("from", s.from, 0, limits::kMaxJobs, "a job index");
+  s.jobs = kv.unsigned_in("jobs", s.jobs, 1, limits::kMaxJobs, "a job count");
+  s.load = kv.number_in("load", s.load, limits::kMinFactor, limits::kMaxFactor, "a load factor");
+  s.min_wall_s = kv.number_in("min", s.min_wall_s, 0, kMaxWall, "wall seconds");
+  s.max_wall_s = kv.number_in("max", s.max_wall_s, 0, kMaxWall, "wall seconds (0: no cap)");
+  if (s.max_wall_s > 0 && s.max_wall_s < s.min_wall_s) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "--excerpt: max=%g is below min=%g (0: no cap)", s.max_wall_s,
+                  s.min_wall_s);
+    throw InputError(buf);
   }
-  if (s.load <= 0 || s.jobs == 0) throw InputError("--excerpt: load and jobs must be > 0");
 }
 
 std::string format_excerpt(const ExcerptSpec& s) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "from=%zu,jobs=%zu,load=%g,min=%g,max=%g", s.from, s.jobs, s.load,
-                s.min_wall_s, s.max_wall_s);
-  return buf;
+  // Shortest round-trip numbers: `fidelity` parses this (replay.json) back to the very spec
+  // the replay ran, so that its excerpt is the same workload (%g would round load=1.2345678).
+  auto num = [](double v) {
+    char buf[32];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, ec == std::errc() ? end : buf);
+  };
+  return "from=" + std::to_string(s.from) + ",jobs=" + std::to_string(s.jobs) +
+         ",load=" + num(s.load) + ",min=" + num(s.min_wall_s) + ",max=" + num(s.max_wall_s);
 }
 
 Workload make_excerpt(const ExcerptSpec& spec, const ControllerConfig& config,
@@ -87,13 +86,22 @@ Workload make_excerpt(const ExcerptSpec& spec, const ControllerConfig& config,
     c.tenant = it->second;
     c.profile = -1;
     c.user = w.intern_user(full.users.at(j.user.index()));
-    c.submit = static_cast<Time>(std::llround(static_cast<double>(j.submit - first) / spec.load));
+    // Checked conversions: the spec's ranges keep these finite, the limits keep them whole.
+    const auto submit =
+        round_in_range(static_cast<double>(j.submit - first) / spec.load, 0, limits::kMaxAbsTime);
     const double lo_ms = spec.min_wall_s * spec.time_scale * 1000.0;
     const double hi_ms = spec.max_wall_s > 0 ? spec.max_wall_s * spec.time_scale * 1000.0 : 1e300;
-    const double work =
-        std::clamp(static_cast<double>(full.truth[i].work), lo_ms, std::max(lo_ms, hi_ms));
+    const auto work = round_in_range(
+        std::clamp(static_cast<double>(full.truth[i].work), lo_ms, std::max(lo_ms, hi_ms)), 0,
+        limits::kMaxDuration);
+    if (!submit || !work)
+      throw InputError("--excerpt " + format_excerpt(spec) + " with time scale " +
+                       std::to_string(spec.time_scale) + ": job " + quote_input(j.name) +
+                       " would be submitted or run beyond " +
+                       std::to_string(limits::kMaxAbsTime / limits::kYear) + " years");
+    c.submit = *submit;
     w.jobs.push_back(c);
-    w.truth.push_back(JobTruth{static_cast<Time>(std::llround(work)), FinalState::Completed});
+    w.truth.push_back(JobTruth{*work, FinalState::Completed});
   }
   if (w.jobs.empty())
     throw InputError("the excerpt selects no job (check the tenants' trace: keys)");

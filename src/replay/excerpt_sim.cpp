@@ -51,6 +51,7 @@ void write_excerpt_outputs(const std::string& dir, const Workload& w,
   info.load_factor = load;
   info.options = config.options;
   info.version = version;
+  info.command = "excerpt";
   write_outputs(dir, w, r, compute_metrics(w, r), info);
 }
 

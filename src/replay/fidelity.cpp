@@ -9,10 +9,13 @@
 #include <fstream>
 #include <map>
 
+#include "core/atomic_file.hpp"
 #include "core/csv.hpp"
 #include "core/error.hpp"
+#include "core/manifest.hpp"
 #include "replay/excerpt.hpp"
 #include "replay/excerpt_sim.hpp"
+#include "replay/replay_folder.hpp"
 #include "report/metrics.hpp"
 #include "sim/simulator.hpp"
 
@@ -22,10 +25,8 @@ namespace {
 
 // Half the width of the uniform jitter that matches the replay's measured spread of
 // decision -> RUNNING: p90 - p50 of `actuate` (0 for replays that did not measure it).
-double measured_jitter_wall_s(const nlohmann::json& rj) {
-  if (!rj.contains("latency_wall_s") || !rj["latency_wall_s"].contains("actuate")) return 0;
-  const auto& a = rj["latency_wall_s"]["actuate"];
-  return std::max(0.0, a.value("p90", 0.0) - a.value("p50", 0.0));
+double measured_jitter_wall_s(const ReplayRecord& r) {
+  return r.has_latency ? std::max(0.0, r.actuate.p90 - r.actuate.p50) : 0.0;
 }
 
 // The ensemble's rows of fidelity.md, and a row for jobs Slurm did not complete.
@@ -57,12 +58,64 @@ std::string ensemble_rows(const FidelityReport& rep) {
 }
 
 // The replay's mean overhang (observed run - work), or the default for replays without it.
-double measured_overhang_wall_s(const nlohmann::json& rj) {
-  if (!rj.contains("latency_wall_s") || !rj["latency_wall_s"].contains("overhang"))
-    return kDefaultOverhangWallS;
-  const auto& o = rj["latency_wall_s"]["overhang"];
-  if (o.value("n", 0) == 0) return kDefaultOverhangWallS;
-  return std::max(0.0, o.value("mean", 0.0));
+double measured_overhang_wall_s(const ReplayRecord& r) {
+  if (!r.has_latency || r.overhang.n == 0) return kDefaultOverhangWallS;
+  return std::max(0.0, r.overhang.mean);
+}
+
+struct ReplayInput {
+  ReplayFolder folder;
+  ControllerConfig config;
+  ExcerptSpec spec;
+  Workload w;
+};
+
+// Step 1: the replay folder, verified (replay_folder.hpp), and the excerpt its trace and
+// config give now, which must be the one it replayed (else the comparison would be of two
+// different workloads).
+ReplayInput load_replay(const std::string& replay_dir, const std::string& config) {
+  ReplayInput in{read_replay_folder(replay_dir), {}, {}, {}};
+  const ReplayRecord& r = in.folder.record;
+  in.config = load_controller_config(config.empty() ? r.config : config);
+  in.spec.trace = r.trace;
+  in.spec.format = r.format;
+  in.spec.time_scale = r.time_scale;
+  parse_excerpt(r.excerpt, in.spec);
+  std::vector<NodeShape> nodes;
+  for (const auto& [name, gpus] : r.nodes) nodes.push_back({name, gpus});
+  in.w = make_excerpt(in.spec, in.config, nodes);
+  if (in.w.jobs.size() != r.jobs || in.w.digest() != in.folder.excerpt_digest)
+    throw InputError(SourceLocation{(std::filesystem::path(replay_dir) / "replay.json").string()},
+                     "its trace " + quote_input(r.trace) + " and controller config " +
+                         quote_input(config.empty() ? r.config : config) +
+                         " now give another excerpt (" + std::to_string(in.w.jobs.size()) +
+                         " jobs) than the replay ran (" + std::to_string(r.jobs) +
+                         " jobs): one of them changed since the replay");
+  return in;
+}
+
+// The last step: fidelity_jobs.csv, fidelity.json, fidelity.md and manifest.json in one
+// checked set (the simulation's outputs are in sim/, written before).
+void write_fidelity(const std::string& out_dir, const std::string& replay_dir,
+                    const std::string& jobs_csv, const nlohmann::json& fj,
+                    const FidelityReport& rep) {
+  namespace fs = std::filesystem;
+  const fs::path out(out_dir);
+  AtomicFileSet files;
+  files.add((out / "fidelity_jobs.csv").string()).write(jobs_csv);
+  files.add((out / "fidelity.json").string()).write(fj.dump(2) + "\n");
+  files.add((out / "fidelity.md").string()).write(rep.markdown);
+  Manifest m;
+  m.kind = "fidelity";
+  m.command = "fidelity";
+  m.version = DEEPSHARE_VERSION;
+  m.identity = {{"replay", fs::absolute(replay_dir).lexically_normal().string()},
+                {"replay_manifest", file_digest(fs::path(replay_dir) / kManifestName)},
+                {"jobs_compared", rep.jobs}};
+  m.folders = {"sim"};
+  for (const AtomicFile& f : files.finish_all()) m.add(f);
+  files.add((out / kManifestName).string()).write(m.json());
+  files.commit();
 }
 
 }  // namespace
@@ -70,32 +123,15 @@ double measured_overhang_wall_s(const nlohmann::json& rj) {
 FidelityReport run_fidelity(const std::string& replay_dir, const std::string& out_dir,
                             FidelityOptions opt) {
   namespace fs = std::filesystem;
-  const fs::path dir(replay_dir);
-  std::ifstream in(dir / "replay.json");
-  if (!in)
-    throw InputError((dir / "replay.json").string() +
-                     ": cannot read (run `deepshare slurm replay` first)");
-  nlohmann::json rj;
-  try {
-    in >> rj;
-  } catch (const std::exception& e) {
-    throw InputError((dir / "replay.json").string() + ": " + e.what());
-  }
-  const ControllerConfig config = load_controller_config(rj.at("config").get<std::string>());
-  ExcerptSpec spec;
-  spec.trace = rj.at("trace").get<std::string>();
-  spec.format = rj.at("format").get<std::string>();
-  spec.time_scale = rj.at("time_scale").get<double>();
-  parse_excerpt(rj.at("excerpt").get<std::string>(), spec);
-  std::vector<NodeShape> nodes;
-  for (const auto& n : rj.at("nodes"))
-    nodes.push_back({n.at("name").get<std::string>(), n.at("gpus").get<int>()});
-  const Workload w = make_excerpt(spec, config, nodes);
+  const ReplayInput in = load_replay(replay_dir, opt.config);
+  const ReplayRecord& rec = in.folder.record;
+  const ControllerConfig& config = in.config;
+  const ExcerptSpec& spec = in.spec;
+  const Workload& w = in.w;
 
-  if (opt.start_latency_wall_s < 0)
-    opt.start_latency_wall_s = rj.value("start_latency_wall_s", 0.0);
-  if (opt.jitter_wall_s < 0) opt.jitter_wall_s = measured_jitter_wall_s(rj);
-  if (opt.overhang_wall_s < 0) opt.overhang_wall_s = measured_overhang_wall_s(rj);
+  if (opt.start_latency_wall_s < 0) opt.start_latency_wall_s = rec.start_latency_wall_s;
+  if (opt.jitter_wall_s < 0) opt.jitter_wall_s = measured_jitter_wall_s(rec);
+  if (opt.overhang_wall_s < 0) opt.overhang_wall_s = measured_overhang_wall_s(rec);
   const LatencyModel model{opt.start_latency_wall_s, opt.jitter_wall_s, opt.overhang_wall_s};
   const RunRecord sim =
       simulate_excerpt(w, config, spec.time_scale, {model.mean_wall_s, 0, model.overhang_wall_s});
@@ -105,49 +141,51 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
 
   std::map<std::string, std::size_t> by_name;
   for (const auto& j : w.jobs) by_name[j.name] = j.id.index();
-  CsvReader csv = CsvReader::open((dir / "observed.csv").string());
-  csv.read_header();
-  const auto c_job = csv.require_column("job"), c_sub = csv.require_column("submit_ms"),
-             c_first = csv.require_column("first_start_ms"), c_end = csv.require_column("end_ms"),
-             c_queue = csv.require_column("queue_ms"), c_pre = csv.require_column("preemptions"),
-             c_done = csv.require_column("completed"), c_sh = csv.require_column("shared_runs"),
-             c_bo = csv.require_column("borrowed_runs");
   FidelityReport rep;
   rep.start_latency_wall_s = opt.start_latency_wall_s;
   rep.jitter_wall_s = opt.jitter_wall_s;
   rep.overhang_wall_s = opt.overhang_wall_s;
   rep.time_scale = spec.time_scale;
-  rep.replay_wall_s = rj.value("wall_seconds", 0.0);
+  rep.replay_wall_s = rec.wall_seconds;
   for (const auto& o : sim.jobs) rep.sim_preemptions += o.preemptions;
-  std::ofstream jobs_csv(fs::path(out_dir) / "fidelity_jobs.csv", std::ios::binary);
-  jobs_csv << "job,tenant,gpus,sim_queue_s,real_queue_s,sim_jct_s,real_jct_s,sim_preemptions,real_"
-              "preemptions\n";
+  std::string jobs_csv =
+      "job,tenant,gpus,sim_queue_s,real_queue_s,sim_jct_s,real_jct_s,sim_preemptions,"
+      "real_preemptions\n";
   std::vector<double> abs_jct;
   std::vector<bool> compared(w.jobs.size(), false);
   double rq = 0, rj_sum = 0;
-  auto num = [&](std::size_t c) { return std::atof(std::string(csv.field(c)).c_str()); };
-  while (csv.next()) {
-    auto it = by_name.find(std::string(csv.field(c_job)));
-    if (it == by_name.end()) continue;
+  auto num = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
+  for (const ObservedRow& row : in.folder.observed) {
+    auto it = by_name.find(row.job);
+    if (it == by_name.end())
+      throw InputError(SourceLocation{(fs::path(replay_dir) / "observed.csv").string()},
+                       "job " + quote_input(row.job) + " is not in the replay's excerpt");
     const std::size_t i = it->second;
-    rep.real_preemptions += static_cast<std::size_t>(num(c_pre));
-    rep.real_shared_runs += static_cast<std::size_t>(num(c_sh));
-    rep.real_borrowed_runs += static_cast<std::size_t>(num(c_bo));
+    rep.real_preemptions += row.preemptions;
+    rep.real_shared_runs += row.shared_runs;
+    rep.real_borrowed_runs += row.borrowed_runs;
     const JobOutcome& o = sim.jobs[i];
     const JobOutcome& o0 = sim0.jobs[i];
-    if (num(c_done) != 1) ++rep.real_incomplete;
-    if (num(c_done) != 1 || o.end == kNever || o0.end == kNever || num(c_first) < 0) continue;
-    const double s_q = to_seconds(o.queue), r_q = num(c_queue) / 1000.0;
+    if (!row.completed) ++rep.real_incomplete;
+    if (!row.completed || o.end == kNever || o0.end == kNever || row.first_start_ms < 0 ||
+        row.end_ms < 0)
+      continue;
+    const double s_q = to_seconds(o.queue), r_q = static_cast<double>(row.queue_ms) / 1000.0;
     const double s_j = to_seconds(o.end - w.jobs[i].submit),
-                 r_j = (num(c_end) - num(c_sub)) / 1000.0;
+                 r_j = static_cast<double>(row.end_ms - row.submit_ms) / 1000.0;
     ++rep.jobs;
     compared[i] = true;
     rq += r_q, rj_sum += r_j;
     rep.mean_abs_queue_diff_s += std::abs(r_q - s_q);
     abs_jct.push_back(std::abs(r_j - s_j));
-    jobs_csv << w.jobs[i].name << ',' << w.tenants[w.jobs[i].tenant.index()].name << ','
-             << w.jobs[i].gpus << ',' << s_q << ',' << r_q << ',' << s_j << ',' << r_j << ','
-             << o.preemptions << ',' << num(c_pre) << '\n';
+    append_csv_row(jobs_csv,
+                   {w.jobs[i].name, w.tenants[w.jobs[i].tenant.index()].name,
+                    std::to_string(w.jobs[i].gpus), num(s_q), num(r_q), num(s_j), num(r_j),
+                    std::to_string(o.preemptions), std::to_string(row.preemptions)});
   }
   if (rep.jobs == 0)
     throw InputError(replay_dir + ": no job completed in both the replay and the simulation");
@@ -156,10 +194,7 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
   const ExcerptStats s1 = excerpt_stats(w, sim, compared), s0 = excerpt_stats(w, sim0, compared);
   rep.sim_avg_queue_s = s1.avg_queue_s, rep.sim_avg_jct_s = s1.avg_jct_s;
   rep.sim_qos = s1.qos_compliance;
-  if (std::ifstream summary(dir / "summary.json"); summary) {
-    const nlohmann::json sj = nlohmann::json::parse(summary, nullptr, false);
-    if (sj.is_object()) rep.real_qos = sj.value("qos_compliance", 1.0);
-  }
+  rep.real_qos = in.folder.real_qos;
   rep.sim0_avg_queue_s = s0.avg_queue_s, rep.sim0_avg_jct_s = s0.avg_jct_s;
   auto rel = [](double real, double sim) { return sim > 0 ? (real - sim) / sim : 0.0; };
   rep.jct_rel = rel(rep.real_avg_jct_s, rep.sim_avg_jct_s);
@@ -239,8 +274,7 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
                       {"jct_rel_diff", rep.jct_rel_ensemble},
                       {"queue_rel_diff", rep.queue_rel_ensemble}};
   }
-  std::ofstream(fs::path(out_dir) / "fidelity.json", std::ios::binary) << fj.dump(2) << '\n';
-  std::ofstream(fs::path(out_dir) / "fidelity.md", std::ios::binary) << rep.markdown;
+  write_fidelity(out_dir, replay_dir, jobs_csv, fj, rep);
   return rep;
 }
 

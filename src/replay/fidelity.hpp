@@ -52,6 +52,7 @@ struct FidelityOptions {
   double jitter_wall_s = -1;         // < 0: measured (p90 - p50 of decision -> RUNNING)
   double overhang_wall_s = -1;       // < 0: measured (mean observed run - work), else the default
   std::size_t ensemble = 32;         // jittered simulations; 0: none
+  std::string config;                // the controller config; empty: replay.json's path
 };
 
 // Whether a real run agrees with the simulation within `tolerance` (a fraction). With an
@@ -62,8 +63,10 @@ struct FidelityOptions {
 // an empty string when it agrees, else what differs.
 std::string fidelity_disagreement(const FidelityReport& rep, double tolerance);
 
-// Writes fidelity.json, fidelity.md, fidelity_jobs.csv and the simulation's outputs (sim/)
-// to out_dir.
+// Reads the replay folder as a checked input (replay/replay_folder.hpp; its excerpt, rebuilt
+// from its trace and config, must be the one it replayed: same jobs and workload digest),
+// then writes fidelity.json, fidelity.md, fidelity_jobs.csv, the simulation's outputs
+// (sim/) and manifest.json to out_dir (the caller's staging folder: output_folder.hpp).
 FidelityReport run_fidelity(const std::string& replay_dir, const std::string& out_dir,
                             FidelityOptions options = {});
 

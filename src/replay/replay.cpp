@@ -11,6 +11,8 @@
 #include <fstream>
 #include <thread>
 
+#include "baselines/slurm_user.hpp"
+#include "core/csv.hpp"
 #include "core/error.hpp"
 #include "driver/metrics_server.hpp"
 #include "model/execution.hpp"
@@ -58,6 +60,76 @@ struct Track {
   std::uint32_t restarts = 0;
 };
 
+// The users of a native Slurm run (`--native`, no DeepShare): each job's time limit and QOS
+// as the `slurm` baseline's users choose them (baselines/slurm_user.hpp), from what the replay
+// has seen finish and what it has submitted.
+struct NativeUsers {
+  NativeUsers(const ControllerConfig& config, std::size_t tenants)
+      : options(config.options), limits(read_time_limit_rule(options)), open_gpus(tenants, 0) {}
+  PolicyOptions options;
+  SlurmTimeLimits limits;
+  std::vector<int> open_gpus;            // per tenant: GPUs of its unfinished tenant-QOS jobs
+  std::vector<bool> scavenger;           // per excerpt job
+  std::vector<std::uint32_t> limit_min;  // per excerpt job: its --time
+};
+
+// Excerpt job `k` ended (`o`: what the replay saw of it): its tenant-QOS GPUs are free again,
+// and a completed job teaches its user's run time.
+void native_ended(NativeUsers& users, const Workload& w, std::size_t k, const ObservedJob& o) {
+  const JobSpec& j = w.jobs[k];
+  if (!users.scavenger[k]) users.open_gpus[j.tenant.index()] -= j.gpus;
+  if (!o.completed) return;
+  Time ran = 0;
+  for (const auto& r : o.runs)
+    if (r.end != kNever) ran += r.end - r.start;
+  users.limits.observe(j, ran);
+}
+
+// The batch job that stands for excerpt job `k`.
+SubmitRequest submission(const ReplayRequest& req, const Workload& w, std::size_t k,
+                         NativeUsers* native) {
+  namespace fs = std::filesystem;
+  const JobSpec& j = w.jobs[k];
+  const Tenant& t = w.tenants[j.tenant.index()];
+  const double scale = req.excerpt.time_scale;
+  auto wall_ms = [&](Time trace_ms) {
+    return static_cast<Time>(std::llround(static_cast<double>(trace_ms) / scale));
+  };
+  SubmitRequest s;
+  s.name = "ds-" + j.name;
+  s.account = req.config.tenants[j.tenant.index()].account;
+  s.partition = req.config.partition;
+  const std::string state = (fs::path(req.work_dir) / "ckpt" / (j.name + ".p")).string();
+  std::error_code ec;
+  fs::remove(state, ec);
+  s.script = stand_in(j.name, wall_ms(w.truth[k].work), wall_ms(t.checkpoint_interval),
+                      wall_ms(restart_overhead(j.gpus)), state);
+  s.work_dir = req.work_dir;
+  s.std_out = (fs::path(req.work_dir) / (j.name + ".out")).string();
+  if (native) {
+    // Slurm schedules it: GPUs, CPUs in proportion, a QOS and a time limit (whole minutes of
+    // wall time; the rule's rounding is a whole number of them at the replay's time scale).
+    const bool tenant_qos =
+        slurm_tenant_qos(native->open_gpus[j.tenant.index()], 0, j.gpus, t.quota_gpus, true);
+    native->scavenger[k] = !tenant_qos;
+    if (tenant_qos) native->open_gpus[j.tenant.index()] += j.gpus;
+    s.qos = tenant_qos ? s.account : "scavenger";
+    const double minutes = static_cast<double>(wall_ms(native->limits.limit(j))) / 60'000.0;
+    s.time_limit_min = static_cast<std::uint32_t>(std::max(1.0, std::ceil(minutes - 1e-9)));
+    native->limit_min[k] = s.time_limit_min;
+    s.tres_per_node = "gres:gpu:" + std::to_string(j.gpus);
+    s.cpus = static_cast<std::uint16_t>(std::max(0, req.cpus_per_gpu * j.gpus));
+    s.comment = "trace=" + j.name;
+    return s;
+  }
+  s.comment =
+      "ds:gpus=" + std::to_string(j.gpus) + ";trace=" + j.name +
+      (j.gpu_util >= 0 ? ";u=" + std::to_string(static_cast<int>(j.gpu_util)) : "") +
+      (j.gpu_memory_mib > 0 ? ";mem=" + std::to_string(static_cast<long>(j.gpu_memory_mib)) : "");
+  s.hold = false;  // the submission gate parks it for DeepShare
+  return s;
+}
+
 }  // namespace
 
 ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
@@ -90,24 +162,32 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
     log.info("note", {{"text", "the config's journal (" + cc.journal +
                                    ") is not used: a replay journals into its output folder"}});
   cc.journal = (fs::path(req.out_dir) / "journal.log").string();
-  std::error_code ec;
   driver::DriverClock clock;
   clock.wall0_ms =
       driver::wall_now_ms() + 1500;  // lead time: controller up before the first submit
   clock.origin = 0;
   clock.scale = scale;
-  start_replay_journal(cc.journal, clock.wall0_ms, clock.origin, clock.scale);  // a fresh clock
   SlurmApi ctl_api;  // the controller's own: it runs in its own thread
   driver::SystemClock wall;
-  Controller ctl(cc, log, clock, Ports{&ctl_api, &ctl_api, &wall});
-  ctl_api.set_stats(&ctl.rpc_stats());
-  ctl.init();
+  std::unique_ptr<Controller> ctl;
   std::unique_ptr<driver::MetricsServer> server;
-  if (!cc.metrics.empty())
-    server =
-        std::make_unique<driver::MetricsServer>(cc.metrics, [&] { return ctl.metrics_text(); });
   std::atomic<bool> stop{false};
-  std::thread loop([&] { ctl.run(stop); });
+  std::thread loop;
+  std::optional<NativeUsers> native;
+  if (req.native) {
+    native.emplace(req.config, w.tenants.size());
+    native->scavenger.assign(w.jobs.size(), false);
+    native->limit_min.assign(w.jobs.size(), 0);
+  } else {
+    start_replay_journal(cc.journal, clock.wall0_ms, clock.origin, clock.scale);  // fresh clock
+    ctl = std::make_unique<Controller>(cc, log, clock, Ports{&ctl_api, &ctl_api, &wall});
+    ctl_api.set_stats(&ctl->rpc_stats());
+    ctl->init();
+    if (!cc.metrics.empty())
+      server =
+          std::make_unique<driver::MetricsServer>(cc.metrics, [&] { return ctl->metrics_text(); });
+    loop = std::thread([&] { ctl->run(stop); });
+  }
 
   const std::size_t n = w.jobs.size();
   std::vector<ObservedJob> obs(n);
@@ -121,30 +201,10 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
     const Time now = clock.at(wall);
     // 1. submissions due
     while (next < n && w.jobs[next].submit <= now) {
-      const JobSpec& j = w.jobs[next];
-      const Tenant& t = w.tenants[j.tenant.index()];
-      const std::string account = req.config.tenants[j.tenant.index()].account;
-      auto wall_ms = [&](Time trace_ms) {
-        return static_cast<Time>(std::llround(static_cast<double>(trace_ms) / scale));
-      };
-      SubmitRequest s;
-      s.name = "ds-" + j.name;
-      s.account = account;
-      s.partition = req.config.partition;
-      const std::string state = (fs::path(req.work_dir) / "ckpt" / (j.name + ".p")).string();
-      fs::remove(state, ec);
-      s.script = stand_in(j.name, wall_ms(w.truth[next].work), wall_ms(t.checkpoint_interval),
-                          wall_ms(restart_overhead(j.gpus)), state);
-      s.work_dir = req.work_dir;
-      s.std_out = (fs::path(req.work_dir) / (j.name + ".out")).string();
-      s.comment =
-          "ds:gpus=" + std::to_string(j.gpus) + ";trace=" + j.name +
-          (j.gpu_util >= 0 ? ";u=" + std::to_string(static_cast<int>(j.gpu_util)) : "") +
-          (j.gpu_memory_mib > 0 ? ";mem=" + std::to_string(static_cast<long>(j.gpu_memory_mib))
-                                : "");
-      s.hold = false;  // the submission gate parks it for DeepShare
-      auto id = api.submit(s);
-      if (!id) throw InputError("submitting trace job " + j.name + ": " + api.last_error());
+      const SubmitRequest sr = submission(req, w, next, native ? &*native : nullptr);
+      auto id = api.submit(sr);
+      if (!id)
+        throw InputError("submitting trace job " + w.jobs[next].name + ": " + api.last_error());
       obs[next].submit = clock.at(driver::wall_now_ms());
       track[next].slurm_id = *id;
       index[*id] = next;
@@ -166,11 +226,11 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
           run.start = t_obs;
           std::optional<Pin> pin;
           try {
-            if (auto rec = parse_record(j.admin_comment)) pin = rec->pin;
+            if (auto rec = parse_record(j.admin_comment); rec && !native) pin = rec->pin;
           } catch (const InputError&) {
           }
           const bool valid = pin && pin->restart == j.restarts;
-          run.borrowed = valid && pin->borrowed;
+          run.borrowed = native ? native->scavenger[k] : valid && pin->borrowed;
           run.shared = valid && pin->shared;
           if (valid && pin->decided_ms > 0) run.decided = pin->decided_ms;
           if (valid) {
@@ -193,13 +253,14 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
           o.completed = j.state == JobState::Completed;
           if (!o.runs.empty()) o.runs.back().preempted = false;
           ++ended;
+          if (native) native_ended(*native, w, k, o);
         }
       }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   stop = true;
-  loop.join();
+  if (loop.joinable()) loop.join();
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_begin).count();
   if (ended < n) log.warn("replay_timeout", {{"ended", ended}, {"jobs", n}});
@@ -218,23 +279,33 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
   info.options = req.config.options;
   info.wall_seconds = wall_s;
   info.version = "slurm-replay";
-  write_outputs(req.out_dir, w, result, out.metrics, info);
 
-  std::ofstream csv(fs::path(req.out_dir) / "observed.csv", std::ios::binary);
-  csv << "job,slurm_id,tenant,gpus,submit_ms,first_start_ms,end_ms,queue_ms,runs,preemptions,"
-         "completed,"
-         "shared_runs,borrowed_runs,slurm_start_s,slurm_end_s\n";
+  // observed.csv (RFC 4180: a job or tenant name with a comma stays one field); qos and
+  // time_limit_min are what a job asked Slurm for under --native (empty under DeepShare).
+  std::string csv =
+      "job,slurm_id,tenant,gpus,submit_ms,first_start_ms,end_ms,queue_ms,runs,preemptions,"
+      "completed,shared_runs,borrowed_runs,slurm_start_s,slurm_end_s,qos,time_limit_min\n";
   for (std::size_t i = 0; i < n; ++i) {
     const auto& o = obs[i];
     const auto& jo = result.jobs[i];
     int shared = 0, borrowed = 0;
     for (const auto& r : o.runs) shared += r.shared, borrowed += r.borrowed;
-    csv << w.jobs[i].name << ',' << track[i].slurm_id << ','
-        << w.tenants[w.jobs[i].tenant.index()].name << ',' << w.jobs[i].gpus << ',' << o.submit
-        << ',' << (jo.first_start == kNever ? -1 : jo.first_start) << ','
-        << (jo.end == kNever ? -1 : jo.end) << ',' << jo.queue << ',' << o.runs.size() << ','
-        << jo.preemptions << ',' << (o.completed ? 1 : 0) << ',' << shared << ',' << borrowed << ','
-        << track[i].slurm_start_s << ',' << track[i].slurm_end_s << '\n';
+    std::string qos, limit;
+    if (native) {
+      qos = native->scavenger[i] ? "scavenger"
+                                 : req.config.tenants[w.jobs[i].tenant.index()].account;
+      limit = std::to_string(native->limit_min[i]);
+    }
+    append_csv_row(csv,
+                   {w.jobs[i].name, std::to_string(track[i].slurm_id),
+                    w.tenants[w.jobs[i].tenant.index()].name, std::to_string(w.jobs[i].gpus),
+                    std::to_string(o.submit),
+                    std::to_string(jo.first_start == kNever ? Time{-1} : jo.first_start),
+                    std::to_string(jo.end == kNever ? Time{-1} : jo.end), std::to_string(jo.queue),
+                    std::to_string(o.runs.size()), std::to_string(jo.preemptions),
+                    o.completed ? "1" : "0", std::to_string(shared), std::to_string(borrowed),
+                    std::to_string(track[i].slurm_start_s), std::to_string(track[i].slurm_end_s),
+                    qos, limit});
   }
   // Actuation latency, measured per run in wall seconds (docs/slurm.md §6):
   //  - detect:  submit -> the controller's start decision, for jobs placed at once (< 1 s);
@@ -249,6 +320,11 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
     const auto& o = obs[i];
     for (std::size_t k = 0; k < o.runs.size(); ++k) {
       const ObservedRun& run = o.runs[k];
+      if (native && k == 0) {
+        // No decision to time: submit -> RUNNING of the jobs Slurm started at once (< 2 s).
+        const double d = static_cast<double>(run.start - o.submit) * to_wall_s;
+        if (d < 2.0) actuate.push_back(std::max(0.0, d));
+      }
       if (run.decided == kNever) continue;
       actuate.push_back(static_cast<double>(run.start - run.decided) * to_wall_s);
       const double d = static_cast<double>(run.decided - o.submit) * to_wall_s;
@@ -274,6 +350,7 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
   rj["start_latency_wall_s"] = rj["latency_wall_s"]["detect"]["mean"].get<double>() +
                                rj["latency_wall_s"]["actuate"]["mean"].get<double>();
   out.start_latency_wall_s = rj["start_latency_wall_s"].get<double>();
+  rj["native"] = req.native;
   rj["trace"] = fs::absolute(spec.trace).string();
   rj["format"] = spec.format;
   rj["excerpt"] = format_excerpt(spec);
@@ -285,7 +362,13 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
   rj["submitted"] = next;
   rj["completed"] = out.completed;
   rj["wall_seconds"] = wall_s;
-  std::ofstream(fs::path(req.out_dir) / "replay.json", std::ios::binary) << rj.dump(2) << '\n';
+  // One checked set of files, manifest.json last (kind "replay": what `fidelity` verifies,
+  // replay/replay_folder.hpp); the caller commits the folder (core/output_folder.hpp).
+  info.kind = "replay";
+  info.command = "slurm replay";
+  info.extra_files = {{"observed.csv", std::move(csv)}, {"replay.json", rj.dump(2) + "\n"}};
+  info.extra_identity = {{"submitted", next}, {"completed", out.completed}};
+  write_outputs(req.out_dir, w, result, out.metrics, info);
   return out;
 }
 

@@ -13,6 +13,10 @@
 //     summary.json, jobs.csv, tenants.csv, timeseries.csv (as the simulator), observed.csv
 //     (per job, incl. Slurm's own second-resolution times) and replay.json (what
 //     `deepshare fidelity` needs to simulate the same excerpt).
+// Native (`--native`, docs/slurm.md §14): the controller does not run; Slurm schedules the jobs
+// by itself (deploy/slurm/native/); each asks for `gres:gpu:N`, N x cpus_per_gpu CPUs, its
+// account's QOS or `scavenger`, and a time limit (baselines/slurm_user.hpp), and the
+// measured start latency is submit -> RUNNING of the jobs Slurm started at once.
 // Assumptions: the cluster runs the submission gate (deploy/slurm/job_submit.lua); the
 // config lists the tenants (tenant_source: config: the simulation needs their quotas).
 // The replay owns the partition while it runs (other jobs there would be scheduled by the
@@ -35,6 +39,10 @@ struct ReplayRequest {
   std::string out_dir;
   std::string work_dir;  // stand-in checkpoints and job output (must be visible to slurmd)
   double timeout_s = 1800;
+  // Native Slurm: no controller, no gate; jobs ask Slurm for GPUs, CPUs (this many per GPU),
+  // a QOS and a time limit as the `slurm` baseline's users do (config.options: its keys).
+  bool native = false;
+  int cpus_per_gpu = 0;
 };
 
 struct ReplayOutcome {

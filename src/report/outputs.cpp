@@ -9,6 +9,7 @@
 #include "core/atomic_file.hpp"
 #include "core/csv.hpp"
 #include "core/error.hpp"
+#include "core/manifest.hpp"
 
 namespace ds {
 namespace fs = std::filesystem;
@@ -218,6 +219,19 @@ void write_timeseries(AtomicFile& out, const Workload& w, const RunRecord& r) {
 
 }  // namespace
 
+nlohmann::json run_identity(const Workload& w, const RunInfo& info) {
+  return {{"command", info.command},
+          {"policy", info.policy},
+          {"trace", info.trace},
+          {"format", info.format},
+          {"load_factor", info.load_factor},
+          {"seed", info.seed},
+          {"workload_digest", info.workload_digest.empty() ? w.digest() : info.workload_digest},
+          {"jobs", w.jobs.size()},
+          {"tenants", w.tenants.size()},
+          {"gpus", w.cluster.total_gpus()}};
+}
+
 void write_outputs(const std::string& dir, const Workload& w, const RunRecord& r, const Metrics& m,
                    const RunInfo& info) {
   if (dir.empty()) throw InputError("the output folder name is empty");
@@ -234,6 +248,15 @@ void write_outputs(const std::string& dir, const Workload& w, const RunRecord& r
     write_tenants(files.add((d / "tenants.csv").string()), m);
     write_timeseries(files.add((d / "timeseries.csv").string()), w, r);
     write_summary(files.add((d / "summary.json").string()), m, info, r);
+    for (const auto& [name, text] : info.extra_files) files.add((d / name).string()).write(text);
+    Manifest manifest;
+    manifest.kind = info.kind;
+    manifest.command = info.command;
+    manifest.version = info.version;
+    manifest.identity = run_identity(w, info);
+    manifest.identity.update(info.extra_identity);
+    for (const AtomicFile& f : files.finish_all()) manifest.add(f);
+    files.add((d / kManifestName).string()).write(manifest.json());
     files.commit();
   } catch (...) {
     if (!existed) fs::remove(d, ec);  // a folder this call created, and left empty

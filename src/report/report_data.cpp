@@ -327,7 +327,7 @@ nlohmann::ordered_json build(const std::string& dir, const DataOptions& o) {
   j["schema"] = 1;
   j["meta"] = {{"trace", first.value("trace", "")},
                {"format", first.value("format", "")},
-               {"folder", folder_name(dir)},
+               {"folder", folder_name(o.folder.empty() ? fs::path(dir) : fs::path(o.folder))},
                {"runs", runs.size()},
                {"gpus", gpus},
                {"jobs", r6(number_or_nan(first, "jobs"))},

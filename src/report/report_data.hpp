@@ -30,6 +30,7 @@ struct DataOptions {
   std::size_t tenant_buckets = 200;  // per-tenant series: at most 2x points
   std::size_t event_bins = 300;      // cumulative preemptions / lost work
   double log_floor_s = 1;            // CDF values (delay, JCT) below are drawn at this value
+  std::string folder;                // the folder's name as shown; empty: `dir`'s own name
 };
 
 // Throws InputError (naming the file) when `dir` holds no run or a file is malformed.

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "core/manifest.hpp"
 #include "report/report_data.hpp"
 #include "report/report_html.hpp"
 
@@ -54,6 +55,36 @@ std::string timeseries(bool assurance) {
   return s;
 }
 
+// The manifests a command writes last (core/manifest.hpp): the files' sizes and digests and
+// the identity the report checks against summary.json and jobs.csv.
+void seal_folder(const fs::path& dir, const std::string& kind, nlohmann::json identity,
+                 std::vector<std::string> folders = {}) {
+  Manifest m;
+  m.kind = kind;
+  m.command = "test";
+  m.version = "0";
+  m.identity = std::move(identity);
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string n = e.path().filename().string();
+    if (!e.is_regular_file() || n == kManifestName || n == "report.html") continue;
+    ManifestEntry f{n, 0, ""};
+    f.digest = file_digest(e.path(), &f.bytes);
+    m.files.push_back(f);
+  }
+  m.folders = std::move(folders);
+  write(dir / kManifestName, m.json());
+}
+
+void seal(const fs::path& d) {
+  for (const auto& [run, policy] : {std::pair{"zeta", "fifo"}, std::pair{"alpha", "deepshare"}})
+    seal_folder(d / run, "run",
+                {{"policy", policy},
+                 {"trace", "traces/unit<b>.csv"},
+                 {"jobs", 3},
+                 {"workload_digest", "w"}});
+  seal_folder(d, "comparison", {{"workload_digest", "w"}}, {"zeta", "alpha"});
+}
+
 // A folder per test: CTest runs the tests of this binary in parallel processes.
 fs::path make_folder() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -69,6 +100,7 @@ fs::path make_folder() {
   write(d / "alpha" / "jobs.csv", kJobs);
   write(d / "alpha" / "timeseries.csv", timeseries(true));
   write(d / "workload.md", "# workload</script>\n");
+  seal(d);
   return d;
 }
 
@@ -125,6 +157,7 @@ TEST(ReportData, SingleRunFolderAndErrors) {
   const fs::path empty = d / "empty";
   fs::create_directories(empty);
   EXPECT_THROW(build_report_data(empty.string()), InputError);
+  fs::remove(empty);  // else the comparison holds a folder its manifest does not list
   fs::remove(d / "zeta" / "jobs.csv");
   try {
     build_report_data(d.string());
@@ -163,6 +196,43 @@ TEST(ReportData, WrongTypesInSummaryAreInputErrorsNamingTheKey) {
       << error_of(d);
 }
 
+// A folder that is incomplete, changed or mixed from two runs is refused (item 5 of
+// issue #26; the end-to-end cases are in tests/bad_input).
+TEST(ReportData, FoldersThatDisagreeWithTheirManifestsAreRefused) {
+  const fs::path d = make_folder();
+  write(d / "zeta" / "jobs.csv", std::string(kJobs).replace(0, 6, "job_iX"));  // one byte
+  EXPECT_NE(error_of(d).find("zeta/jobs.csv: changed since it was written"), std::string::npos)
+      << error_of(d);
+  write(d / "zeta" / "jobs.csv", kJobs);
+  EXPECT_EQ(error_of(d), "(no error)");
+  write(d / "stray" / "notes.txt", "x");
+  EXPECT_NE(error_of(d).find("stray: is not part of the results"), std::string::npos);
+  fs::remove_all(d / "stray");
+  write(d / "comparison.csv", "policy,jobs\nzeta,3\n");
+  seal_folder(d, "comparison", {{"workload_digest", "w"}}, {"zeta", "alpha"});
+  EXPECT_NE(error_of(d).find("its rows do not name the run folders"), std::string::npos);
+  write(d / "comparison.csv", "policy,jobs\nzeta,3\nalpha,3\n");
+  seal(d);
+  seal_folder(d / "alpha", "run",
+              {{"policy", "deepshare"},
+               {"trace", "traces/unit<b>.csv"},
+               {"jobs", 3},
+               {"workload_digest", "another"}});
+  EXPECT_NE(error_of(d).find("simulated another workload"), std::string::npos);
+  seal(d);
+  seal_folder(d / "alpha", "run",
+              {{"policy", "deepshare"},
+               {"trace", "traces/unit<b>.csv"},
+               {"jobs", 4},
+               {"workload_digest", "w"}});
+  EXPECT_NE(error_of(d).find("3 rows, summary.json counts 3 jobs and manifest.json 4"),
+            std::string::npos)
+      << error_of(d);
+  fs::remove(d / "manifest.json");
+  EXPECT_NE(error_of(d).find("manifest.json: missing: the folder is incomplete"),
+            std::string::npos);
+}
+
 TEST(ReportData, RejectedJobsAreCountedByReason) {
   const fs::path d = make_folder();
   const std::string header =
@@ -173,6 +243,7 @@ TEST(ReportData, RejectedJobsAreCountedByReason) {
             "j1,a,u,2,0,100,100,400,0,300,0,0,1,1,completed,,\n"
             "j2,b,u,64,0,100,,,,,0,0,1,0,rejected,,\"needs 64 GPUs; the cluster has 12\"\n"
             "j3,b,u,64,0,100,,,,,0,0,1,0,rejected,,\"needs 64 GPUs; the cluster has 12\"\n");
+  seal(d);
   const auto j = build_report_data(d.string());
   EXPECT_EQ(j["rejections"][0]["jobs"], 2);
   EXPECT_EQ(j["rejections"][0]["reasons"][0][0], "needs 64 GPUs; the cluster has 12");

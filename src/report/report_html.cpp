@@ -130,9 +130,12 @@ std::string render_report_html(const nlohmann::ordered_json& data, const WebAsse
   return out;
 }
 
-std::string write_report(const std::string& dir, const std::string& version) {
+std::string write_report(const std::string& dir, const std::string& version,
+                         const std::string& shown_as) {
   const WebAssets assets = load_web_assets(web_dir());  // fail early, before reading runs
-  const nlohmann::ordered_json data = build_report_data(dir);
+  DataOptions options;
+  options.folder = shown_as;
+  const nlohmann::ordered_json data = build_report_data(dir, options);
   const fs::path out = fs::path(dir) / "report.html";
   write_file_atomic(out.string(), render_report_html(data, assets, version));
   return out.string();

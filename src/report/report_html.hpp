@@ -35,7 +35,10 @@ std::string render_report_html(const nlohmann::ordered_json& data, const WebAsse
                                const std::string& version);
 
 // Builds the data of the run or comparison folder `dir` and writes `dir`/report.html;
-// returns that path. Throws InputError on bad input or missing web assets.
-std::string write_report(const std::string& dir, const std::string& version);
+// returns that path. `shown_as` names the folder in the page (a staging folder is shown
+// as the folder it becomes; empty: `dir`). Throws InputError on bad input or missing web
+// assets.
+std::string write_report(const std::string& dir, const std::string& version,
+                         const std::string& shown_as = "");
 
 }  // namespace ds::report

@@ -10,6 +10,7 @@
 #include "core/csv.hpp"
 #include "core/error.hpp"
 #include "core/limits.hpp"
+#include "core/manifest.hpp"
 
 namespace ds::report {
 namespace fs = std::filesystem;
@@ -20,22 +21,20 @@ bool is_run(const fs::path& dir) {
   return fs::is_regular_file(dir / "summary.json");
 }
 
-// Run folder names in comparison.csv's row order, if the file exists: "<policy>" or,
-// with a load column (`compare`), "<policy>@<load>" (both are tried).
+// Run folder names in comparison.csv's row order: "<policy>" or, with a load column
+// (`compare`), "<policy>@<load>".
 std::vector<std::string> comparison_order(const fs::path& dir) {
   std::vector<std::string> order;
   const fs::path p = dir / "comparison.csv";
   if (!fs::is_regular_file(p)) return order;
   CsvReader csv = CsvReader::open(p.string());
   csv.read_header();
-  const std::size_t col = csv.find_column("policy").value_or(0);
+  const std::size_t col = csv.require_column("policy");
   const auto load = csv.find_column("load");
   while (csv.next()) {
-    if (col >= csv.size()) continue;
     const std::string policy(csv.field(col));
-    if (load && *load < csv.size() && !csv.empty_field(*load))
-      order.push_back(policy + "@" + std::string(csv.field(*load)));
-    order.push_back(policy);
+    order.push_back(load && !csv.empty_field(*load) ? policy + "@" + std::string(csv.field(*load))
+                                                    : policy);
   }
   return order;
 }
@@ -180,7 +179,7 @@ void read_timeseries(const fs::path& p, RunData& run) {
   }
 }
 
-void read_jobs(const fs::path& p, RunData& run) {
+std::size_t read_jobs(const fs::path& p, RunData& run) {
   CsvReader csv = CsvReader::open(p.string());
   csv.read_header();
   const std::size_t gpus = csv.require_column("gpus"), end = csv.require_column("end_s"),
@@ -188,7 +187,9 @@ void read_jobs(const fs::path& p, RunData& run) {
                     preempt = csv.require_column("preemptions"),
                     lost = csv.require_column("lost_work_s");
   const auto status = csv.find_column("status"), reason = csv.find_column("reason");
+  std::size_t rows = 0;
   while (csv.next()) {
+    ++rows;
     if (status && csv.field(*status) == "rejected")
       ++run.rejected[reason && !csv.empty_field(*reason) ? std::string(csv.field(*reason))
                                                          : std::string("(no reason recorded)")];
@@ -206,6 +207,43 @@ void read_jobs(const fs::path& p, RunData& run) {
                                                gpus, 0, limits::kMaxClusterGpus, "a GPU count")) /
                                            3600.0});
   }
+  return rows;
+}
+
+// The run folder against its manifest: every file whole and unchanged, the counts and the
+// identity agreeing with summary.json and jobs.csv, the workload the comparison's.
+void verify_run(const RunFolder& folder, const nlohmann::json& summary, std::size_t rows) {
+  const Manifest m = read_manifest(folder.dir);
+  const std::string mf = (folder.dir / kManifestName).string();
+  // A replay folder holds a run's files too (`report` of a `slurm replay`), beside what the
+  // replay and `fidelity` add.
+  const bool replay = m.kind == "replay" && folder.workload_digest.empty();
+  if (m.kind != "run" && !replay)
+    throw InputError(SourceLocation{mf}, "describes a '" + m.kind + "' folder, not a run");
+  if (replay)
+    verify_manifest(folder.dir, m, {"report.html", "journal.log", "work", "fidelity"});
+  else
+    verify_manifest(folder.dir, m, {"report.html"});
+  const std::string sf = (folder.dir / "summary.json").string();
+  auto count = [&](const nlohmann::json& j, const char* key) -> std::int64_t {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_number_unsigned() ? it->get<std::int64_t>() : -1;
+  };
+  const std::int64_t jobs = count(m.identity, "jobs");
+  if (count(summary, "jobs") != jobs || static_cast<std::int64_t>(rows) != jobs)
+    throw InputError(SourceLocation{(folder.dir / "jobs.csv").string()},
+                     std::to_string(rows) + " rows, summary.json counts " +
+                         std::to_string(count(summary, "jobs")) + " jobs and manifest.json " +
+                         std::to_string(jobs) + ": the files are not of one run");
+  for (const char* key : {"policy", "trace"})
+    if (summary.value(key, std::string()) != m.identity.value(key, std::string()))
+      throw InputError(SourceLocation{sf}, std::string("key '") + key +
+                                               "' differs from manifest.json's: not this run's");
+  if (!folder.workload_digest.empty() &&
+      m.identity.value("workload_digest", std::string()) != folder.workload_digest)
+    throw InputError(SourceLocation{mf},
+                     "this run simulated another workload than the comparison it is in "
+                     "(its workload digest differs): it belongs to another comparison");
 }
 
 void require_file(const fs::path& p) {
@@ -222,22 +260,37 @@ std::vector<RunFolder> find_runs(const fs::path& dir) {
   if (is_run(dir)) {
     const fs::path abs = fs::absolute(dir).lexically_normal();
     std::string label = (abs.has_filename() ? abs : abs.parent_path()).filename().string();
-    return {{label, dir}};
+    return {{label, dir, {}}};
   }
+  std::error_code ec;
+  if (!fs::exists(dir / kManifestName, ec)) {
+    bool any_run = false;
+    for (const auto& e : fs::directory_iterator(dir))
+      any_run = any_run || (e.is_directory() && is_run(e.path()));
+    if (!any_run)
+      throw InputError(SourceLocation{dir.string()},
+                       "no run found: expected summary.json here or in its sub-folders (the "
+                       "output of `deepshare simulate`, `demo` or `compare`)");
+  }
+  // A comparison folder: its manifest lists the run folders; comparison.csv names each.
+  const Manifest m = read_manifest(dir);
+  if (m.kind != "comparison")
+    throw InputError(SourceLocation{(dir / kManifestName).string()},
+                     "describes a '" + m.kind + "' folder, not a comparison of runs");
+  verify_manifest(dir, m, {"report.html"});
+  const std::vector<std::string> order = comparison_order(dir);
+  std::set<std::string> listed(m.folders.begin(), m.folders.end());
+  if (listed.size() != order.size() ||
+      !std::all_of(order.begin(), order.end(), [&](const auto& n) { return listed.count(n) > 0; }))
+    throw InputError(SourceLocation{(dir / "comparison.csv").string()},
+                     "its rows do not name the run folders manifest.json lists (" +
+                         std::to_string(order.size()) + " rows, " +
+                         std::to_string(m.folders.size()) + " folders)");
+  const std::string digest = m.identity.value("workload_digest", std::string());
   std::vector<RunFolder> runs;
-  std::set<std::string> seen;
-  for (const auto& name : comparison_order(dir))
-    if (is_run(dir / name) && seen.insert(name).second) runs.push_back({name, dir / name});
-  std::vector<std::string> rest;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_directory() && is_run(e.path()) && !seen.count(e.path().filename().string()))
-      rest.push_back(e.path().filename().string());
-  std::sort(rest.begin(), rest.end());
-  for (const auto& name : rest) runs.push_back({name, dir / name});
+  for (const auto& name : order) runs.push_back({name, dir / name, digest});
   if (runs.empty())
-    throw InputError(SourceLocation{dir.string()},
-                     "no run found: expected summary.json here or in its sub-folders (the "
-                     "output of `deepshare simulate`, `demo` or `compare`)");
+    throw InputError(SourceLocation{dir.string()}, "the comparison holds no run (all failed)");
   return runs;
 }
 
@@ -274,6 +327,9 @@ void validate_summary(const std::string& file, const nlohmann::json& s) {
                  {{"name", K::String}, {"quota_gpus", K::Number}, {"avg_queue_s", K::Number}});
     }
   }
+  for (const char* key : {"policy", "trace", "jobs"})  // every run has them (`{}` is no run)
+    if (!s.contains(key))
+      throw InputError(SourceLocation{file}, std::string("missing key '") + key + "'");
 }
 
 RunData load_run(const RunFolder& folder) {
@@ -283,7 +339,8 @@ RunData load_run(const RunFolder& folder) {
   run.summary = read_json(folder.dir / "summary.json");
   validate_summary((folder.dir / "summary.json").string(), run.summary);
   read_timeseries(folder.dir / "timeseries.csv", run);
-  read_jobs(folder.dir / "jobs.csv", run);
+  const std::size_t rows = read_jobs(folder.dir / "jobs.csv", run);
+  verify_run(folder, run.summary, rows);
   return run;
 }
 

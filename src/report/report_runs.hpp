@@ -19,9 +19,13 @@ namespace ds::report {
 struct RunFolder {
   std::string label;  // the folder's name (the policy label in demo/compare)
   std::filesystem::path dir;
+  std::string workload_digest;  // of the comparison it is in; empty for a single run
 };
 
-// Runs under `dir` (see report_data.hpp); throws InputError when there is none.
+// Runs under `dir` (see report_data.hpp); throws InputError when there is none. A
+// comparison folder must be complete and consistent: its manifest.json (core/manifest.hpp)
+// lists every file and run folder, each file whole and unchanged, no other entry, and
+// comparison.csv names exactly those runs.
 std::vector<RunFolder> find_runs(const std::filesystem::path& dir);
 
 struct TenantSeries {
@@ -45,7 +49,10 @@ struct RunData {
 };
 
 // Throws InputError naming the file when one is missing or malformed: summary.json must be
-// a JSON object whose known keys have their documented types (docs/outputs.md).
+// a JSON object whose known keys have their documented types (docs/outputs.md), and the
+// folder must agree with its manifest.json: every file whole and unchanged, as many
+// jobs.csv rows as summary.json's and the manifest's jobs, the same policy and trace, and
+// (in a comparison) the comparison's workload.
 RunData load_run(const RunFolder& folder);
 
 // The checks load_run makes on summary.json (InputError naming the file and the key).

@@ -7,6 +7,7 @@
 #include "core/checked.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "model/apply.hpp"
 #include "model/cluster_state.hpp"
 #include "sim/sample_bound.hpp"
 
@@ -28,7 +29,10 @@ double time_slicing(const JobSpec&, std::span<const JobSpec* const> others) {
   return 1.0 / static_cast<double>(others.size() + 1);
 }
 
-class Engine {
+// The simulator: its events around the ClusterState, and the hooks of the one apply()
+// (model/apply.hpp) for what it adds to a decision: progress, checkpoint loss, restart
+// overhead, start latency, speeds and metrics.
+class Engine final : private ApplyHooks {
  public:
   Engine(const Workload& w, const PolicyFactory& make, const SimConfig& c)
       : w_(w),
@@ -43,13 +47,7 @@ class Engine {
         gpu_sm_(static_cast<std::size_t>(w.cluster.total_gpus()), 0.0),
         telemetry_(w.tenants.size()),
         latency_rng_(c.latency_seed) {
-    if (!c.restarts_colocatable) {
-      // Its own copy of the jobs: a preemption turns the job's colocatable flag off.
-      jobs_ = w.jobs;
-      state_.set_jobs(jobs_, w.profiles);
-    } else {
-      state_.set_jobs(w.jobs, w.profiles);
-    }
+    state_.set_jobs(w.jobs, w.profiles);  // the state's own copy: flags may change
     res_.jobs.resize(n_);
     if (!cfg_.speed_model) cfg_.speed_model = time_slicing;
     if (cfg_.sample_interval <= 0) cfg_.sample_interval = seconds(600);
@@ -202,16 +200,14 @@ class Engine {
     after_release(p);
   }
 
-  void reject(const RejectJob& d) {
-    check(!d.reason.empty(), d.job, "rejects a job without a reason");
-    state_.reject(d.job, now_);
+  // --- the hooks of apply() --------------------------------------------------------
+  void reject(const RejectJob& d) override {
     res_.jobs[d.job.index()].reject_reason = d.reason;
     ++settled_;
   }
 
-  void preempt(JobId id) {
-    if (id.index() >= n_ || state_.runtime(id).status != JobStatus::Running)
-      check(false, id, "preempts a job that is not running");
+  // The victim's progress up to now, what its checkpoint keeps, and its restart overhead.
+  Preempted preempt(JobId id) override {
     const JobSpec& j = spec(id);
     advance_progress(id);
     const Time work = w_.truth[id.index()].work;
@@ -226,10 +222,22 @@ class Engine {
     ++out.preemptions;
     remaining_[id.index()] = static_cast<double>(work) - kept + static_cast<double>(overhead);
     ++version_[id.index()];
-    if (!jobs_.empty()) jobs_[id.index()].colocatable = false;
-    const Placement p = state_.runtime(id).placement;
-    state_.requeue(id, now_);
-    after_release(p);
+    if (!cfg_.restarts_colocatable) state_.set_colocatable(id, false);
+    return Preempted::Requeued;
+  }
+
+  void preempted(JobId, const Placement& released) override { after_release(released); }
+
+  Time running_at(const StartJob&, Time now) override { return now + start_latency(); }
+
+  void started(const StartJob& d, Time queued_since, Time running_at) override {
+    const JobId id = d.job;
+    auto& out = res_.jobs[id.index()];
+    out.queue += running_at - queued_since;
+    if (out.first_start == kNever) out.first_start = running_at;
+    progressed_at_[id.index()] = running_at;  // no progress during the start latency
+    refresh_speeds(id);
+    schedule_completion(id);
   }
 
   Time start_latency() {
@@ -237,20 +245,6 @@ class Engine {
     const double j = static_cast<double>(cfg_.start_latency_jitter);
     const auto drawn = static_cast<Time>(std::llround(latency_rng_.uniform(-j, j)));
     return std::max<Time>(0, cfg_.start_latency + drawn);
-  }
-
-  void start(const StartJob& d) {
-    if (auto e = state_.start_error(d)) check(false, d.job, e->c_str());
-    const JobId id = d.job;
-    const Time running_at = now_ + start_latency();
-    const Time queued_since = state_.runtime(id).queued_since;
-    state_.start_checked(d, now_, running_at);
-    auto& out = res_.jobs[id.index()];
-    out.queue += running_at - queued_since;
-    if (out.first_start == kNever) out.first_start = running_at;
-    progressed_at_[id.index()] = running_at;  // no progress during the start latency
-    refresh_speeds(id);
-    schedule_completion(id);
   }
 
   // The first decisions of a fresh policy object: everything it must learn at once.
@@ -353,14 +347,11 @@ class Engine {
     Decisions d = policy_->decide(state_.snapshot(now_));
     ++res_.cycles;
     state_.clear_deltas();
-    for (const auto& r : d.reject) {
-      if (r.job.index() >= n_ || state_.runtime(r.job).status != JobStatus::Pending)
-        check(false, r.job, "rejects a job that is not pending");
-      reject(r);
+    const ApplyReport applied = apply(state_, d, now_, *this);
+    if (!applied.refused.empty()) {  // a policy bug: the run stops on the first
+      const Refused& r = applied.refused.front();
+      check(false, r.job, r.what.c_str());
     }
-    for (const auto& p : d.preempt) preempt(p.job);
-    for (const auto& st : d.start) start(st);
-    state_.note_waits(d.waiting, now_);
     res_.decisions_applied += d.reject.size() + d.preempt.size() + d.start.size();
     if (d.wake_at != kNever) {
       check(d.wake_at > now_, JobId(), "asks to wake up at or before now");
@@ -378,7 +369,6 @@ class Engine {
   }
 
   const Workload& w_;
-  std::vector<JobSpec> jobs_;  // !restarts_colocatable: the jobs as the policy sees them
   PolicyFactory make_;
   std::unique_ptr<Policy> policy_;
   SimConfig cfg_;

@@ -9,8 +9,9 @@
 //     cancellations and policy restarts (SimConfig), then the jobs submitted at t
 //     (in trace order).
 //  2. Take a snapshot (spans over the state, no copies) and call the policy once;
-//     apply its decisions: rejections, preemptions, starts, then waiting reasons.
-//     Every decision is checked (a policy bug is a DecisionError, never silent).
+//     apply its decisions with the drivers' one apply() (model/apply.hpp): rejections,
+//     preemptions, starts, then waiting reasons. Every decision is checked; the first one
+//     the state refuses stops the run (a policy bug is a DecisionError, never silent).
 //  3. Record metrics at change points (occupancy, SM utilization, tenant shares).
 // Progress: a running job advances at its current speed (1 = exclusive). Jobs on a
 // GPU whose requests add up to more than one GPU share it; their speed comes from

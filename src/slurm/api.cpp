@@ -306,7 +306,8 @@ std::optional<std::uint32_t> SlurmApi::submit(const SubmitRequest& r) {
   job_desc_msg_t d;
   slurm_init_job_desc_msg(&d);
   std::string name = r.name, account = r.account, partition = r.partition, script = r.script,
-              work_dir = r.work_dir, out = r.std_out, tres = r.tres_per_node, comment = r.comment;
+              work_dir = r.work_dir, out = r.std_out, tres = r.tres_per_node, comment = r.comment,
+              qos = r.qos;
   d.name = name.data();
   if (!account.empty()) d.account = account.data();
   if (!partition.empty()) d.partition = partition.data();
@@ -315,6 +316,13 @@ std::optional<std::uint32_t> SlurmApi::submit(const SubmitRequest& r) {
   if (!out.empty()) d.std_out = out.data();
   if (!tres.empty()) d.tres_per_node = tres.data();
   if (!comment.empty()) d.comment = comment.data();
+  if (!qos.empty()) d.qos = qos.data();
+  if (r.time_limit_min > 0) d.time_limit = r.time_limit_min;
+  if (r.cpus > 0) {
+    d.num_tasks = 1;
+    d.cpus_per_task = r.cpus;
+    d.min_cpus = r.cpus;
+  }
   d.min_nodes = r.nodes;
   d.max_nodes = r.nodes;
   d.user_id = getuid();

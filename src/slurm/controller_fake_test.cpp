@@ -294,6 +294,35 @@ TEST(ControllerFake, FailedRpcsLostRepliesAndDuplicateEvents) {
   }
 }
 
+// The reconciler's drift check (the Kubernetes scheduler cache's comparer): after every
+// cycle, whatever failed, the model runs exactly what Slurm runs, where Slurm runs it, for
+// every job without a start or preemption in flight.
+TEST(ControllerFake, TheModelMatchesSlurmAfterEveryCycle) {
+  FakeOptions o;
+  o.p_read_fail = 0.1;
+  o.p_write_fail = 0.1;
+  o.p_reply_lost = 0.1;
+  o.seed = 4;
+  Harness h(o);
+  std::mt19937_64 rng(4);
+  auto ctl = h.start();
+  std::size_t checked = 0;
+  for (int wave = 0; wave < 6; ++wave) {
+    h.submit_wave(rng, 10);
+    for (int k = 0; k < 60; ++k) {
+      h.fc.advance(100);
+      if (!ctl->step()) continue;
+      const auto drift = ctl->core().reconciler().drift();
+      ASSERT_TRUE(drift.empty()) << drift.front();
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 200u);
+  h.fc.options().p_read_fail = h.fc.options().p_write_fail = h.fc.options().p_reply_lost = 0;
+  h.run(*ctl, 400000);
+  h.expect_sound(true);
+}
+
 // slurmctld restarts (every RPC fails for a while) and a node failure (Slurm requeues its
 // jobs by itself): the controller skips cycles, parks the requeued jobs and places them
 // again elsewhere.

@@ -1,6 +1,7 @@
 #include "slurm/ops.hpp"
 
 #include "core/error.hpp"
+#include "driver/journal.hpp"
 #include "slurm/config.hpp"
 
 #include <algorithm>
@@ -72,25 +73,8 @@ ReloadPlan plan_reload(const ControllerConfig& a, const ControllerConfig& b) {
 
 void start_replay_journal(const std::string& path, std::int64_t wall0_ms, std::int64_t origin,
                           double scale) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::exists(path, ec) || fs::is_symlink(path, ec)) {
-    std::ifstream in(path);
-    std::string first, second;
-    std::getline(in, first);
-    std::getline(in, second);
-    if (!fs::is_regular_file(fs::symlink_status(path, ec)) || second != kReplayJournalMarker)
-      throw InputError(path +
-                       ": exists and was not written by a replay; a replay never replaces "
-                       "such a file (choose another --out, or move the file away)");
-    fs::remove(path, ec);
-  }
-  std::ofstream out(path, std::ios::trunc);
-  out << "clock " << wall0_ms << ' ' << origin << ' ';
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", scale);
-  out << buf << '\n' << kReplayJournalMarker << '\n';
-  if (!out) throw InputError(path + ": cannot write the replay's journal");
+  driver::start_marked_journal(path, driver::DriverClock{wall0_ms, origin, scale},
+                               kReplayJournalMarker);
 }
 
 }  // namespace ds::slurm

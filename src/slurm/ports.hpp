@@ -115,6 +115,10 @@ struct SubmitRequest {
   std::uint32_t nodes = 1;
   bool hold = false;
   bool requeue = true;
+  // Native Slurm scheduling (`slurm replay --native`): what the user asks Slurm itself for.
+  std::string qos;                   // empty: the association's default QOS
+  std::uint32_t time_limit_min = 0;  // --time, in minutes; 0: the partition's default
+  std::uint16_t cpus = 0;            // --cpus-per-task of its one task; 0: Slurm's default
 };
 
 struct Update {

@@ -1,5 +1,5 @@
-// Configuration reload (SIGHUP), the policy check at start and on reload, the cycle's time
-// (the policy's wake_at), and the user / account context of job log events.
+// Configuration reload (SIGHUP), the policy check at start and on reload, and the cycle's
+// time (the policy's wake_at).
 //
 // What a reload changes (ops.hpp plan_reload; docs/slurm.md §10):
 //  1. re-read the file (reload_source); a file that does not parse is refused as a whole
@@ -55,18 +55,13 @@ void Controller::check_policy(const std::string& name) {
 // (Tiresias decides only at multiples of its interval) see their round's instant, as in the
 // simulator, at most one poll late in wall time. Never earlier than the previous cycle.
 void Controller::set_wall(std::int64_t wall_ms) {
-  wall_ = wall_ms;
-  cycle_now_ = driver::cycle_time(cycle_now_, clock_.at(wall_ms), wake_at_);
-}
-
-driver::Log::Fields Controller::who(JobId id) const {
-  const JobSpec& j = jobs_[id.index()];
-  const std::size_t t = j.tenant.index();
-  std::string account = t < tenants_.size() ? tenants_[t].name : std::string();
-  if (cfg_.tenant_source == TenantSource::Config && t < cfg_.tenants.size())
-    account = cfg_.tenants[t].account;
-  const std::size_t u = j.user.index();
-  return {{"user", u < users_.size() ? users_[u] : std::string()}, {"account", account}};
+  loop_.wall = wall_ms;
+  Time never = kNever;
+  loop_.now =
+      driver::cycle_time(loop_.now, loop_.clock.at(wall_ms), core_ ? core_->wake_at_ref() : never);
+  journal_.set_time(loop_.wall, loop_.now);
+  if (core_) core_->set_time(loop_.now, loop_.wall);
+  if (adapter_) adapter_->set_time(loop_.now, loop_.wall, loop_.clock);
 }
 
 void Controller::reload_if_requested() {
@@ -87,7 +82,7 @@ void Controller::reload(const ControllerConfig& next) {
   const bool tenants_live =
       std::find(plan.live.begin(), plan.live.end(), "tenants") != plan.live.end();
   // The tenants with their new knobs (and, tenant_source: config, quotas), not yet applied.
-  std::vector<Tenant> tenants = tenants_;
+  std::vector<Tenant> tenants = tenants_.list();
   if (tenants_live) {
     for (std::size_t t = 0; t < tenants.size(); ++t) {
       if (cfg_.tenant_source == TenantSource::Slurm) {
@@ -107,7 +102,7 @@ void Controller::reload(const ControllerConfig& next) {
     try {  // the new policy must build before anything changes
       check_policy(next.policy);
       for (const auto& [k, v] : next.options) options.set(k + "=" + v);
-      PolicyContext ctx{cluster_, tenants, options};
+      PolicyContext ctx{adapter_->cluster(), tenants, options};
       (void)make_policy(next.policy, ctx);
     } catch (const InputError& e) {
       ++counters_.config_reload_errors;
@@ -126,12 +121,14 @@ void Controller::reload(const ControllerConfig& next) {
   if (plan.rebuild_policy) {
     cfg_.policy = next.policy;
     cfg_.options = next.options;
-    options_ = options;
+    policy_.options = options;
   }
   if (tenants_live) {
     cfg_.tenant_defaults = next.tenant_defaults;
     cfg_.tenants = next.tenants;
-    tenants_ = tenants;
+    tenants_.replace(tenants);
+    core_->set_tenants(tenants_.list());
+    core_->set_tenant_labels(tenants_.labels());
   }
   ++counters_.config_reloads;
   log_.info("config_reloaded", {{"file", cfg_.source},
@@ -139,7 +136,7 @@ void Controller::reload(const ControllerConfig& next) {
                                 {"restart_needed", join(plan.restart)},
                                 {"policy", cfg_.policy},
                                 {"policy_rebuilt", plan.rebuild_policy}});
-  journal("reload " + (plan.live.empty() ? std::string("-") : join(plan.live)));
+  journal_.line("reload " + (plan.live.empty() ? std::string("-") : join(plan.live)));
   if (plan.rebuild_policy) rebuild_policy();
 }
 

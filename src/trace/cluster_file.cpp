@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/limits.hpp"
 #include "model/tenant_tree.hpp"
+#include "trace/names.hpp"
 #include "trace/trace_util.hpp"
 
 namespace ds {
@@ -101,6 +102,14 @@ class Reader {
   std::string file_;
 };
 
+// " (did you mean 'teamA'?)" when `name` folds like a defined tenant's name, else "".
+std::string did_you_mean(const std::string& name, const std::vector<Tenant>& tenants) {
+  const auto key = fold_name(name);
+  for (const auto& t : tenants)
+    if (key && fold_name(t.name) == key) return " (did you mean " + quote_input(t.name) + "?)";
+  return "";
+}
+
 // Sets each tenant's parent from the names read (a parent may come later in the list).
 void read_parents(const Reader& r, std::vector<Tenant>& out,
                   const std::vector<std::pair<std::size_t, Entry>>& parents) {
@@ -110,7 +119,8 @@ void read_parents(const Reader& r, std::vector<Tenant>& out,
     const std::string p = r.scalar(e, "a tenant name");
     const auto it = ids.find(p);
     if (it == ids.end())
-      r.fail(e.value, "key 'parent': " + quote_input(p) + " is not in the tenants list");
+      r.fail(e.value, "key 'parent': " + quote_input(p) + " is not in the tenants list" +
+                          did_you_mean(p, out));
     if (it->second == out[i].id)
       r.fail(e.value, "key 'parent': tenant " + quote_input(p) + " cannot be its own parent");
     out[i].parent = it->second;
@@ -127,7 +137,8 @@ std::vector<Tenant> read_tenants(const Reader& r, const Entry& list) {
     r.fail(list.value.Mark().is_null() ? list.key : list.value,
            "key 'tenants': expected a non-empty list of tenants");
   std::vector<Tenant> out;
-  std::unordered_set<std::string> names;  // a hash set: a file may list many tenants
+  // Folded name -> the tenant's name (a hash map: a file may list many tenants).
+  std::unordered_map<std::string, std::string> names;
   std::vector<std::pair<std::size_t, Entry>> parents;
   std::vector<std::pair<std::size_t, YAML::Node>> no_quota;
   std::int64_t quotas = 0;
@@ -143,9 +154,20 @@ std::vector<Tenant> read_tenants(const Reader& r, const Entry& list) {
     const Entry& name = r.require(e, item, what, "name");
     t.name = r.scalar(name, "a tenant name");
     if (t.name.empty()) r.fail(name.value, "key 'name': expected a non-empty tenant name");
+    const auto key = fold_name(t.name);
+    if (!key) r.fail(name.value, "key 'name': " + quote_input(t.name) + " is not valid UTF-8");
+    if (has_outer_space(t.name))
+      r.fail(name.value, "key 'name': " + quote_input(t.name) +
+                             " starts or ends with white space (a trace's names would not match "
+                             "it as they look)");
     names.reserve(out.size() + 1);
-    if (!names.insert(t.name).second)
-      r.fail(name.value, "key 'name': tenant " + quote_input(t.name) + " is defined twice");
+    if (auto [it, fresh] = names.emplace(*key, t.name); !fresh)
+      r.fail(name.value,
+             "key 'name': tenant " + quote_input(t.name) +
+                 (it->second == t.name ? std::string(" is defined twice")
+                                       : " and tenant " + quote_input(it->second) +
+                                             " differ only in case or Unicode form; a reader takes "
+                                             "them for one: give them distinct names"));
     if (auto it = e.find("parent"); it != e.end()) parents.emplace_back(out.size(), it->second);
     // A sub-tenant may leave its quota out: it shares its parent's (model/tenant_tree.hpp).
     if (auto it = e.find("quota_gpus"); it != e.end()) {
@@ -226,7 +248,8 @@ Cluster read_nodes(const Reader& r, const Entry& list, const std::vector<Tenant>
       for (const auto& ten : tenants)
         if (ten.name == t) owner = ten.id;
       if (!owner.valid())
-        r.fail(it->second.value, "key 'tenant': " + quote_input(t) + " is not in the tenants list");
+        r.fail(it->second.value, "key 'tenant': " + quote_input(t) + " is not in the tenants list" +
+                                     did_you_mean(t, tenants));
       prefix = t + "-n";
     }
     if (auto it = e.find("name"); it != e.end())
@@ -254,7 +277,14 @@ ClusterSpec parse_cluster_yaml(const std::string& name, const std::string& text)
                                                " MiB, the most a cluster file may hold");
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    // Every document is read: a second one ("---" and more keys) would else be ignored,
+    // with whatever the user meant by it.
+    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() > 1)
+      throw InputError(Reader(name).at(docs[1]),
+                       "a second YAML document (after '---'): a cluster file is one document; "
+                       "put every node group and tenant under one 'nodes:' and one 'tenants:'");
+    if (!docs.empty()) root = docs.front();
   } catch (const YAML::Exception& e) {
     const SourceLocation where = e.mark.is_null()
                                      ? SourceLocation{name}
@@ -308,8 +338,9 @@ void apply_cluster(Workload& w, const ClusterSpec& spec, const std::string& name
       continue;
     }
     missing += std::string(missing.empty() ? "" : "; ") + "tenant " +
-               quote_input(w.tenants[t].name) + " (" + std::to_string(missing_jobs[t]) +
-               " jobs, e.g. job " + quote_input(example[t]->name) + ")";
+               quote_input(w.tenants[t].name) + did_you_mean(w.tenants[t].name, spec.tenants) +
+               " (" + std::to_string(missing_jobs[t]) + " jobs, e.g. job " +
+               quote_input(example[t]->name) + ")";
   }
   if (more > 0) missing += "; and " + std::to_string(more) + " more tenants";
   if (!missing.empty())

@@ -123,6 +123,22 @@ TEST(ClusterFile, ErrorsNameFileLineColumnAndKey) {
   EXPECT_THAT(err(tenants + "nodes: [{count: 1, gpus: 8, count: 2}]\n"),
               HasSubstr("key 'count' appears twice"));
   EXPECT_THAT(err(""), HasSubstr("c.yaml: empty"));
+  // Issue #26: a second document, tenants a reader takes for one, names with outer spaces.
+  const std::string nodes = "nodes: [{count: 1, gpus: 8}]\n";
+  EXPECT_THAT(err(nodes + tenants + "---\nnodes: [{count: 9, gpus: 8}]\n"),
+              HasSubstr("c.yaml:4:1: a second YAML document (after '---')"));
+  EXPECT_THAT(
+      err(nodes + "tenants:\n  - {name: Team, quota_gpus: 1}\n  - {name: tEAM, quota_gpus: 1}\n"),
+      HasSubstr("tenant 'tEAM' and tenant 'Team' differ only in case or Unicode form"));
+  EXPECT_THAT(err(nodes + "tenants:\n  - {name: \"\xef\xbc\xa1\", quota_gpus: 1}\n"  // fullwidth A
+                          "  - {name: a, quota_gpus: 1}\n"),
+              HasSubstr("differ only in case or Unicode form"));
+  EXPECT_THAT(err(nodes + "tenants:\n  - {name: \" a\", quota_gpus: 1}\n"),
+              HasSubstr("starts or ends with white space"));
+  EXPECT_THAT(err(nodes + "tenants:\n  - {name: \"\xff\", quota_gpus: 1}\n"),
+              HasSubstr("is not valid UTF-8"));
+  EXPECT_THAT(err("nodes: [{count: 1, gpus: 8, tenant: A}]\n" + tenants),
+              HasSubstr("'A' is not in the tenants list (did you mean 'a'?)"));
 }
 
 TEST(ClusterFile, JobTenantMissingFromTheFileIsAnError) {

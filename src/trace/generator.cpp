@@ -244,10 +244,17 @@ void draw_tenant_jobs(Workload& w, const TenantModel& m, std::size_t v, double b
   constexpr int kMaxRedraws = 1000;
   static const gen::Categorical model_pick(std::vector<double>(vs::kModels.size(), 1.0));
   const double cap = budget * (1 + kBudgetSlack);
+  // A budget below one GPU-second (a tiny --load or --days) holds no job at all: even the
+  // smallest job, 1 GPU for 1 s, would exceed it.
+  if (cap < 1) return;
   double used = 0;
   while (used < budget) {
     const UserId user = m.users[m.user_pick.sample(rng)];
-    const int gpus = m.size.sample(rng);
+    // A size whose shortest job (1 s) exceeds the cap is drawn again, then becomes 1 GPU
+    // (cap >= 1): every batch then fits, so the loop ends after at most `budget` batches.
+    int gpus = m.size.sample(rng);
+    for (int k = 0; gpus > cap && k < kMaxRedraws; ++k) gpus = m.size.sample(rng);
+    if (gpus > cap) gpus = 1;
     const std::size_t model = model_pick.sample(rng);
     const std::size_t first = w.jobs.size();
     const gen::DurationModel& duration = gpus == 1 ? m.single : m.multi;
@@ -259,9 +266,9 @@ void draw_tenant_jobs(Workload& w, const TenantModel& m, std::size_t v, double b
       job.gpus = gpus;
       draw_profile(w, job, model, rng);
       long long d = duration.sample(rng);
-      for (int k = 0; static_cast<double>(gpus) * static_cast<double>(d) > cap; ++k)
-        d = k < kMaxRedraws ? duration.sample(rng)
-                            : std::max(1LL, static_cast<long long>(cap / gpus));
+      auto too_long = [&] { return static_cast<double>(gpus) * static_cast<double>(d) > cap; };
+      for (int k = 0; too_long() && k < kMaxRedraws; ++k) d = duration.sample(rng);
+      if (too_long()) d = std::max(1LL, static_cast<long long>(cap / gpus));  // gpus <= cap
       JobTruth truth;
       truth.work = seconds(d);
       truth.state = draw_state(d, rng);
@@ -327,6 +334,10 @@ Workload generate_workload(const GeneratorConfig& config) {
   for (std::size_t b = 0; b < batch_end.size(); ++b)
     for (; job < batch_end[b]; ++job) w.jobs[job].submit = seconds(times[b]);
 
+  if (w.jobs.empty())
+    throw InputError("generator settings (" + describe(config) +
+                     ") give no job: every tenant's budget is below one GPU-second; raise "
+                     "--days, --load or --scale");
   w.notes.push_back(
       "synthetic workload calibrated from published Venus September 2020 statistics "
       "(sizes, durations, arrivals and profiles are random draws, no trace rows)");

@@ -195,6 +195,24 @@ TEST(Generator, RejectsBadSettings) {
   EXPECT_THROW(generate_workload(c), InputError);
 }
 
+// Issue #26: tiny budgets used to loop forever (a job larger than the budget drawn again
+// and again, the redraw counter overflowing). Now they end: a small workload, or an error
+// when no tenant's budget holds even a 1-GPU, 1-second job.
+TEST(Generator, TinyBudgetsTerminate) {
+  GeneratorConfig c;
+  c.load = 1e-6;
+  const Workload w = generate_workload(c);
+  EXPECT_FALSE(w.jobs.empty());
+  for (std::size_t i = 0; i < w.jobs.size(); ++i) EXPECT_GE(w.truth[i].work, kSecond);
+  c = {};
+  c.days = 1e-9;
+  EXPECT_THROW(generate_workload(c), InputError);
+  c = {};
+  c.days = 1e-3;  // 86 s
+  c.scale = 0.01;
+  (void)generate_workload(c);  // ends (a workload or a clear error is fine)
+}
+
 TEST(GeneratorModel, SizeModelHitsPublishedMean) {
   const auto m = gen::SizeModel::calibrate(0.49, 1.5, 32);  // vcKrE
   EXPECT_NEAR(m.mean(), 1.5, 1e-6);

@@ -75,6 +75,23 @@ void check_fit(const Workload& w, double target) {
                      std::to_string(limits::kMaxNodes) + " nodes are allowed");
 }
 
+// A workload with no GPU job, or a cluster with no GPU, gives a run whose every number is
+// empty or zero: refused, rather than reported as a result.
+void check_runnable(const Workload& w, const std::string& path) {
+  if (w.jobs.empty()) {
+    std::string skipped;
+    for (const auto& n : w.notes)
+      if (n.find("skipped") != std::string::npos) skipped += "; " + n;
+    throw InputError(SourceLocation{path},
+                     "holds no GPU job to simulate" +
+                         (skipped.empty() ? std::string(" (only a header)") : skipped));
+  }
+  if (w.cluster.total_gpus() == 0)
+    throw InputError(SourceLocation{path},
+                     "the cluster has no GPU (no node, or only GPU-less ones): every job would "
+                     "be rejected; check the sizing file, or pass --cluster FILE");
+}
+
 }  // namespace
 
 void drop_profiles(Workload& w) {
@@ -120,6 +137,7 @@ Workload load_trace(const std::string& path, const LoadOptions& options) {
       w.finalize();  // the resized cluster is checked like any other
     }
     if (!options.profiles) drop_profiles(w);
+    check_runnable(w, path);
     return w;
   }
   std::string known;

@@ -60,12 +60,17 @@ std::unordered_map<std::string, std::string> column_names(const NativeOptions& o
       const auto eq = m.find('=');
       const std::string field(trim(m.substr(0, eq == std::string_view::npos ? 0 : eq)));
       const std::string column(eq == std::string_view::npos ? "" : trim(m.substr(eq + 1)));
-      if (eq == std::string_view::npos || field.empty() || column.empty())
+      if (eq == std::string_view::npos || field.empty())
         throw InputError("--columns " + quote_input(m) + ": expected FIELD=COLUMN, e.g. " +
                          "submit_s=SubmitTime");
       if (!names.contains(field))
         throw InputError("--columns " + quote_input(m) + ": unknown field " + quote_input(field) +
                          " (valid fields: " + valid_fields() + ")");
+      // FIELD= (no column): an optional field is not read at all.
+      for (const auto& f : native_fields())
+        if (column.empty() && f.name == field && f.required)
+          throw InputError("--columns " + quote_input(m) + ": field " + quote_input(field) +
+                           " is required; map it to a column");
       if (auto [it, fresh] = given.emplace(field, std::string(m)); !fresh)
         throw InputError("--columns " + quote_input(m) + ": field " + quote_input(field) +
                          " is already mapped by " + quote_input(it->second));
@@ -82,9 +87,18 @@ Workload load_native(const std::string& path, const NativeOptions& options) {
   CsvReader csv = CsvReader::open(path);
   csv.read_header();
   std::unordered_map<std::string, std::optional<std::size_t>> col;
+  std::unordered_map<std::size_t, std::string> reader;  // column -> the field that reads it
   for (const auto& f : native_fields()) {
     const std::string& name = names.at(f.name);
-    col[f.name] = csv.find_column(name);
+    col[f.name] = name.empty() ? std::nullopt : csv.find_column(name);
+    // One column feeds one field: `--columns user=tenant` would else read the tenant
+    // column twice, silently (map the other field elsewhere, or leave it out: user=).
+    if (col[f.name])
+      if (auto [it, fresh] = reader.emplace(*col[f.name], f.name); !fresh)
+        throw InputError(SourceLocation{path, 1},
+                         "fields " + quote_input(it->second) + " and " + quote_input(f.name) +
+                             " would both read column " + quote_input(name) +
+                             " (check --columns; leave an optional field out with FIELD=)");
     if (f.required && !col[f.name]) {
       throw InputError(SourceLocation{path, 1},
                        "missing column " + quote_input(name) + " for field '" + f.name +

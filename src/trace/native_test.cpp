@@ -77,6 +77,18 @@ TEST(Native, ColumnMappingsReadOtherHeaders) {
   // Without mappings, the missing column is named with a hint.
   EXPECT_THAT(input_error([&] { load_native(trace); }),
               HasSubstr("philly.csv:1: missing column 'job_id' for field 'job_id'"));
+  // One column feeds one field (issue #26); FIELD= leaves an optional field out.
+  NativeOptions shared = o;
+  shared.columns.push_back("user=VC");
+  EXPECT_THAT(input_error([&] { load_native(trace, shared); }),
+              HasSubstr("fields 'tenant' and 'user' would both read column 'VC'"));
+  NativeOptions left_out = o;
+  left_out.columns.push_back("user=");
+  EXPECT_EQ(load_native(trace, left_out).jobs.size(), 1u);
+  NativeOptions required = o;
+  required.columns = {"job_id="};
+  EXPECT_THAT(input_error([&] { load_native(trace, required); }),
+              HasSubstr("field 'job_id' is required"));
 }
 
 TEST(Native, BadRowsNameFileLineColumnAndField) {

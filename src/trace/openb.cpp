@@ -74,6 +74,11 @@ Pods read_pods(const std::string& path) {
     const auto created = *time_field(csv, c_create, false);
     const auto deleted = *time_field(csv, c_delete, false);
     const auto scheduled = time_field(csv, c_sched, true);
+    if (scheduled && *scheduled < created)  // a pod runs only once it exists
+      throw InputError(csv.where(c_sched), "field 'scheduled_time': pod " + quote_input(job.name) +
+                                               " is scheduled at " + std::to_string(*scheduled) +
+                                               " s, before it was created (" +
+                                               std::to_string(created) + " s)");
     if (num == 0) {
       ++out.cpu_only;
       continue;

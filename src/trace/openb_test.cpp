@@ -93,6 +93,11 @@ TEST(Openb, BadRowsNameFileLineColumnAndField) {
       dir.write("milli.csv", std::string(kPodHeader) + "p0,1,1,1,1500,,LS,Running,0,1000,0\n");
   EXPECT_THAT(input_error([&] { load_openb(milli); }),
               HasSubstr("milli.csv:2:10: field 'gpu_milli': expected a GPU share in 1..1000"));
+  const std::string early =
+      dir.write("early.csv", std::string(kPodHeader) + "p0,1,1,1,1000,,LS,Running,100,1000,99\n");
+  EXPECT_THAT(input_error([&] { load_openb(early); }),
+              HasSubstr("early.csv:2:36: field 'scheduled_time': pod 'p0' is scheduled at 99 s, "
+                        "before it was created (100 s)"));
   const std::string sched =
       dir.write("sched.csv", std::string(kPodHeader) + "p0,1,1,1,1000,,LS,Running,0,1000,soon\n");
   EXPECT_THAT(input_error([&] { load_openb(sched); }),

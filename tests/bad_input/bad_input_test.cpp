@@ -1,143 +1,11 @@
-// The bad-input corpus (issue #12): every input a careless or hostile user tried, as one
-// table. Each case writes its files into a fresh folder, runs the `deepshare` binary of
-// this build (so the ASan+UBSan build runs every case under the sanitizers, where any
-// undefined behaviour aborts), and checks three things:
-//  1. the exit status (0: a correct result, 2: bad input; never 3, "internal error"),
-//  2. the message (a substring of stderr, or of stdout for successful runs),
-//  3. the outputs: complete and readable (every CSV strict RFC 4180, as many jobs.csv rows
-//     as summary.json's jobs), or absent (no output folder, no temporary file left).
-// A case may add its own check of the outputs.
-#include <gtest/gtest.h>
-
-#include <filesystem>
-#include <fstream>
-#include <functional>
+// The bad-input corpus of issue #12: every input a careless or hostile user tried, as one
+// table (the harness: harness.hpp).
 #include <nlohmann/json.hpp>
-#include <sstream>
-#include <string>
-#include <vector>
 
-#include "core/csv.hpp"
+#include "harness.hpp"
 
-namespace ds {
+namespace ds::bad_input {
 namespace {
-namespace fs = std::filesystem;
-
-enum class Outputs { Absent, Complete, Ignore };
-
-using Files = std::vector<std::pair<std::string, std::string>>;  // path in the folder, text
-using Check = std::function<void(const std::filesystem::path& dir)>;
-
-struct Case {
-  Case(std::string n, Files f, std::string a, int code, std::string m, Outputs o = Outputs::Absent,
-       std::string sh = "", Check c = {})
-      : name(std::move(n)),
-        files(std::move(f)),
-        args(std::move(a)),
-        exit_code(code),
-        message(std::move(m)),
-        outputs(o),
-        shell(std::move(sh)),
-        check(std::move(c)) {}
-  std::string name;
-  Files files;
-  std::string args;     // deepshare arguments; {d} is the case folder, {bin} the binary
-  int exit_code;        // expected status
-  std::string message;  // expected in stderr (in stdout when exit_code is 0)
-  Outputs outputs;      // of {d}/out
-  std::string shell;    // run before the command, e.g. "ulimit -f 8;"
-  Check check;          // more checks of the case folder
-};
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (std::size_t p = 0; (p = s.find(from, p)) != std::string::npos; p += to.size())
-    s.replace(p, from.size(), to);
-  return s;
-}
-
-// ---- inputs shared by the cases ---------------------------------------------------------
-
-const std::string kCluster =  // 28 GPUs, tenants teamA and teamB
-    "nodes:\n"
-    "  - {count: 3, gpus: 8, tenant: teamA}\n"
-    "  - {count: 1, gpus: 4}\n"
-    "tenants:\n"
-    "  - {name: teamA, quota_gpus: 16}\n"
-    "  - {name: teamB, quota_gpus: 8}\n";
-const std::string kNativeHeader = "job_id,tenant,submit_s,duration_s,gpus\n";
-const std::string kVenusHeader = "job_id,user,vc,gpu_num,state,submit_time,duration\n";
-const std::string kPodHeader =
-    "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
-    "deletion_time,scheduled_time\n";
-const std::string kNodes = "sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1000,8,T4\n";
-
-std::string native(const std::string& rows) {
-  return kNativeHeader + rows;
-}
-std::string many_jobs(int n) {
-  std::string s = kNativeHeader;
-  for (int i = 0; i < n; ++i)
-    s += "job-with-a-long-name-" + std::to_string(i) + (i % 2 ? ",teamA," : ",teamB,") +
-         std::to_string(i * 10) + ",600,1\n";
-  return s;
-}
-
-// `deepshare simulate` of a native trace `t.csv` on the cluster above.
-std::string simulate(const std::string& extra = "", const std::string& policy = "fifo-pooled") {
-  return "simulate --trace {d}/t.csv --format native --cluster {d}/c.yaml --policy " + policy +
-         " --quiet --out {d}/out " + extra;
-}
-
-// A run folder written by a successful case.
-Files run_folder(const std::string& summary, const std::string& jobs) {
-  return {{"r/summary.json", summary},
-          {"r/jobs.csv", jobs},
-          {"r/timeseries.csv",
-           "time_s,scope,gpus,busy_gpus,allocated_gpus,occupancy,sm_util,running_jobs,"
-           "pending_jobs,pending_gpus,borrowed_gpus,lent_gpus,reserve_gpus,assurance\n"
-           "0,cluster,8,0,0,0,0,0,0,0,,,,\n"}};
-}
-const std::string kJobsCsv =
-    "job_id,tenant,user,gpus,gpu_milli,submit_s,start_s,end_s,queue_s,jct_s,preemptions,"
-    "lost_work_s,max_slowdown,entitled,status,trace_state,reason\n"
-    "j1,a,u,1,1000,0,0,10,0,10,0,0,1,1,completed,COMPLETED,\n";
-
-// ---- checks of a successful run's outputs -----------------------------------------------
-
-// Every CSV of a run folder reads back strictly; jobs.csv has a row per job.
-void check_run_folder(const fs::path& out) {
-  for (const char* f : {"summary.json", "jobs.csv", "tenants.csv", "timeseries.csv"})
-    ASSERT_TRUE(fs::is_regular_file(out / f)) << out / f;
-  const auto summary = nlohmann::json::parse(read(out / "summary.json"));
-  std::size_t rows = 0;
-  for (const char* f : {"jobs.csv", "tenants.csv", "timeseries.csv"}) {
-    CsvReader csv = CsvReader::open((out / f).string());
-    csv.read_header();
-    std::size_t n = 0;
-    while (csv.next()) ++n;  // throws on a row of the wrong width
-    if (std::string(f) == "jobs.csv") rows = n;
-  }
-  EXPECT_EQ(rows, summary.at("jobs").get<std::size_t>());
-}
-
-// The jobs.csv field `column` of the row whose job_id is `job`.
-std::string job_field(const fs::path& out, const std::string& job, const std::string& column) {
-  CsvReader csv = CsvReader::open((out / "jobs.csv").string());
-  csv.read_header();
-  const std::size_t id = csv.require_column("job_id"), c = csv.require_column(column);
-  while (csv.next())
-    if (csv.field(id) == job) return std::string(csv.field(c));
-  return "(no such job)";
-}
-
-// ---- the table ---------------------------------------------------------------------------
 
 std::vector<Case> cases() {
   const std::string huge(10'000'000, 'x');
@@ -436,7 +304,7 @@ std::vector<Case> cases() {
       {"ReportOfASummaryThatIsNoObject", run_folder("[]", kJobsCsv), "report {d}/r", 2,
        "summary.json: expected a JSON object, got an array"},
       {"ReportOfAShiftedJobsCsv",
-       run_folder(R"({"policy": "fifo", "jobs": 1})", kJobsCsv + "j2,a,u,1,1000,0\n"),
+       run_folder(R"({"policy": "fifo", "trace": "t", "jobs": 1})", kJobsCsv + "j2,a,u,1,1000,0\n"),
        "report {d}/r", 2, "jobs.csv:3: row has 6 fields, the header has 17"},
       {"EmptyOutFolderName",
        {{"t.csv", native("j1,teamA,0,10,1\n")}, {"c.yaml", kCluster}},
@@ -525,7 +393,7 @@ std::vector<Case> cases() {
        {{"t.csv", native("j1,teamA,0,10,1\n")}, {"c.yaml", kCluster}, {"out", "a file"}},
        simulate(),
        2,
-       "cannot create output folder",
+       "exists and is not a folder",
        Outputs::Ignore},
       {"TraceStatsOfABadTrace",
        {{"t.csv", native("j1,teamA,-1e300,10,1\n")}, {"c.yaml", kCluster}},
@@ -541,54 +409,7 @@ std::vector<Case> cases() {
   };
 }
 
-// gtest names a failing case by this, not by a dump of its bytes.
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.name;
-}
-
-class BadInput : public ::testing::TestWithParam<Case> {};
-
-TEST_P(BadInput, ClearErrorOrCorrectResult) {
-  const Case& c = GetParam();
-  const fs::path d = fs::temp_directory_path() / ("deepshare-bad-input-" + c.name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  for (const auto& [path, text] : c.files) {
-    fs::create_directories((d / path).parent_path());
-    std::ofstream(d / path, std::ios::binary) << text;
-  }
-  const std::string src =
-      std::getenv("DEEPSHARE_SOURCE_DIR") ? std::getenv("DEEPSHARE_SOURCE_DIR") : ".";
-  auto fill = [&](std::string s) {
-    s = replace_all(s, "{bin}", DEEPSHARE_BIN);
-    s = replace_all(s, "{src}", src);
-    return replace_all(s, "{d}", d.string());
-  };
-  const std::string cmd = fill(c.shell) + " " + DEEPSHARE_BIN + " " + fill(c.args) + " > " +
-                          (d / "stdout.txt").string() + " 2> " + (d / "stderr.txt").string();
-  const int status = std::system(("bash -c " + nlohmann::json(cmd).dump()).c_str());
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  const std::string out = read(d / "stdout.txt"), err = read(d / "stderr.txt");
-  EXPECT_EQ(code, c.exit_code) << cmd << "\nstderr: " << err.substr(0, 2000);
-  const std::string& where = c.exit_code == 0 ? out : err;
-  EXPECT_NE(where.find(c.message), std::string::npos)
-      << "expected: " << c.message << "\ngot: " << where.substr(0, 2000);
-  EXPECT_EQ(err.find("internal error"), std::string::npos) << err.substr(0, 2000);
-  if (c.outputs == Outputs::Absent) {
-    EXPECT_FALSE(fs::exists(d / "out")) << "outputs left behind by a failed run";
-  } else if (c.outputs == Outputs::Complete) {
-    check_run_folder(d / "out");
-  }
-  for (const auto& e : fs::recursive_directory_iterator(d))  // no temporary file is left
-    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
-  if (c.check) c.check(d);
-  if (!HasFailure()) fs::remove_all(d);
-}
-
-INSTANTIATE_TEST_SUITE_P(Corpus, BadInput, ::testing::ValuesIn(cases()),
-                         [](const ::testing::TestParamInfo<Case>& info) {
-                           return info.param.name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Corpus, BadInput, ::testing::ValuesIn(cases()), case_name);
 
 }  // namespace
-}  // namespace ds
+}  // namespace ds::bad_input

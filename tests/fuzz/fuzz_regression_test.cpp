@@ -49,13 +49,14 @@ TEST_P(FuzzTarget, FormerCrashesStayFixed) {
 
 INSTANTIATE_TEST_SUITE_P(Parsers, FuzzTarget,
                          ::testing::Values("csv", "venus", "helios", "openb", "native",
-                                           "cluster_file"),
+                                           "cluster_file", "run_folder", "replay_folder",
+                                           "cluster_placement"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });
 
 TEST(FuzzTargets, EveryTargetIsReplayed) {
-  EXPECT_EQ(registry().size(), 6u);  // a new target must be added to the list above
+  EXPECT_EQ(registry().size(), 9u);  // a new target must be added to the list above
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/digest.hpp"
 #include "core/error.hpp"
+#include "core/manifest.hpp"
 #include "fuzz_target.hpp"
 #include "trace/load.hpp"
 #include "trace/stats.hpp"
@@ -35,6 +37,35 @@ Parts split(const std::uint8_t* data, std::size_t size) {
   const auto nul = all.find('\0');
   if (nul == std::string_view::npos) return {all, {}, false};
   return {all.substr(0, nul), all.substr(nul + 1), true};
+}
+
+std::vector<std::string_view> split_n(std::string_view all, std::size_t n) {
+  std::vector<std::string_view> out;
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    const auto nul = all.find('\0');
+    if (nul == std::string_view::npos) break;
+    out.push_back(all.substr(0, nul));
+    all.remove_prefix(nul + 1);
+  }
+  out.push_back(all);
+  out.resize(n);
+  return out;
+}
+
+std::string true_manifest(const std::string& kind, const std::vector<std::string>& names,
+                          const std::vector<std::string_view>& texts, const std::string& identity) {
+  Manifest m;
+  m.kind = kind;
+  m.command = "fuzz";
+  m.version = "fuzz";
+  m.identity = nlohmann::json::parse(identity, nullptr, false);
+  if (!m.identity.is_object()) m.identity = nlohmann::json::object();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    Fnv1a d;
+    d.add(texts[i]);
+    m.files.push_back({names[i], texts[i].size(), d.text()});
+  }
+  return m.json();
 }
 
 namespace {

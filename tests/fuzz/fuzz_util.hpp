@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace ds::fuzz {
 
@@ -19,6 +20,14 @@ struct Parts {
   bool has_side = false;
 };
 Parts split(const std::uint8_t* data, std::size_t size);
+// A manifest (core/manifest.hpp) of `kind` whose entries are these files with their true
+// sizes and digests, and `identity`: what the folder targets write when the input brings
+// no manifest, so that the readers behind the digest check are reached.
+std::string true_manifest(const std::string& kind, const std::vector<std::string>& names,
+                          const std::vector<std::string_view>& texts, const std::string& identity);
+
+// `all` split at its first n - 1 NUL bytes into n parts (missing parts are empty).
+std::vector<std::string_view> split_n(std::string_view all, std::size_t n);
 
 // A folder of this process (under $DEEPSHARE_FUZZ_TMP, else /dev/shm), emptied on every
 // call; removed at exit.

@@ -243,6 +243,8 @@ TEST_F(KubeApi, EvictionDeletesWithTheGracePeriodAndRefusalsAreTyped) {
   // A PodDisruptionBudget that allows no disruption: the API refuses with 429 and says why.
   ASSERT_TRUE(create(pod("guarded", 1)).ok());
   ASSERT_TRUE(bind_pod(*client_, ns_, "guarded", node(2)).ok());
+  // A Pending pod may be evicted whatever its budget says; only a running one is guarded.
+  ASSERT_TRUE(eventually([&] { return phase("guarded") == "Running"; })) << phase("guarded");
   const json pdb = {
       {"apiVersion", "policy/v1"},
       {"kind", "PodDisruptionBudget"},

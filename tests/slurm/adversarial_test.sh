@@ -163,9 +163,9 @@ check "refused: a heterogeneous job with a component in another partition ($(ech
 # an existing state_dir another user made (or could write) is not trusted
 install -d -m 777 -o "$alice" "$BASE/alice-state"
 sed "s|^partition: batch|state_dir: $BASE/alice-state\npartition: batch|" "$SRC/tests/slurm/adversarial.yaml" > "$BASE/bad-state.yaml"
-out=$(timeout 20 "$BIN/deepshare" slurm run --config "$BASE/bad-state.yaml" --metrics 127.0.0.1:0 2>&1); rc=$?
-check "refused: a state_dir made by another user, mode 0777 (rc $rc: $(echo "$out" | grep -o 'state_dir [^;]*' | head -1))" \
-  sh -c "[ $rc -ne 0 ] && echo '$out' | grep -q 'owned by uid $(id -u "$alice")\|writable by group or others'"
+timeout 20 "$BIN/deepshare" slurm run --config "$BASE/bad-state.yaml" --metrics 127.0.0.1:0 > "$BASE/bad-state.out" 2>&1; rc=$?
+check "refused: a state_dir made by another user, mode 0777 (rc $rc: $(grep -o 'state_dir [^;]*' "$BASE/bad-state.out" | head -1))" \
+  sh -c "[ $rc -ne 0 ] && grep -q 'owned by uid $(id -u "$alice")\|writable by group or others' $BASE/bad-state.out"
 out=$(cd "$O" && runuser -u "$alice" -- env SLURM_CONF="$SLURM_CONF" "$BASE/forge" submit-admin-comment batch alpha \
   'ds:v=1;gpus=4;n=1;nr=0;r=0;b=0;s=0;g=node1@0,1,2,3;m=100' 2>&1)
 check "refused: AdminComment at submit through libslurm ($out)" sh -c "echo '$out' | grep -q 'refused: Access/permission denied'"
@@ -226,8 +226,8 @@ refused_by_controller() { [ "$(field "$1" JobState)" = CANCELLED ] && rec "$1" |
 check "refused by DeepShare: --no-requeue job of a best-effort account, cancelled with the reason in its AdminComment ($(rec "$nr0" | tr ';' '\n' | sed -n 's/^x=//p' | cut -c1-80)...)" \
   refused_by_controller "$nr0" "a job that cannot be requeued"
 wait_for 100 all_ended $p1 $f1 $f2 $f3 $m2 $ev
-check "the TaskProlog ran the cluster's scontrol, not the one in the job's PATH (job $ev: $(grep -c start "$O/$ev.out" 2>/dev/null) start)" \
-  sh -c "[ \"\$(grep -c start $O/$ev.out 2>/dev/null)\" = 1 ] && [ ! -e $O/evil/ran ]"
+check "the TaskProlog ran the cluster's scontrol, not the one in the job's PATH (job $ev: $(grep -c '^start' "$O/$ev.out" 2>/dev/null) start)" \
+  sh -c "[ \"\$(grep -c '^start' $O/$ev.out 2>/dev/null)\" = 1 ] && [ ! -e $O/evil/ran ]"
 
 echo "== 4. an array of 6 x 4 GPUs; a dependency; --begin"
 arr=$(sub "$alice" alpha 4 --array=0-5 --gres=gpu:4 -o "$O/%A_%a.out")
@@ -381,8 +381,9 @@ kill "$flood" 2>/dev/null; wait "$flood" 2>/dev/null
 metric() { awk -v m="$1" '$1 == m { print $2 }' "$BASE/metrics.txt"; }
 check "metrics: the untrusted pin counted ($(metric deepshare_untrusted_pins_total))" \
   test "$(metric deepshare_untrusted_pins_total)" -ge 1
-check "metrics: the tenant tree's problem counted ($(metric deepshare_tenant_tree_problems))" \
-  test "$(metric deepshare_tenant_tree_problems)" = 1
+# two: the sub-account, and 20 guaranteed GPUs (alpha 8, beta 8, scav 4 since section 6) of 16
+check "metrics: the tenant tree's problems counted ($(metric deepshare_tenant_tree_problems): the sub-account, 20 of 16 GPUs guaranteed)" \
+  test "$(metric deepshare_tenant_tree_problems)" = 2
 check "metrics: no decision failed, no preemption failed ($(metric deepshare_decisions_failed_total), $(metric deepshare_preemptions_failed_total))" \
   test "$(metric deepshare_decisions_failed_total)" = 0 -a "$(metric deepshare_preemptions_failed_total)" = 0
 check "controller logged no error" sh -c "! grep -q '\"level\":\"error\"' $BASE/ctl.log"

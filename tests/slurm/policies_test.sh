@@ -12,7 +12,7 @@
 #  4. idle again right after that busy spell: 4 more best-effort jobs decided in the first
 #     cycle that sees them (a forecast-driven reserve would hold the owners' idle quota);
 #  5. no error logged; metrics follow the Prometheus conventions (build_info names the
-#     policy, no -1 values, a cycle histogram, lent + unowned = borrowed, per-tenant
+#     policy, no -1 values, a cycle histogram, lent + unowned = over quota, per-tenant
 #     preemptions sum to the total).
 # Once (deepshare phase): 8 idle connections do not delay a scrape, the endpoint listens on
 # 127.0.0.1 only, typed JSON log values with user/account, SIGHUP reloads the config (a live
@@ -94,10 +94,13 @@ for P in $POLICIES; do
   late=$(grep '"event":"start"' "$LOG" | grep -o '"queued_s":[0-9.e+-]*' | cut -d: -f2 | awk '$1 > 0' | wc -l)
   [ "$R" != - ] && check "$P: ... each decided in the first cycle that saw it ($late later)" test "$late" = 0 -a "$(grep -c '"event":"start"' "$LOG")" -ge 4
   scrape > "$BASE/m1-$P.txt"
-  lent=$(sum_metric deepshare_tenant_lent_gpus "$BASE/m1-$P.txt"); borrowed=$(sum_metric deepshare_tenant_borrowed_gpus "$BASE/m1-$P.txt")
-  unowned=$(metric deepshare_unowned_borrowed_gpus "$BASE/m1-$P.txt")
-  check "$P: metrics while lending: borrowed $borrowed = lent $lent + unowned $unowned, scav borrows 16" \
-    test "$borrowed" = 16 -a "$((lent + unowned))" = "$borrowed" -a "$(metric 'deepshare_tenant_borrowed_gpus{tenant="scav"}' "$BASE/m1-$P.txt")" = 16
+  lent=$(sum_metric deepshare_tenant_lent_gpus "$BASE/m1-$P.txt"); over=$(sum_metric deepshare_tenant_over_quota_gpus "$BASE/m1-$P.txt")
+  unowned=$(metric deepshare_unowned_over_quota_gpus "$BASE/m1-$P.txt")
+  check "$P: metrics while lending: over quota $over = lent $lent + unowned $unowned, scav 16 over its quota" \
+    test "$over" = 16 -a "$((lent + unowned))" = "$over" -a "$(metric 'deepshare_tenant_over_quota_gpus{tenant="scav"}' "$BASE/m1-$P.txt")" = 16
+  # borrowed: GPUs of jobs the policy started as borrowed (fifo-pooled has no such notion)
+  borrowed=$(metric 'deepshare_tenant_borrowed_gpus{tenant="scav"}' "$BASE/m1-$P.txt")
+  [ "$P" != fifo-pooled ] && check "$P: ... all 16 run as borrowed (preemptible) jobs ($borrowed)" test "$borrowed" = 16
   # 2. owners return
   t0=$SECONDS
   a1=$(sub alpha 4 5); a2=$(sub alpha 4 5)

@@ -14,7 +14,7 @@
 # PID here): on a busy machine the stand-ins' run overhang grows from ~0.07 s to ~0.55 s,
 # which the fidelity check must model (the replay measures it; docs/slurm.md §12).
 # Env: JOBS, FROM, TOLERANCE; LOAD=0: no extra load; DS_TEST_OUT=DIR: keep the replay's
-# outputs (replay.json, observed.csv, fidelity.*) in DIR.
+# outputs in DIR/replay (replay.json, observed.csv, fidelity/) and its config in DIR/config.yaml.
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${1:-$SRC/build/bin}
@@ -32,10 +32,11 @@ cleanup() {
   [ -n "$LOAD_PID" ] && kill "$LOAD_PID" 2>/dev/null
   if [ -n "${DS_TEST_OUT:-}" ] && [ -d "$BASE/out" ]; then
     local out
-    out=$(mkdir -p "$DS_TEST_OUT" && cd "$DS_TEST_OUT" && pwd) && cp -r "$BASE/out/." "$out/"
-    # The config goes with it, so that `deepshare fidelity --replay DIR` runs again later.
-    cp "$BASE/venus3.yaml" "$out/config.yaml" &&
-      sed -i "s#\"config\": \".*\"#\"config\": \"$out/config.yaml\"#" "$out/replay.json"
+    out=$(mkdir -p "$DS_TEST_OUT" && cd "$DS_TEST_OUT" && pwd) && rm -rf "$out/replay" &&
+      cp -r "$BASE/out" "$out/replay"
+    # The config goes beside it (the replay folder holds only what its manifest lists), so
+    # that `deepshare fidelity --replay DIR/replay --config DIR/config.yaml` runs again later.
+    cp "$BASE/venus3.yaml" "$out/config.yaml"
   fi
   "$SRC/scripts/slurm/stop-cluster.sh" --purge >/dev/null 2>&1
 }
@@ -68,7 +69,7 @@ echo "== fidelity"
   { echo "FAIL: fidelity"; exit 1; }
 # The replay exercised what it is meant to: borrowing and MPS sharing on real Slurm.
 for key in real_borrowed_runs real_shared_runs; do
-  n=$(grep -o "\"$key\": *[0-9]*" "$BASE/out/fidelity.json" | grep -o '[0-9]*$')
+  n=$(grep -o "\"$key\": *[0-9]*" "$BASE/out/fidelity/fidelity.json" | grep -o '[0-9]*$')
   [ "${n:-0}" -gt 0 ] || { echo "FAIL: $key is ${n:-missing}"; exit 1; }
 done
 echo "PASS"
