@@ -44,10 +44,76 @@ gate.E = {
   INVALID_ACCOUNT = 2045,
   INVALID_GRES = 2072,
 }
--- Keys of the AdminComment record: the request written here, the pin written by DeepShare.
-local USER_KEYS = { gpus = true, u = true, mem = true, trace = true }
-local PIN_KEYS = { r = true, b = true, s = true, g = true, m = true, l = true, t = true, p = true, x = true, e = true }
-local GATE_KEYS = { v = true, n = true, nr = true, begin = true }
+-- The keys of DeepShare's record, one line each: who writes it (user: in --comment at
+-- submit; gate: here; pin: the controller), the kind of value and its range. This table is
+-- the one definition of a valid record value: the controller's build reads these lines
+-- (src/slurm/record_keys.cmake generates src/slurm/record.cpp's table from them), so that
+-- the gate never accepts what the controller would refuse. Kinds: int (decimal digits, a
+-- leading '-' only where min < 0), num (digits with an optional '.' and fraction), flag (0
+-- or 1), name (letters, digits, '.', '_', '-'), text (no ';'), gpus (node@i,j/node@k).
+-- BEGIN RECORD KEYS
+gate.KEYS = {
+  v = { writer = "gate", kind = "int", min = 1, max = 1 },
+  gpus = { writer = "user", kind = "int", min = 1, max = 4096 },
+  n = { writer = "gate", kind = "int", min = 1, max = 4096 },
+  nr = { writer = "gate", kind = "flag", min = 0, max = 1 },
+  mem = { writer = "user", kind = "num", min = 1, max = 1048576 },
+  u = { writer = "user", kind = "num", min = 0, max = 100 },
+  begin = { writer = "gate", kind = "int", min = 0, max = 1099511627776 },
+  trace = { writer = "user", kind = "name", min = 0, max = 0 },
+  r = { writer = "pin", kind = "int", min = 0, max = 1073741824 },
+  b = { writer = "pin", kind = "flag", min = 0, max = 1 },
+  s = { writer = "pin", kind = "flag", min = 0, max = 1 },
+  g = { writer = "pin", kind = "gpus", min = 0, max = 63 },
+  m = { writer = "pin", kind = "int", min = 1, max = 100 },
+  l = { writer = "pin", kind = "int", min = 0, max = 1073741824 },
+  t = { writer = "pin", kind = "int", min = -1125899906842624, max = 1125899906842624 },
+  p = { writer = "pin", kind = "int", min = 0, max = 1073741824 },
+  x = { writer = "pin", kind = "text", min = 0, max = 0 },
+  e = { writer = "pin", kind = "int", min = 1, max = 1125899906842624 },
+}
+-- END RECORD KEYS
+local USER_KEYS, PIN_KEYS, GATE_KEYS = {}, {}, {}
+for k, spec in pairs(gate.KEYS) do
+  local set = spec.writer == "user" and USER_KEYS or (spec.writer == "gate" and GATE_KEYS or PIN_KEYS)
+  set[k] = true
+end
+
+-- The value of key k checked against gate.KEYS: the number (or the text), or nil + why.
+function gate.check_value(k, value)
+  local spec = gate.KEYS[k]
+  if spec == nil then
+    return nil, "unknown key"
+  end
+  local v = value or ""
+  if spec.kind == "int" then
+    local ok = v:match("^%d+$") or (spec.min < 0 and v:match("^%-%d+$"))
+    if not ok then
+      return nil, "expected a whole number"
+    end
+  elseif spec.kind == "num" then
+    if not (v:match("^%d+%.?%d*$") or v:match("^%.%d+$")) then
+      return nil, "expected a number"
+    end
+  elseif spec.kind == "flag" then
+    if v ~= "0" and v ~= "1" then
+      return nil, "expected 0 or 1"
+    end
+    return tonumber(v), nil
+  elseif spec.kind == "name" then
+    if not v:match("^[%w%._%-]+$") then
+      return nil, "may hold letters, digits, '.', '_' and '-' only"
+    end
+    return v, nil
+  else
+    return v, nil -- text, gpus: written by the controller only
+  end
+  local n = tonumber(v)
+  if n == nil or n < spec.min or n > spec.max then
+    return nil, "expected " .. string.format("%d..%d", spec.min, spec.max)
+  end
+  return n, nil
+end
 
 local function trim(s)
   return (s:gsub("^%s+", ""):gsub("%s+$", ""))
@@ -149,18 +215,28 @@ function gate.format_record(t)
   return "ds:" .. table.concat(parts, ";")
 end
 
--- "gres:gpu:2,gres:gpu:a100:1" (or gres/gpu:2, gpu:2) -> { {name=,type=,count=} ... }
+-- "gres:gpu:2,gres:gpu:a100:1" (or gres/gpu:2, gpu:2) -> { {name=,type=,count=} ... }.
+-- As Slurm reads --gres: NAME[:TYPE][:COUNT], the count 1 when left out, so "gpu:g1" is
+-- one GPU of type g1 and "gpu:a100" one a100. A count that is not a plain number of
+-- digits is nil (refused by the callers).
 function gate.parse_tres(s)
   local out = {}
   for _, e in ipairs(split(s, ",")) do
     e = e:gsub("^gres[:/]", "")
     local f = split(e, ":")
     local item = { name = f[1] }
+    local function count(v)
+      return v:match("^%d+$") and tonumber(v) or nil
+    end
     if #f == 2 then
-      item.count = tonumber(f[2])
+      if f[2]:match("^%d") then
+        item.count = count(f[2])
+      else
+        item.type, item.count = f[2], 1
+      end
     elseif #f >= 3 then
       item.type = f[2]
-      item.count = tonumber(f[3])
+      item.count = count(f[3])
     else
       item.count = 1
     end
@@ -273,8 +349,8 @@ function gate.normalise(conf, d)
   end
   local rec = gate.parse_record(d.comment) or {}
   if rec.gpus ~= nil then
-    local g = tonumber(rec.gpus)
-    if g == nil or g < 1 or g ~= math.floor(g) then
+    local g = gate.check_value("gpus", rec.gpus)
+    if g == nil then
       return nil, "--comment key gpus=" .. rec.gpus .. " is not a whole number of GPUs"
     end
     if total ~= nil and total ~= g then
@@ -321,10 +397,14 @@ function gate.normalise(conf, d)
   if conf.max_gpus and total > conf.max_gpus then
     return nil, total .. " GPUs: the partition has " .. conf.max_gpus
   end
+  if total > gate.KEYS.gpus.max then
+    return nil, total .. " GPUs: DeepShare schedules at most " .. gate.KEYS.gpus.max .. " per job"
+  end
   return { gpus = total, nodes = shape_n, notes = notes }, nil
 end
 
--- Checks the user's --comment keys; returns the record table or nil + message.
+-- Checks the user's --comment keys (gate.KEYS, then the site's bounds); returns the record
+-- table or nil + message.
 function gate.user_keys(conf, comment)
   local rec = gate.parse_record(comment)
   if rec == nil then
@@ -344,21 +424,17 @@ function gate.user_keys(conf, comment)
       "--comment keys " .. table.concat(pins, ",") .. " are DeepShare's placement record: only the"
         .. " scheduler writes them (remove them; DeepShare decides where a job runs)"
   end
-  if rec.u ~= nil then
-    local u = tonumber(rec.u)
-    if u == nil or u < 0 or u > 100 then
-      return nil, "--comment key u= (GPU utilisation) must be 0..100, not '" .. rec.u .. "'"
+  local what = { u = "u= (GPU utilisation %)", mem = "mem= (GPU memory MiB)", gpus = "gpus=",
+                 trace = "trace=" }
+  for k, v in pairs(rec) do
+    local n, err = gate.check_value(k, v)
+    if n == nil then
+      return nil, "--comment key " .. what[k] .. ": " .. err .. ", not '" .. v .. "'"
     end
-  end
-  if rec.mem ~= nil then
-    local m = tonumber(rec.mem)
-    if m == nil or m <= 0 or m > conf.gpu_memory_mib then
-      return nil,
-        "--comment key mem= (GPU memory MiB) must be 1.." .. conf.gpu_memory_mib .. ", not '" .. rec.mem .. "'"
+    if k == "mem" and n > conf.gpu_memory_mib then
+      return nil, "--comment key mem= (GPU memory MiB) must be 1.." .. conf.gpu_memory_mib
+        .. ", not '" .. v .. "'"
     end
-  end
-  if rec.trace ~= nil and not rec.trace:match("^[%w%._%-]+$") then
-    return nil, "--comment key trace= may hold letters, digits, '.', '_' and '-' only"
   end
   return rec, nil
 end
@@ -410,6 +486,14 @@ function gate.submit(conf, d, part_list, now)
   end
   if other > 0 then
     return nil, "submit to DeepShare's partitions or to others, not both (-p " .. d.partition .. ")",
+      gate.E.INVALID_PARTITION
+  end
+  if set(d.het_job_offset) then
+    -- Slurm calls the gate once per component and applies an update of one component to
+    -- all of them; DeepShare places and preempts one job at a time.
+    return nil,
+      "heterogeneous jobs (components separated by ':' or '#SBATCH hetjob') are not supported in"
+        .. " DeepShare partitions: submit each component as its own job (--dependency orders them)",
       gate.E.INVALID_PARTITION
   end
   if conf.require_association and not set(d.account) and not set(d.default_account) then
@@ -516,18 +600,17 @@ function gate.modify(conf, d, job, now)
   end
   local ch = {}
   if set(d.begin_time) and d.begin_time ~= 0 then
-    -- A new StartTime: DeepShare honours it; the job stays parked.
-    local rec = gate.parse_record(job.admin_comment)
-    if rec == nil then
+    -- A new StartTime: DeepShare honours it; the job stays parked. It goes into the job's
+    -- Comment (begin=, 0: none), which the user may write: Slurm refuses an AdminComment in
+    -- a user's update even when this plugin sets it, and a begin time only ever concerns the
+    -- user's own job. The controller takes it over the AdminComment's begin.
+    if gate.parse_record(job.admin_comment) == nil then
       return nil, gate.E.JOB_HELD
     end
-    if d.begin_time > (now or 0) then
-      rec.begin = string.format("%d", d.begin_time)
-    else
-      rec.begin = nil
-    end
+    local user = gate.parse_record(job.comment) or {}
+    user.begin = d.begin_time > (now or 0) and string.format("%d", d.begin_time) or "0"
     ch.begin_time = gate.PARK
-    ch.admin_comment = gate.format_record(rec)
+    ch.comment = gate.format_record(user)
   end
   return ch, nil
 end
@@ -539,7 +622,7 @@ local FIELDS = {
   "tres_per_job", "tres_per_task", "tres_per_socket", "cpus_per_tres", "mem_per_tres",
   "min_nodes", "max_nodes", "num_tasks", "ntasks_per_node", "ntasks_per_tres", "requeue",
   "shared", "script", "begin_time", "tres_freq", "tres_bind", "req_nodes", "exc_nodes",
-  "features", "reservation",
+  "features", "reservation", "het_job_offset",
 }
 
 local function snapshot(desc)
@@ -614,7 +697,8 @@ function slurm_job_modify(desc, job_rec, part_list, modify_uid)
       return slurm.SUCCESS
     end
     local d = snapshot(desc)
-    local job = { partition = job_rec.partition, admin_comment = job_rec.admin_comment }
+    local job = { partition = job_rec.partition, admin_comment = job_rec.admin_comment,
+                  comment = job_rec.comment }
     local ch, code = gate.modify(c, d, job, os.time())
     if ch == nil then
       slurm.log_info("deepshare gate: refused an update of job %s by uid %d (code %d)",

@@ -10,7 +10,22 @@
 # (`scontrol show job -d`) and the pin in its AdminComment (operators only). It never reads
 # the job's Comment or environment. A pin written for another run of the job (its restart
 # count r differs from Slurm's Restarts) is ignored.
+# Its own environment is the job's (slurmstepd runs it as the job's user with the task's
+# environment), so it trusts none of it but SLURM_JOB_ID and SLURMD_NODENAME: the tools come
+# from a fixed PATH, scontrol from SCONTROL and the cluster from SLURM_CONF_FILE below (set
+# when the script is installed; scripts/slurm/start-cluster.sh writes its own), never from the
+# job's PATH or SLURM_CONF.
 # Lines "export K=V" / "unset K" printed here change the task's environment (slurmstepd).
+SCONTROL=/usr/bin/scontrol
+SLURM_CONF_FILE=/etc/slurm/slurm.conf
+PATH=/usr/bin:/bin:/usr/sbin:/sbin
+export PATH
+unset LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT ENV BASH_ENV CDPATH
+IFS=' 	
+'
+SLURM_CONF=$SLURM_CONF_FILE
+export SLURM_CONF
+scontrol() { "$SCONTROL" "$@"; }
 [ -n "$SLURM_JOB_ID" ] || exit 0
 info=$(scontrol show job -d "$SLURM_JOB_ID" 2>/dev/null) || exit 0
 node=${SLURMD_NODENAME:-$(hostname -s)}

@@ -213,7 +213,10 @@ GresTypes=$GRESTYPES
 CONF
 if [ "$GATE" = 1 ]; then
   install -m 644 "$DEPLOY/job_submit.lua" "$BASE/etc/job_submit.lua"
-  install -m 755 "$DEPLOY/task-prolog.sh" "$BASE/etc/task-prolog.sh"
+  # the installed prolog names this cluster's slurm.conf and scontrol (it trusts no job env)
+  sed -e "s|^SLURM_CONF_FILE=.*|SLURM_CONF_FILE=$BASE/etc/slurm.conf|" \
+    -e "s|^SCONTROL=.*|SCONTROL=$(command -v scontrol)|" "$DEPLOY/task-prolog.sh" > "$BASE/etc/task-prolog.sh"
+  chmod 755 "$BASE/etc/task-prolog.sh"
   cat > "$BASE/etc/deepshare_gate.conf" <<CONF
 partitions = $DS_PARTITION
 gpus_per_node = $GPUS

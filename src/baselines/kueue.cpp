@@ -60,7 +60,8 @@ class Kueue final : public Policy {
         cursor_stamp_(ctx.tenants.size(), 0),
         shadow_quota_(quota_),
         shed_count_(ctx.tenants.size(), 0),
-        touched_flag_(ctx.tenants.size(), 0) {
+        touched_flag_(ctx.tenants.size(), 0),
+        tree_(ctx.tenants) {
     if (!cfg_.pooled) cfg_.limits.cohort = false;
     bool owned = false;
     for (const auto& n : ctx.cluster.nodes) owned = owned || n.owner.valid();
@@ -127,7 +128,9 @@ class Kueue final : public Policy {
     free_.sync(s);
     if (first) {
       for (const auto& list : nodes_) sets_.push_back(free_.add_set(list));
-      shadowed_ = cfg_.limits.cohort && !cfg_.fair_sharing && cfg_.reclaim == ReclaimPolicy::Any;
+      // (The shadow knows no tenant tree: trees search.)
+      shadowed_ = cfg_.limits.cohort && !cfg_.fair_sharing && cfg_.reclaim == ReclaimPolicy::Any &&
+                  tree_.flat();
       for (std::size_t p = 0; p < sets_.size(); ++p)
         shadowed_ = shadowed_ && free_.set_largest_fit(sets_[p]).has_value();
       if (shadowed_) {
@@ -460,7 +463,7 @@ class Kueue final : public Policy {
         return e;
       }
     } else {
-      const KueueRequest req{&j, t, e.priority, nodes};
+      const KueueRequest req{&j, t, e.priority, nodes, &tree_};
       auto v = cfg_.fair_sharing
                    ? kueue_fair_preemption(req, running_, quota_, free_, cfg_.reclaim)
                    : kueue_classical_preemption(req, running_, quota_, free_, cfg_.reclaim);
@@ -498,7 +501,7 @@ class Kueue final : public Policy {
   void admit(const ClusterSnapshot& s, Entry e, Decisions& out) {
     if (e.search) {  // the walk, now that this entry is admitted (it succeeds: see above)
       const JobSpec& j = s.jobs[e.job.index()];
-      const KueueRequest req{&j, e.tenant, e.priority, sets_[part(e.tenant)]};
+      const KueueRequest req{&j, e.tenant, e.priority, sets_[part(e.tenant)], &tree_};
       auto v = kueue_classical_preemption(req, running_, quota_, free_, cfg_.reclaim);
       if (!v) throw std::logic_error("kueue: the shadow state and the search disagree");
       e.placement = std::move(v->placement);
@@ -578,6 +581,7 @@ class Kueue final : public Policy {
   std::vector<std::size_t> shed_count_;
   std::vector<std::size_t> touched_;  // tenants to reshed
   std::vector<std::uint8_t> touched_flag_;
+  TenantTree tree_;  // the tenants' tree (flat for flat tenants): hierarchical reclaim
   std::uint64_t cutoff_epoch_ = 0;
   std::size_t borrowed_starts_ = 0, preempting_admissions_ = 0, victims_ = 0, searches_ = 0;
 };

@@ -14,6 +14,11 @@
 //  - One ClusterQueue per tenant with nominalQuota = the tenant's guaranteed GPUs, all in
 //    one cohort (`scope=pooled`, the default: jobs run on any node); `scope=isolated`
 //    removes the cohort (no borrowing) and keeps each tenant on the nodes it owns.
+//  - Tenant trees (model/tenant_tree.hpp): a tenant with sub-tenants is also a cohort of its
+//    subtree (Kueue's hierarchical cohorts, nominal quota = the subtree's guarantee). Jobs
+//    still borrow idle quota anywhere in the tree (no cohort borrowing limits); a reclaim
+//    takes only from cohorts above their nominal quota up to where they meet the preemptor
+//    (hierarchical_preemption.go). Fair sharing compares tenants, not cohorts.
 //  - Priority (WorkloadPriorityClass) from the job's QoS: Guaranteed and
 //    LatencySensitive 1, BestEffort -1, others 0 (Venus: all 0).
 //  - queueingStrategy BestEffortFIFO (default) or StrictFIFO; reclaimWithinCohort Any

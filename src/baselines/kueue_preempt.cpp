@@ -97,6 +97,16 @@ class WhatIf {
   std::vector<JobId> removed_;
 };
 
+// candidateIsValid's walk up the cohort tree (hierarchical_preemption.go): the victim's
+// cohorts up to the lowest common ancestor with the preemptor all exceed their nominal quota.
+bool valid_in_tree(const KueueRequest& req, const CohortQuota& q, std::size_t victim) {
+  if (!req.tree || req.tree->flat()) return true;
+  std::vector<std::int64_t> own(q.size()), sub;
+  for (std::size_t t = 0; t < q.size(); ++t) own[t] = q.usage(t);
+  req.tree->subtree_sums(own, sub);
+  return req.tree->may_reclaim(req.tenant, victim, sub, 1);
+}
+
 // CandidatesOrdering: lower priority, then most recently started, then job id.
 bool before(const KueueRunning& a, const KueueRunning& b) {
   if (a.priority != b.priority) return a.priority < b.priority;
@@ -119,6 +129,7 @@ std::optional<KueueVictims> kueue_classical_preemption(const KueueRequest& req,
   std::vector<JobId> targets;
   running.for_each_candidate(req.tenant, req.priority, quota, policy, [&](JobId id) {
     if (!w.quota().borrowing(running.at(id).tenant)) return true;  // candidateIsValid
+    if (!valid_in_tree(req, w.quota(), running.at(id).tenant)) return true;
     w.remove(id);
     targets.push_back(id);
     if (!w.fits()) return true;
@@ -132,7 +143,8 @@ std::optional<KueueVictims> kueue_fair_preemption(const KueueRequest& req,
                                                   const KueueRunningSet& running,
                                                   CohortQuota& quota, FreeMap& free,
                                                   ReclaimPolicy policy) {
-  const auto cands = running.candidates(req.tenant, req.priority, quota, policy);
+  auto cands = running.candidates(req.tenant, req.priority, quota, policy);
+  std::erase_if(cands, [&](JobId id) { return !valid_in_tree(req, quota, running.at(id).tenant); });
   if (cands.empty()) return std::nullopt;
   WhatIf w(req, running, quota, free);
   const int g = req.job->gpus;

@@ -19,7 +19,9 @@
 //  started first, then job id.
 //  Classical (requires that the preemptor stays within its nominal quota with the job):
 //   1. Walk the candidates in order; skip one whose tenant no longer borrows (after the
-//      removals so far); otherwise remove it (quota and GPUs).
+//      removals so far), or, in a tenant tree, one whose cohorts below the lowest common
+//      ancestor with the preemptor no longer exceed their nominal quota; otherwise remove it
+//      (quota and GPUs).
 //   2. As soon as the job fits: add the removed ones back in reverse order (all but the
 //      last), keeping each re-added one whose return still lets the job fit.
 //  Fair sharing (weighted DRS of borrowed GPUs; preemption also while borrowing):
@@ -44,6 +46,7 @@
 #include <vector>
 
 #include "baselines/kueue_quota.hpp"
+#include "model/tenant_tree.hpp"
 #include "policy/placement.hpp"
 #include "policy/policy.hpp"
 
@@ -110,6 +113,9 @@ struct KueueRequest {
   std::size_t tenant = 0;
   int priority = 0;
   FreeMap::SetId nodes = 0;  // where it may run (a node set of `free`)
+  // In a tenant tree, a candidate is valid only when its groups exceed their nominal quota up
+  // to where they meet the preemptor (Kueue's hierarchical reclaim; model/tenant_tree.hpp).
+  const TenantTree* tree = nullptr;
 };
 
 struct KueueVictims {

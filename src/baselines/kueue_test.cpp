@@ -23,6 +23,27 @@ RunRecord run(const Workload& w, const std::vector<std::string>& options = {}) {
   return simulate(w, *p);
 }
 
+// Hierarchical reclaim (hierarchical_preemption.go): p 16 = a 8 + b 8 is a cohort within
+// its nominal quota while b borrows a's idle GPUs, so x's reclaim takes y's borrower; flat,
+// Kueue's order (most recently started first) takes b's.
+TEST(Kueue, HierarchicalReclaimTakesOnlyFromCohortsOverTheirNominalQuota) {
+  for (const bool tree : {true, false}) {
+    Workload w = testing::make_tree_workload(
+        3, {{"p", -1, 16}, {"a", 0, 8}, {"b", 0, 8}, {"x", -1, 8}, {"y", -1, 0}}, tree);
+    add_job(w, 2, 8, 0, 100000);
+    add_job(w, 4, 8, 0, 100000);
+    add_job(w, 2, 8, 10, 100000);
+    add_job(w, 3, 8, 100, 500);
+    w.finalize();
+    auto r = run(w);
+    EXPECT_EQ(r.jobs[3].first_start, seconds(100));
+    EXPECT_EQ(r.jobs[1].preemptions, tree ? 1 : 0) << (tree ? "tree" : "flat");
+    EXPECT_EQ(r.jobs[2].preemptions, tree ? 0 : 1) << (tree ? "tree" : "flat");
+    auto fair = run(w, {"fair_sharing=on"});
+    EXPECT_EQ(fair.jobs[2].preemptions, tree ? 0 : fair.jobs[2].preemptions);
+  }
+}
+
 TEST(KueueQuota, CohortArithmeticFollowsKueuesResourceNodes) {
   auto w = make_workload(3, 1);  // nominal 8 each, cohort 24
   CohortQuota q(w.tenants, KueueLimits{});

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -31,7 +32,9 @@
 #include "slurm/config.hpp"
 #ifdef DEEPSHARE_HAVE_SLURM
 #include "driver/metrics_server.hpp"
+#include "model/tenant_tree.hpp"
 #include "replay/replay.hpp"
+#include "slurm/accounts.hpp"
 #include "slurm/api.hpp"
 #include "slurm/controller.hpp"
 #endif
@@ -164,6 +167,51 @@ int cmd_slurm_run() {
   g_controller = nullptr;
   // Deposed: another controller leads; exit 3 (systemd: RestartPreventExitStatus=3).
   return ctl.deposed() ? 3 : 0;
+}
+
+// `slurm check`: Slurm's account tree as DeepShare reads it, and what does not fit
+// (sub-accounts whose GrpTRES exceed their parent's, guarantees beyond the partition).
+void print_account(const std::vector<Tenant>& ts, const TenantTree& tree,
+                   const slurm::Accounts& accounts, std::size_t t, int depth) {
+  const slurm::Account& a = accounts.at(ts[t].name);
+  std::printf("%*s%-*s %9s %10d %8d\n", 2 * depth, "", 24 - 2 * depth, ts[t].name.c_str(),
+              a.grp_quota < 0 ? "-" : std::to_string(a.grp_quota).c_str(), ts[t].quota_gpus,
+              tree.guarantee(t));
+  for (std::size_t k = 0; k < ts.size(); ++k)
+    if (ts[k].parent.valid() && ts[k].parent.index() == t)
+      print_account(ts, tree, accounts, k, depth + 1);
+}
+
+int cmd_slurm_check() {
+  slurm::ControllerConfig cfg;
+  if (!g_args.config.empty()) cfg = slurm::load_controller_config(g_args.config);
+  slurm::SlurmApi api;
+  const auto assocs = api.associations(cfg.quota_tres);
+  if (!assocs) throw InputError("cannot read Slurm's associations: " + api.last_error());
+  int gpus = -1;
+  if (const auto nodes = api.nodes()) {
+    gpus = 0;
+    for (const auto& n : *nodes)
+      if (std::find(n.partitions.begin(), n.partitions.end(), cfg.partition) != n.partitions.end())
+        gpus += n.gpus;
+  }
+  const slurm::Accounts accounts = slurm::accounts_of(*assocs);
+  std::vector<Tenant> tenants;
+  for (const auto& [name, a] : accounts) {
+    tenants.emplace_back();
+    tenants.back().id = TenantId(static_cast<std::uint32_t>(tenants.size() - 1));
+    tenants.back().name = name;
+  }
+  const auto problems = slurm::apply_accounts(tenants, accounts, gpus);
+  const TenantTree tree(tenants);
+  std::printf("partition %s: %d GPUs; quotas from GrpTRES=%s=N\n", cfg.partition.c_str(), gpus,
+              cfg.quota_tres.c_str());
+  std::printf("%-24s %9s %10s %8s\n", "account", "GrpTRES", "guaranteed", "subtree");
+  for (std::size_t t = 0; t < tenants.size(); ++t)
+    if (!tenants[t].parent.valid()) print_account(tenants, tree, accounts, t, 0);
+  for (const auto& p : problems) std::printf("problem: %s\n", p.c_str());
+  if (problems.empty()) std::printf("the tenant tree fits\n");
+  return problems.empty() ? 0 : 1;
 }
 
 int cmd_slurm_replay() {
@@ -333,6 +381,14 @@ void register_slurm_commands(
                   "Prometheus endpoint HOST:PORT (overrides the config)");
   run->add_flag("--quiet", g_args.quiet, "Log warnings and errors only");
   add_action(run, cmd_slurm_run);
+
+  auto* check = slurm->add_subcommand(
+      "check",
+      "Read Slurm's accounts as DeepShare's tenant tree: each account's GrpTRES, its guarantee, "
+      "and the guarantees that do not fit their parent or the partition (exit 1 when any)");
+  check->add_option("--config", g_args.config,
+                    "Controller YAML (its partition and quota_tres; default batch, gres/gpu)");
+  add_action(check, cmd_slurm_check);
 
   auto* replay = slurm->add_subcommand(
       "replay",

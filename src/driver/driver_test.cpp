@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <regex>
 #include <sstream>
@@ -35,6 +36,9 @@ std::string temp_dir(const char* tag) {
                     ("ds-lease-" + std::string(tag) + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(base);
   std::filesystem::create_directories(base);
+  std::filesystem::permissions(base, std::filesystem::perms::owner_all |
+                                         std::filesystem::perms::group_read |
+                                         std::filesystem::perms::group_exec);
   return base.string();
 }
 
@@ -231,12 +235,40 @@ TEST(MetricsServer, BindsLoopbackUnlessConfiguredAndRefusesBadAddresses) {
 
 TEST(MetricsServer, IdleConnectionsAreClosedAfterTheTimeout) {
   MetricsServer server(
-      "127.0.0.1:0", [] { return std::string("x 1\n"); }, 300);
+      "127.0.0.1:0", [] { return std::string("x 1\n"); }, 300, 64, 300);
   const int fd = connect_to(server.port());
   ASSERT_GE(fd, 0);
   char c;
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(::recv(fd, &c, 1, 0), 0);  // closed by the server
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+  ::close(fd);
+}
+
+// Issue #24: ~70 idle connections from any local user kept every scrape out (64 were open,
+// the rest closed at accept). Now a new connection pushes out the oldest idle one.
+TEST(MetricsServer, MoreIdleConnectionsThanTheLimitDoNotBlockAScrape) {
+  MetricsServer server(
+      "127.0.0.1:0", [] { return std::string("deepshare_up 1\n"); }, 10000, 16);
+  std::vector<int> idle;
+  for (int i = 0; i < 70; ++i) idle.push_back(connect_to(server.port()));
+  for (int round = 0; round < 3; ++round) {
+    const std::string r = scrape(server.port());
+    EXPECT_NE(r.find("deepshare_up 1"), std::string::npos) << "round " << round;
+    for (int i = 0; i < 20; ++i) idle.push_back(connect_to(server.port()));  // and more come
+  }
+  for (int fd : idle) ::close(fd);
+}
+
+TEST(MetricsServer, ARequestThatDoesNotArriveInTimeIsClosed) {
+  MetricsServer server(
+      "127.0.0.1:0", [] { return std::string("x 1\n"); }, 10000, 64, 300);
+  const int fd = connect_to(server.port());
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::send(fd, "GET /", 5, 0), 5);  // never finished
+  char c;
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(::recv(fd, &c, 1, 0), 0);  // closed by the server after 300 ms, not 10 s
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
   ::close(fd);
 }
@@ -253,6 +285,54 @@ TEST(Lease, ExclusiveAndEpochsIncrease) {
   ASSERT_TRUE(b.try_acquire());
   EXPECT_EQ(b.epoch(), 2u);
   EXPECT_EQ(Lease::stored_epoch(dir), 2u);
+  std::filesystem::remove_all(dir);
+}
+
+// Issue #24: an existing state_dir was trusted whatever its owner and mode.
+TEST(Lease, AStateDirOthersCouldWriteIsRefusedWithWhatToFix) {
+  const std::string dir = temp_dir("mode");
+  std::filesystem::permissions(dir, std::filesystem::perms::all);  // 0777, as /tmp's children
+  Lease a(dir);
+  try {
+    a.try_acquire();
+    FAIL() << "a world-writable state_dir was trusted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("writable by group or others (mode 0777)"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("mode 0750 or tighter"), std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Lease, LinksInTheStateDirAreNotFollowed) {
+  const std::string dir = temp_dir("link");
+  const std::string target = dir + "-target";
+  std::filesystem::remove_all(target);
+  { std::ofstream(target) << "1\n"; }
+  std::filesystem::create_symlink(target, dir + "/leader.lock");
+  Lease a(dir);
+  EXPECT_THROW(a.try_acquire(), InputError);
+  std::filesystem::remove(dir + "/leader.lock");
+  std::filesystem::create_symlink(dir, dir + "-link");
+  Lease b(dir + "-link");  // the directory itself a link
+  EXPECT_THROW(b.try_acquire(), InputError);
+  std::filesystem::remove(dir + "-link");
+  std::filesystem::remove(target);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Lease, AStateDirOfAnotherUserIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the directory away";
+  const std::string dir = temp_dir("owner");
+  ASSERT_EQ(::chown(dir.c_str(), 65534, 65534), 0);  // nobody
+  Lease a(dir);
+  try {
+    a.try_acquire();
+    FAIL() << "another user's state_dir was trusted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("owned by uid 65534"), std::string::npos) << e.what();
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -13,6 +13,12 @@
 //    the holder and must not act;
 //  - a controller that sees a record in the engine with a newer epoch than its own was deposed
 //    by another controller (e.g. one with another state directory): it stops acting.
+// Trust: the state directory is trusted only when no other local user could have made or
+// changed its contents: a real directory owned by the controller's user (or root), writable
+// by nobody else; its files are opened without following links and must be the user's.
+// Anything else is an InputError naming the directory and what to fix (a local user who
+// made /var/lib/deepshare first, or a world-writable state_dir under /tmp, could otherwise
+// hold the lock forever or rewrite the epoch).
 // Assumptions: the state directory is local, or on a filesystem whose flock is shared by
 // every host that may run a controller (NFSv4); one Lease object per process and directory.
 #pragma once

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <vector>
@@ -22,20 +23,24 @@ std::int64_t mono_ms() {
       .count();
 }
 
-struct Client {
-  int fd = -1;
-  std::string in;
-  std::string out;
-  std::size_t sent = 0;
-  bool answering = false;
-  std::int64_t deadline = 0;
-};
+using Client = MetricsServer::Client;
+
+// Writes what the client will take now; false when the answer is done or the socket broke.
+bool send_some(Client& c) {
+  const ssize_t n =
+      ::send(c.fd, c.out.data() + c.sent, c.out.size() - c.sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+  if (n > 0) c.sent += static_cast<std::size_t>(n);
+  return c.sent < c.out.size() && !(n < 0 && errno != EAGAIN && errno != EINTR);
+}
 
 }  // namespace
 
 MetricsServer::MetricsServer(const std::string& address, std::function<std::string()> body,
-                             int idle_timeout_ms, int max_clients)
-    : body_(std::move(body)), idle_timeout_ms_(idle_timeout_ms), max_clients_(max_clients) {
+                             int idle_timeout_ms, int max_clients, int request_timeout_ms)
+    : body_(std::move(body)),
+      idle_timeout_ms_(idle_timeout_ms),
+      max_clients_(std::max(1, max_clients)),
+      request_timeout_ms_(request_timeout_ms) {
   std::string host = "127.0.0.1";
   std::string port = address;
   if (auto c = address.rfind(':'); c != std::string::npos) {
@@ -74,9 +79,56 @@ MetricsServer::~MetricsServer() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-// One loop over the listening socket and every open connection. A request is answered once
-// its header is complete (or 8 KiB arrived: the path does not matter); the response is
-// written as the client reads it.
+// Reads what a client sent; once its request header is complete (or 8 KiB arrived: the path
+// does not matter) the answer is made and written as far as the socket takes it. Marks the
+// client for closing (deadline 0) when it is done, closed or broken.
+void MetricsServer::on_readable(Client& c, std::int64_t now) {
+  char buf[2048];
+  const ssize_t n = ::recv(c.fd, buf, sizeof buf, 0);
+  if (n <= 0) {
+    if (!(n < 0 && (errno == EAGAIN || errno == EINTR))) c.deadline = 0;
+    return;
+  }
+  c.in.append(buf, static_cast<std::size_t>(n));
+  if (c.in.find("\r\n\r\n") == std::string::npos && c.in.find("\n\n") == std::string::npos &&
+      c.in.size() < 8192)
+    return;
+  const std::string text = body_();
+  c.out = "HTTP/1.0 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: " +
+          std::to_string(text.size()) + "\r\nConnection: close\r\n\r\n" + text;
+  c.answering = true;
+  c.deadline = send_some(c) ? now + idle_timeout_ms_ : 0;  // most answers go at once
+}
+
+// New connections, at most half the limit per turn (the open ones get their turn between):
+// each is read at once (a scraper's request comes with its connect); beyond the limit the
+// oldest connection still waiting for its request is closed.
+void MetricsServer::accept_some(std::vector<Client>& clients, std::int64_t now) {
+  for (int k = 0; k < std::max(1, max_clients_ / 2); ++k) {
+    const int fd = ::accept4(fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    if (static_cast<int>(clients.size()) >= max_clients_) {
+      auto oldest = clients.end();
+      for (auto it = clients.begin(); it != clients.end(); ++it)
+        if (!it->answering && (oldest == clients.end() || it->accepted < oldest->accepted))
+          oldest = it;
+      if (oldest == clients.end()) {  // all are being answered: refuse this one
+        ::close(fd);
+        continue;
+      }
+      ::close(oldest->fd);
+      clients.erase(oldest);
+    }
+    clients.push_back({fd, {}, {}, 0, false, now + request_timeout_ms_, now});
+    on_readable(clients.back(), now);
+    if (clients.back().deadline == 0) {
+      ::close(fd);
+      clients.pop_back();
+    }
+  }
+}
+
+// One loop over the listening socket and every open connection.
 void MetricsServer::serve() {
   std::vector<Client> clients;
   std::vector<pollfd> fds;
@@ -91,46 +143,18 @@ void MetricsServer::serve() {
       Client& c = clients[k - 1];
       const short ev = fds[k].revents;
       if (!c.answering && (ev & (POLLIN | POLLHUP | POLLERR))) {
-        char buf[2048];
-        const ssize_t n = ::recv(c.fd, buf, sizeof buf, 0);
-        if (n <= 0 && !(n < 0 && (errno == EAGAIN || errno == EINTR))) {
-          c.deadline = 0;  // closed by the client, or an error: drop it
-          continue;
-        }
-        if (n > 0) c.in.append(buf, static_cast<std::size_t>(n));
-        if (c.in.find("\r\n\r\n") != std::string::npos || c.in.find("\n\n") != std::string::npos ||
-            c.in.size() >= 8192) {
-          const std::string text = body_();
-          c.out = "HTTP/1.0 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: " +
-                  std::to_string(text.size()) + "\r\nConnection: close\r\n\r\n" + text;
-          c.answering = true;
-          c.deadline = now + idle_timeout_ms_;
-        }
+        on_readable(c, now);
       } else if (c.answering && (ev & (POLLOUT | POLLHUP | POLLERR))) {
-        const ssize_t n =
-            ::send(c.fd, c.out.data() + c.sent, c.out.size() - c.sent, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n > 0) c.sent += static_cast<std::size_t>(n);
-        if (c.sent >= c.out.size() || (n < 0 && errno != EAGAIN && errno != EINTR))
-          c.deadline = 0;  // done (or broken): close
+        if (!send_some(c)) c.deadline = 0;  // done (or broken): close
       }
     }
-    // Close finished, broken and idle connections.
+    // Close finished, broken and timed-out connections.
     std::erase_if(clients, [&](const Client& c) {
       if (c.deadline > now) return false;
       ::close(c.fd);
       return true;
     });
-    if (fds[0].revents & POLLIN) {
-      for (;;) {
-        const int c = ::accept4(fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (c < 0) break;
-        if (static_cast<int>(clients.size()) >= max_clients_) {
-          ::close(c);
-          continue;
-        }
-        clients.push_back({c, {}, {}, 0, false, now + idle_timeout_ms_});
-      }
-    }
+    if (fds[0].revents & POLLIN) accept_some(clients, now);
   }
   for (const auto& c : clients) ::close(c.fd);
 }

@@ -9,6 +9,7 @@
 #include "core/limits.hpp"
 #include "core/rng.hpp"
 #include "model/snapshot.hpp"
+#include "model/tenant_tree.hpp"
 #include "model/workload.hpp"
 
 namespace ds {
@@ -166,6 +167,7 @@ void check_limits(const Workload& w) {
     if (!(t.weight >= 0 && t.weight <= 1e9) || !(t.max_slowdown >= 1 && t.max_slowdown <= 1e9))
       fail(who + ": weight must be in 0..1e9 and max_slowdown in 1..1e9");
   }
+  (void)check_tenant_tree(w.tenants, -1);  // parents in range, no cycle
   if (quotas > kMaxQuotaTotal)
     fail("tenant quotas add up to " + std::to_string(quotas) + " GPUs: at most " +
          std::to_string(kMaxQuotaTotal) + " are allowed");
@@ -375,7 +377,11 @@ void Workload::fit_cluster_to_load(double target) {
     } else {
       tenants[t].quota_gpus = static_cast<int>(std::floor(tenants[t].quota_gpus * factor));
     }
+    if (tenants[t].tree_quota_gpus > 0)
+      tenants[t].tree_quota_gpus =
+          static_cast<int>(std::floor(tenants[t].tree_quota_gpus * factor));
   }
+  if (!TenantTree(tenants).flat()) (void)resolve_tenant_tree(tenants, -1);  // scaled quotas
   cluster = std::move(resized);
   notes.push_back("cluster resized from " + std::to_string(old_gpus) + " to " +
                   std::to_string(cluster.total_gpus()) + " GPUs (" +

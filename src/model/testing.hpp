@@ -8,6 +8,7 @@
 
 #include "model/cluster_state.hpp"
 #include "model/snapshot.hpp"
+#include "model/tenant_tree.hpp"
 #include "model/workload.hpp"
 
 namespace ds::testing {
@@ -26,6 +27,40 @@ inline Workload make_workload(int tenants, int nodes_per_tenant, int gpus_per_no
     w.tenants.push_back(tenant);
     w.cluster.add_nodes(nodes_per_tenant, gpus_per_node, kDefaultGpuMemoryMib, "", tenant.id);
   }
+  return w;
+}
+
+// A tenant of make_tree_workload: its parent's index (-1: top level) and configured quota
+// (-1: none, it shares its parent's).
+struct TreeTenant {
+  const char* name;
+  int parent = -1;
+  int quota = -1;
+};
+
+// `nodes` shared 8-GPU nodes and the tenants as a tree, resolved (model/tenant_tree.hpp); with
+// `tree` false the same tenants flat, each with the own guarantee the tree gives it.
+inline Workload make_tree_workload(int nodes, std::initializer_list<TreeTenant> list,
+                                   bool tree = true) {
+  Workload w;
+  w.name = "test";
+  w.format = "test";
+  for (const TreeTenant& t : list) {
+    Tenant x;
+    x.id = TenantId(static_cast<std::uint32_t>(w.tenants.size()));
+    x.name = t.name;
+    if (t.parent >= 0) x.parent = TenantId(static_cast<std::uint32_t>(t.parent));
+    x.tree_quota_gpus = t.quota;
+    x.quota_gpus = t.quota < 0 ? 0 : t.quota;
+    w.tenants.push_back(x);
+  }
+  (void)resolve_tenant_tree(w.tenants, nodes * 8);
+  if (!tree)
+    for (auto& x : w.tenants) {
+      x.parent = TenantId();
+      x.tree_quota_gpus = -1;
+    }
+  w.cluster.add_nodes(nodes, 8, kDefaultGpuMemoryMib, "", TenantId());
   return w;
 }
 

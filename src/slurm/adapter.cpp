@@ -18,6 +18,12 @@
 namespace ds::slurm {
 namespace {
 
+// The job's begin: the user's own StartTime= update lands in the Comment (the gate writes it
+// there) and stands over the record's; it only ever delays or frees the user's own job.
+std::int64_t begin_of(const JobInfo& j, const Record& r) {
+  return comment_begin(j.comment).value_or(r.request.begin_s);
+}
+
 constexpr std::int64_t kParkedSince = kParkedBegin - 86400;
 
 const char* slurm_state_name(const JobInfo& j) {
@@ -321,7 +327,7 @@ driver::EngineJob SlurmAdapter::engine_job(const View& v, bool fresh) const {
     e.decision = driver::EngineDecision{pin->borrowed, pin->shared, placement_of(pin->gpus),
                                         pin->decided_ms ? pin->decided_ms : kNever};
   e.handed_over = !j.held && !parked(j);
-  e.wake_wall_ms = v.record.request.begin_s * 1000;
+  e.wake_wall_ms = begin_of(j, v.record) * 1000;
   e.user = j.user;
   if (fresh) e.spec = spec_of(v);
   return e;
@@ -437,7 +443,7 @@ WaitReason SlurmAdapter::eligible(JobId id, const driver::EngineJob& e) {
   if (!j.held && !parked(j)) return WaitReason::Held;  // lost its parking: parked again
   if (!ours && (!j.dependency.empty() || j.reason == "DependencyNeverSatisfied"))
     return WaitReason::Dependency;
-  if (sj.request.begin_s * 1000 > wall_) return WaitReason::Dependency;  // its --begin
+  if (begin_of(j, v.record) * 1000 > wall_) return WaitReason::Dependency;  // its --begin
   if (sj.fixed.kind != GresKind::None && !fixed_gpus_free(sj)) return WaitReason::NoFit;
   if (v.array_job && state().runtime(id).status != JobStatus::Pending) {
     auto it = array_room_.find(v.array_job);

@@ -287,6 +287,7 @@ std::optional<std::vector<Association>> SlurmApi::associations(const std::string
       o.account = lower(str(a->acct));
       o.user = str(a->user);
       o.partition = str(a->partition);
+      o.parent = lower(str(a->parent_acct));
       o.shares = a->shares_raw == NO_VAL || a->shares_raw == 0 ? 1 : a->shares_raw;
       if (tres_index >= 0 && a->grp_tres_ctld) {
         const std::uint64_t v = a->grp_tres_ctld[tres_index];

@@ -37,7 +37,8 @@ void Controller::set_id_reuse_after(std::size_t slots) {
 
 // Tenants from the configuration or Slurm's associations (tenants.hpp), into the core.
 void Controller::load_tenants(bool at_init) {
-  const bool changed = tenants_.load(*ports_.source, at_init, loop_.wall);
+  const bool changed = tenants_.load(*ports_.source, at_init, loop_.wall,
+                                     adapter_ ? adapter_->cluster().total_gpus() : -1);
   if (!core_) return;
   core_->set_tenants(tenants_.list());
   core_->set_tenant_labels(tenants_.labels());

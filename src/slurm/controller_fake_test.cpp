@@ -410,6 +410,37 @@ class ErringPolicy final : public Policy {
   int cycle_ = 0;
 };
 
+// Tenants from Slurm's account tree (slurm/accounts.hpp): a coordinator's sub-account asks
+// more than its parent (issue #24: alpha 8, alpha's sub-account 16) and gets what fits;
+// a tree beyond the partition is counted. A later sacctmgr change reaches the tenants.
+TEST(ControllerFake, TenantsFollowSlurmsAccountTree) {
+  Harness h;
+  auto account = [](const char* name, const char* parent, std::int64_t quota) {
+    Association a;
+    a.account = name;
+    a.parent = parent;
+    a.grp_quota = quota;
+    return a;
+  };
+  h.fc.accounts = {account("root", "", -1), account("alpha", "root", 8),
+                   account("sub", "alpha", 16), account("beta", "root", 8)};
+  h.cfg.tenant_source = TenantSource::Slurm;
+  auto ctl = h.start();
+  auto metric = [&](const std::string& line) {
+    return ctl->metrics_text().find(line) != std::string::npos;
+  };
+  EXPECT_TRUE(metric("deepshare_tenant_quota_gpus{tenant=\"sub\"} 8\n")) << ctl->metrics_text();
+  EXPECT_TRUE(metric("deepshare_tenant_quota_gpus{tenant=\"alpha\"} 0\n"));
+  EXPECT_TRUE(metric("deepshare_tenant_tree_problems 1\n"));
+  h.fc.accounts.push_back(account("gamma", "root", 8));  // 24 of the partition's 16 GPUs
+  h.fc.accounts[2].grp_quota = 4;
+  h.run(*ctl, 400000);
+  EXPECT_TRUE(metric("deepshare_tenant_quota_gpus{tenant=\"sub\"} 4\n")) << ctl->metrics_text();
+  EXPECT_TRUE(metric("deepshare_tenant_quota_gpus{tenant=\"alpha\"} 4\n"));
+  EXPECT_TRUE(metric("deepshare_tenant_tree_problems 1\n"));
+  EXPECT_GE(ctl->counters().tenant_reloads, 1u);
+}
+
 // A live controller does not die on a bad decision: each is refused by ClusterState,
 // logged (decision_invalid), counted, and skipped; the good ones run every job.
 TEST(ControllerFake, InvalidDecisionsAreRefusedCountedAndSkipped) {

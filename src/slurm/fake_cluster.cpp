@@ -242,12 +242,13 @@ std::optional<SlurmConfig> FakeCluster::config() {
   c.kill_wait_s = o_.kill_wait_s;
   c.job_submit_plugins = "lua";
   c.cluster = "fake";
+  c.accounting = c.enforce_associations = !accounts.empty();
   return c;
 }
 
 std::optional<std::vector<Association>> FakeCluster::associations(const std::string&) {
   if (!rpc(false)) return std::nullopt;
-  return std::vector<Association>{};
+  return accounts;
 }
 
 bool FakeCluster::update(const Update& u) {

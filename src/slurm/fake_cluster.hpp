@@ -89,6 +89,8 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   void outage(std::int64_t ms);  // slurmctld restarts: every RPC fails meanwhile
   // Failure injection can be changed at any time (e.g. off for a final drain).
   FakeOptions& options() { return o_; }
+  // slurmdbd's associations (sacctmgr): with any, the cluster has accounting (enforced).
+  std::vector<Association> accounts;
 
   // --- checks ---
   [[nodiscard]] const FakeJobStats& stats(std::uint32_t id) const { return stats_.at(id - 1); }

@@ -186,6 +186,10 @@ std::string Controller::metrics_text() const {
   w.sample("deepshare_build_info", {{"version", DEEPSHARE_VERSION}, {"policy", cfg_.policy}}, 1);
   tenant_metrics(w, tenants_.list(), state, core_ ? core_->policy() : nullptr,
                  c.tenant_preemptions);
+  w.family("deepshare_tenant_tree_problems", "gauge",
+           "Guarantees of Slurm's account tree that do not fit their parent or the partition "
+           "(logged as tenant_tree_problem; `deepshare slurm check` lists them)");
+  w.sample("deepshare_tenant_tree_problems", static_cast<double>(tenants_.problems().size()));
   static const Cluster none;
   queue_metrics(w, state, adapter_ ? adapter_->cluster() : none);
   counter_metrics(w, c);

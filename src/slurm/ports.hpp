@@ -101,6 +101,7 @@ struct Association {
   std::string account;  // lower case
   std::string user;     // empty: the account's own association
   std::string partition;
+  std::string parent;           // the account's parent account, lower case ("root" at the top)
   std::int64_t grp_quota = -1;  // GrpTRES of the requested TRES; -1: none set
   std::uint32_t shares = 1;
 };

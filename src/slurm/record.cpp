@@ -1,17 +1,20 @@
 #include "slurm/record.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
+#include <climits>
 #include <cmath>
 
 #include "core/error.hpp"
+#include "slurm/record_keys.hpp"
 
 namespace ds::slurm {
 namespace {
 
 constexpr std::array<const char*, 8> kRequestOrder = {"v",   "gpus", "n",     "nr",
                                                       "mem", "u",    "begin", "trace"};
-constexpr std::array<const char*, 10> kPinKeys = {"r", "b", "s", "g", "m", "l", "t", "p", "x", "e"};
 
 std::string trim(const std::string& s) {
   const auto a = s.find_first_not_of(" \t");
@@ -24,34 +27,72 @@ std::string trim(const std::string& s) {
   throw InputError("AdminComment key " + key + "='" + value + "': " + want);
 }
 
-std::int64_t integer(const RecordFields& f, const std::string& key, std::int64_t lo,
-                     std::int64_t hi, std::int64_t fallback) {
+const RecordKey& spec(std::string_view key) {
+  for (const RecordKey& k : kRecordKeys)
+    if (k.name == key) return k;
+  throw std::logic_error("record key " + std::string(key) + " is not in gate.KEYS");
+}
+
+bool digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The grammar of gate.check_value (deploy/slurm/job_submit.lua), kind by kind.
+bool well_formed(const RecordKey& k, const std::string& v) {
+  if (k.kind == "int")
+    return digits(v) || (k.min < 0 && v.size() > 1 && v[0] == '-' && digits(v.substr(1)));
+  if (k.kind == "num") {
+    const auto dot = v.find('.');
+    if (dot == std::string::npos) return digits(v);
+    const std::string_view a(v.data(), dot), b(v.data() + dot + 1, v.size() - dot - 1);
+    return (digits(a) && (b.empty() || digits(b))) || (a.empty() && digits(b));
+  }
+  if (k.kind == "flag") return v == "0" || v == "1";
+  if (k.kind == "name")
+    return !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    });
+  return true;  // text, gpus: checked where they are read
+}
+
+std::string range_of(const RecordKey& k) {
+  return "expected " + std::to_string(k.min) + ".." + std::to_string(k.max);
+}
+
+// A whole number of `key` (gate.KEYS' range), at most `site_max` (the site's bound).
+std::int64_t integer(const RecordFields& f, const std::string& key, std::int64_t fallback,
+                     std::int64_t site_max = INT64_MAX) {
   auto it = f.find(key);
   if (it == f.end()) return fallback;
-  std::int64_t v = 0;
+  const RecordKey& k = spec(key);
   const std::string& s = it->second;
+  std::int64_t v = 0;
+  if (!well_formed(k, s)) bad(key, s, "expected a whole number");
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) bad(key, s, "expected a whole number");
-  if (v < lo || v > hi) bad(key, s, "expected " + std::to_string(lo) + ".." + std::to_string(hi));
+  if (ec != std::errc() || p != s.data() + s.size() || v < k.min || v > k.max)
+    bad(key, s, range_of(k));
+  if (v > site_max) bad(key, s, "more than this site's " + std::to_string(site_max));
   return v;
 }
 
-double real(const RecordFields& f, const std::string& key, double lo, double hi, double fallback) {
+double real(const RecordFields& f, const std::string& key, double fallback,
+            double site_max = INFINITY) {
   auto it = f.find(key);
   if (it == f.end()) return fallback;
-  char* end = nullptr;
-  const double v = std::strtod(it->second.c_str(), &end);
-  if (it->second.empty() || *end != '\0' || !std::isfinite(v))
-    bad(key, it->second, "expected a number");
-  if (v < lo || v > hi) bad(key, it->second, "out of range");
+  const RecordKey& k = spec(key);
+  if (!well_formed(k, it->second)) bad(key, it->second, "expected a number");
+  const double v = std::strtod(it->second.c_str(), nullptr);
+  if (v < static_cast<double>(k.min) || v > static_cast<double>(k.max))
+    bad(key, it->second, range_of(k));
+  if (v > site_max) bad(key, it->second, "more than this site's " + std::to_string(site_max));
   return v;
 }
 
 bool flag(const RecordFields& f, const std::string& key) {
   auto it = f.find(key);
-  if (it == f.end() || it->second == "0") return false;
-  if (it->second == "1") return true;
-  bad(key, it->second, "expected 0 or 1");
+  if (it == f.end()) return false;
+  if (!well_formed(spec(key), it->second)) bad(key, it->second, "expected 0 or 1");
+  return it->second == "1";
 }
 
 std::map<std::string, std::uint64_t> parse_gpus(const std::string& g) {
@@ -127,31 +168,34 @@ std::optional<Record> parse_record(const std::string& text, const RecordLimits& 
   const RecordFields f = parse_fields(text);
   if (f.empty() || !f.count("gpus")) return std::nullopt;
   Record r;
-  if (integer(f, "v", 1, 1, 1) != 1) bad("v", f.at("v"), "unknown record version");
-  r.request.gpus = static_cast<int>(integer(f, "gpus", 1, limits.max_gpus, 1));
-  r.request.nodes = static_cast<int>(integer(f, "n", 1, limits.max_gpus, 1));
+  if (integer(f, "v", 1) != 1) bad("v", f.at("v"), "unknown record version");
+  r.request.gpus = static_cast<int>(integer(f, "gpus", 1, limits.max_gpus));
+  r.request.nodes = static_cast<int>(integer(f, "n", 1, limits.max_gpus));
   r.request.no_requeue = flag(f, "nr");
-  r.request.mem_mib = real(f, "mem", 0, limits.max_mem_mib, 0);
-  r.request.util = real(f, "u", 0, 100, -1);
-  r.request.begin_s = integer(f, "begin", 0, std::int64_t{1} << 40, 0);
-  if (auto it = f.find("trace"); it != f.end()) r.request.trace = it->second;
+  r.request.mem_mib = real(f, "mem", 0, limits.max_mem_mib);
+  r.request.util = real(f, "u", -1);
+  r.request.begin_s = integer(f, "begin", 0);
+  if (auto it = f.find("trace"); it != f.end()) {
+    if (!well_formed(spec("trace"), it->second))
+      bad("trace", it->second, "letters, digits, '.', '_' and '-' only");
+    r.request.trace = it->second;
+  }
   if (f.count("r")) {
     Pin p;
-    p.restart = static_cast<std::uint32_t>(integer(f, "r", 0, 1 << 30, 0));
+    p.restart = static_cast<std::uint32_t>(integer(f, "r", 0));
     p.borrowed = flag(f, "b");
     p.shared = flag(f, "s");
-    p.mps_percent = static_cast<int>(integer(f, "m", 1, 100, 100));
-    p.mem_limit_mib = integer(f, "l", 0, std::int64_t{1} << 30, 0);
-    p.decided_ms = integer(f, "t", std::int64_t{-1} << 50, std::int64_t{1} << 50, 0);
+    p.mps_percent = static_cast<int>(integer(f, "m", 100));
+    p.mem_limit_mib = integer(f, "l", 0);
+    p.decided_ms = integer(f, "t", 0);
     auto g = f.find("g");
     if (g == f.end() || g->second.empty()) bad("g", "", "a pin names its GPUs");
     p.gpus = parse_gpus(g->second);
     r.pin = std::move(p);
   }
-  if (f.count("p")) r.preempted_at = static_cast<std::uint32_t>(integer(f, "p", 0, 1 << 30, 0));
+  if (f.count("p")) r.preempted_at = static_cast<std::uint32_t>(integer(f, "p", 0));
   if (auto it = f.find("x"); it != f.end()) r.refused = it->second;
-  if (f.count("e"))
-    r.epoch = static_cast<std::uint64_t>(integer(f, "e", 1, std::int64_t{1} << 50, 1));
+  if (f.count("e")) r.epoch = static_cast<std::uint64_t>(integer(f, "e", 1));
   return r;
 }
 
@@ -177,9 +221,20 @@ void clear_pin(RecordFields& f) {
 
 bool has_pin_keys(const std::string& comment) {
   const RecordFields f = parse_fields(comment);
-  for (const char* k : kPinKeys)
-    if (f.count(k)) return true;
+  for (const RecordKey& k : kRecordKeys)
+    if (k.writer == "pin" && f.count(std::string(k.name))) return true;
   return false;
+}
+
+std::optional<std::int64_t> comment_begin(const std::string& comment) {
+  const RecordFields f = parse_fields(comment);
+  const auto it = f.find("begin");
+  if (it == f.end()) return std::nullopt;
+  try {
+    return integer(f, "begin", 0);
+  } catch (const InputError&) {
+    return std::nullopt;  // a malformed user value: the record's begin stands
+  }
 }
 
 }  // namespace ds::slurm

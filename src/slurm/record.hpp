@@ -20,7 +20,10 @@
 //     e  the lease epoch of the controller that wrote the record last (lease.hpp): a
 //        controller that sees a newer epoch than its own was deposed and stops acting
 // Every value is validated with explicit ranges; a record that fails is reported, never
-// guessed at (DESIGN §2a, trust boundary).
+// guessed at (DESIGN §2a, trust boundary). The keys, kinds and ranges are the gate's table
+// gate.KEYS (deploy/slurm/job_submit.lua), compiled in (record_keys.cmake): the gate accepts
+// exactly what this parser reads; the site's bounds (the partition's GPUs, GPU memory) come
+// on top (RecordLimits).
 #pragma once
 
 #include <cstdint>
@@ -84,6 +87,10 @@ void clear_pin(RecordFields& fields);
 
 // True when a user-writable text (the job Comment) carries pin keys: a forged pin.
 bool has_pin_keys(const std::string& comment);
+// The begin time a user's `scontrol update StartTime=` left in the job's Comment (the gate
+// writes it there: Slurm lets no user update carry an AdminComment); 0: none; nullopt when
+// the Comment has no (valid) begin. It only ever delays or frees the user's own job.
+std::optional<std::int64_t> comment_begin(const std::string& comment);
 
 std::string mask_to_list(std::uint64_t mask);  // 0b1011 -> "0,1,3"
 

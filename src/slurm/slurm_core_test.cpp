@@ -3,9 +3,14 @@
 // against a real cluster in tests/slurm/ (the replay tools: src/replay/replay_test.cpp).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
 #include <set>
 
 #include "core/error.hpp"
+#include "slurm/accounts.hpp"
 #include "slurm/gres.hpp"
 #include "slurm/record.hpp"
 
@@ -69,6 +74,105 @@ TEST(Record, ValuesAreCheckedWithRanges) {
   EXPECT_EQ(p->request.begin_s, 1700000000);
   EXPECT_EQ(p->preempted_at, 3u);
   EXPECT_EQ(p->refused, "no room");
+}
+
+// The gate and the controller answer the same for every value of the shared corpus
+// (tests/slurm/record_values.txt; gate_test.lua reads it too).
+TEST(Record, TheGateAndTheControllerAgreeOnEveryValue) {
+  const char* src = std::getenv("DEEPSHARE_SOURCE_DIR");
+  ASSERT_NE(src, nullptr) << "DEEPSHARE_SOURCE_DIR is set by CTest";
+  std::ifstream in(std::string(src) + "/tests/slurm/record_values.txt");
+  ASSERT_TRUE(in) << "tests/slurm/record_values.txt";
+  int cases = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string key, value, want;
+    fields >> key;
+    fields >> std::ws;
+    if (fields.peek() == '\'') {
+      fields.get();
+      std::getline(fields, value, '\'');
+    } else {
+      fields >> value;
+    }
+    fields >> want;
+    const bool pin = key == "r" || key == "m" || key == "t" || key == "l";
+    std::string text = "ds:v=1;" + std::string(key == "gpus" ? "" : "gpus=1;") +
+                       (pin && key != "r" ? "r=0;g=node1@0;" : "") + key + "=" + value;
+    if (key == "r") text += ";g=node1@0";
+    bool ok = true;
+    try {
+      ok = parse_record(text).has_value();
+    } catch (const InputError&) {
+      ok = false;
+    }
+    EXPECT_EQ(ok, want == "ok") << text;
+    ++cases;
+  }
+  EXPECT_GT(cases, 30);
+}
+
+TEST(Record, AUsersStartTimeInTheCommentIsReadAsBegin) {
+  EXPECT_EQ(comment_begin("ds:begin=1700000000"), 1700000000);
+  EXPECT_EQ(comment_begin("ds:mem=4000;begin=0"), 0);
+  EXPECT_FALSE(comment_begin("ds:mem=4000"));
+  EXPECT_FALSE(comment_begin("begin=5 in prose"));
+  EXPECT_FALSE(comment_begin("ds:begin=nan"));  // malformed: the record's begin stands
+}
+
+Association assoc(const std::string& account, const std::string& parent, std::int64_t quota,
+                  const std::string& user = "") {
+  Association a;
+  a.account = account;
+  a.parent = parent;
+  a.grp_quota = quota;
+  a.user = user;
+  return a;
+}
+
+std::vector<Tenant> named(std::initializer_list<const char*> names) {
+  std::vector<Tenant> out;
+  for (const char* n : names) {
+    out.emplace_back();
+    out.back().id = TenantId(static_cast<std::uint32_t>(out.size() - 1));
+    out.back().name = n;
+  }
+  return out;
+}
+
+TEST(Accounts, FlatAccountsKeepTheirGrpTres) {
+  const Accounts acc =
+      accounts_of({assoc("root", "", -1), assoc("alpha", "root", 8), assoc("beta", "root", 8),
+                   assoc("scav", "root", 0), assoc("alpha", "root", -1, "alice")});
+  ASSERT_EQ(acc.size(), 3u);  // root and the user's association left out
+  auto ts = named({"alpha", "beta", "scav"});
+  EXPECT_TRUE(apply_accounts(ts, acc, 16).empty());
+  EXPECT_EQ(ts[0].quota_gpus, 8);
+  EXPECT_FALSE(ts[0].parent.valid());
+  EXPECT_EQ(ts[2].cls, TenantClass::BestEffort);
+}
+
+TEST(Accounts, ASubAccountIsBoundByItsParent) {
+  // The case: a coordinator of alpha (quota 8) made sub with GrpTRES=gres/gpu=16.
+  const Accounts acc =
+      accounts_of({assoc("alpha", "root", 8), assoc("sub", "alpha", 16), assoc("beta", "root", 8)});
+  auto ts = named({"alpha", "beta", "sub"});
+  const auto problems = apply_accounts(ts, acc, 16);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("tenant 'alpha'"), std::string::npos) << problems[0];
+  EXPECT_EQ(ts[2].parent, TenantId(0));
+  EXPECT_EQ(ts[2].quota_gpus, 8);  // not 16
+  EXPECT_EQ(ts[0].quota_gpus, 0);
+  EXPECT_EQ(ts[0].cls, TenantClass::BestEffort);  // its own jobs: nothing left of its 8
+  EXPECT_EQ(ts[2].cls, TenantClass::Guaranteed);
+}
+
+TEST(Accounts, AGoneAccountKeepsItsTenantWithoutQuota) {
+  auto ts = named({"alpha", "gone"});
+  ts[1].quota_gpus = 4;
+  EXPECT_TRUE(apply_accounts(ts, accounts_of({assoc("alpha", "root", 8)}), 16).empty());
+  EXPECT_EQ(ts[1].quota_gpus, 0);
 }
 
 TEST(Record, ForgedPinsInTheCommentAreRecognised) {

@@ -13,6 +13,7 @@
 #include "core/csv.hpp"
 #include "core/error.hpp"
 #include "core/limits.hpp"
+#include "model/tenant_tree.hpp"
 #include "trace/names.hpp"
 #include "trace/trace_util.hpp"
 
@@ -109,6 +110,28 @@ std::string did_you_mean(const std::string& name, const std::vector<Tenant>& ten
   return "";
 }
 
+// Sets each tenant's parent from the names read (a parent may come later in the list).
+void read_parents(const Reader& r, std::vector<Tenant>& out,
+                  const std::vector<std::pair<std::size_t, Entry>>& parents) {
+  std::unordered_map<std::string, TenantId> ids;
+  for (const auto& t : out) ids.emplace(t.name, t.id);
+  for (const auto& [i, e] : parents) {
+    const std::string p = r.scalar(e, "a tenant name");
+    const auto it = ids.find(p);
+    if (it == ids.end())
+      r.fail(e.value, "key 'parent': " + quote_input(p) + " is not in the tenants list" +
+                          did_you_mean(p, out));
+    if (it->second == out[i].id)
+      r.fail(e.value, "key 'parent': tenant " + quote_input(p) + " cannot be its own parent");
+    out[i].parent = it->second;
+  }
+  try {
+    (void)check_tenant_tree(out, -1);
+  } catch (const InputError& err) {
+    r.fail(parents.front().second.value, err.what());
+  }
+}
+
 std::vector<Tenant> read_tenants(const Reader& r, const Entry& list) {
   if (!list.value.IsSequence() || list.value.size() == 0)
     r.fail(list.value.Mark().is_null() ? list.key : list.value,
@@ -116,13 +139,15 @@ std::vector<Tenant> read_tenants(const Reader& r, const Entry& list) {
   std::vector<Tenant> out;
   // Folded name -> the tenant's name (a hash map: a file may list many tenants).
   std::unordered_map<std::string, std::string> names;
+  std::vector<std::pair<std::size_t, Entry>> parents;
+  std::vector<std::pair<std::size_t, YAML::Node>> no_quota;
   std::int64_t quotas = 0;
   for (const YAML::Node& item : list.value) {
     const std::string what = "tenant #" + std::to_string(out.size() + 1);
     if (out.size() >= limits::kMaxTenants)
       r.fail(item, what + ": more than " + std::to_string(limits::kMaxTenants) + " tenants");
     const auto e = r.entries(item, what,
-                             {"name", "quota_gpus", "slo_queue_s", "class", "weight",
+                             {"name", "quota_gpus", "parent", "slo_queue_s", "class", "weight",
                               "checkpoint_interval_s", "max_slowdown"});
     Tenant t;
     t.id = TenantId(static_cast<std::uint32_t>(out.size()));
@@ -143,12 +168,19 @@ std::vector<Tenant> read_tenants(const Reader& r, const Entry& list) {
                                        : " and tenant " + quote_input(it->second) +
                                              " differ only in case or Unicode form; a reader takes "
                                              "them for one: give them distinct names"));
-    const Entry& quota = r.require(e, item, what, "quota_gpus");
-    t.quota_gpus = static_cast<int>(r.integer(quota, 0, limits::kMaxClusterGpus, "a GPU count"));
-    quotas += t.quota_gpus;
-    if (quotas > limits::kMaxQuotaTotal)
-      r.fail(quota.value, "key 'quota_gpus': the tenants' quotas add up to more than " +
-                              std::to_string(limits::kMaxQuotaTotal) + " GPUs");
+    if (auto it = e.find("parent"); it != e.end()) parents.emplace_back(out.size(), it->second);
+    // A sub-tenant may leave its quota out: it shares its parent's (model/tenant_tree.hpp).
+    if (auto it = e.find("quota_gpus"); it != e.end()) {
+      t.quota_gpus =
+          static_cast<int>(r.integer(it->second, 0, limits::kMaxClusterGpus, "a GPU count"));
+      t.tree_quota_gpus = t.quota_gpus;
+      quotas += t.quota_gpus;
+      if (quotas > limits::kMaxQuotaTotal)
+        r.fail(it->second.value, "key 'quota_gpus': the tenants' quotas add up to more than " +
+                                     std::to_string(limits::kMaxQuotaTotal) + " GPUs");
+    } else {
+      no_quota.emplace_back(out.size(), item);
+    }
     if (auto it = e.find("slo_queue_s"); it != e.end())
       t.slo_queue = r.interval(it->second, "seconds");
     if (auto it = e.find("checkpoint_interval_s"); it != e.end())
@@ -170,6 +202,12 @@ std::vector<Tenant> read_tenants(const Reader& r, const Entry& list) {
     }
     out.push_back(std::move(t));
   }
+  if (!parents.empty()) read_parents(r, out, parents);
+  for (const auto& [i, item] : no_quota)
+    if (!out[i].parent.valid())
+      r.fail(item, "tenant #" + std::to_string(i + 1) +
+                       ": missing required key 'quota_gpus' (only a tenant with a 'parent' may "
+                       "leave it out)");
   return out;
 }
 
@@ -307,6 +345,8 @@ ClusterSpec parse_cluster_yaml(const std::string& name, const std::string& text)
   const auto types = e.contains("gpu_types") ? read_gpu_types(r, e.at("gpu_types"))
                                              : std::map<std::string, std::int64_t>{};
   spec.cluster = read_nodes(r, r.require(e, root, "cluster file", "nodes"), spec.tenants, types);
+  for (auto& p : resolve_tenant_tree(spec.tenants, spec.cluster.total_gpus()))
+    spec.problems.push_back(std::move(p));
   return spec;
 }
 
@@ -356,14 +396,10 @@ void apply_cluster(Workload& w, const ClusterSpec& spec, const std::string& name
   for (auto& j : w.jobs) j.tenant = remap[j.tenant.index()];
   w.tenants = spec.tenants;
   w.cluster = spec.cluster;
-  std::int64_t quota = 0;
-  for (const auto& t : w.tenants) quota += t.quota_gpus;
   w.notes.push_back("cluster from " + name + ": " + std::to_string(w.cluster.nodes.size()) +
                     " nodes, " + std::to_string(w.cluster.total_gpus()) + " GPUs, " +
                     std::to_string(w.tenants.size()) + " tenants");
-  if (quota > w.cluster.total_gpus())
-    w.notes.push_back("cluster from " + name + ": tenant quotas sum to " + std::to_string(quota) +
-                      " GPUs, more than the cluster's " + std::to_string(w.cluster.total_gpus()));
+  for (const auto& p : spec.problems) w.notes.push_back("cluster from " + name + ": " + p);
 }
 
 }  // namespace ds

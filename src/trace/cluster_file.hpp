@@ -6,6 +6,7 @@
 //   tenants:
 //     - {name: teamA, quota_gpus: 64, slo_queue_s: 300, class: guaranteed, weight: 1,
 //        checkpoint_interval_s: 1800, max_slowdown: 1.5}
+//     - {name: teamA-nlp, parent: teamA, quota_gpus: 16}    # a tenant tree
 //
 // Assumptions:
 //  1. Both lists are required and non-empty. A node group needs count (>= 1) and gpus
@@ -16,7 +17,11 @@
 //     cluster once: every group's gpu_type must then be one of them, and its memory is the
 //     model's (a gpu_memory_gib that differs is an error).
 //  2. A tenant needs name and quota_gpus; the other keys default to the Tenant defaults.
-//     class is "guaranteed" or "best-effort".
+//     class is "guaranteed" or "best-effort". `parent` (a tenant of the list, before or
+//     after it) makes tenants a tree: a parent's quota_gpus is the guarantee of its whole
+//     subtree, a sub-tenant may leave quota_gpus out (it shares its parent's), and the tree is
+//     resolved into each tenant's own guarantee (model/tenant_tree.hpp); guarantees that do not
+//     fit their parent or the cluster are reported in ClusterSpec::problems (and as notes).
 //  3. Unknown or repeated keys are errors (a typo must not pass silently). Every error names
 //     the file, line and column and the key.
 //  4. Applying it: tenants and nodes are replaced, and each job's tenant is remapped by name;
@@ -34,6 +39,7 @@ namespace ds {
 struct ClusterSpec {
   Cluster cluster;
   std::vector<Tenant> tenants;
+  std::vector<std::string> problems;  // guarantees that do not fit (tenant_tree.hpp)
 };
 
 // Reads and validates a cluster file; throws InputError.

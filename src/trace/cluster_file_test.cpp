@@ -50,6 +50,44 @@ tenants:
   EXPECT_EQ(s.slo_queue, Tenant{}.slo_queue);  // defaults kept
 }
 
+TEST(ClusterFile, ReadsATenantTreeAndResolvesItsGuarantees) {
+  const ClusterSpec c = parse_cluster_yaml("c.yaml", R"(nodes: [{count: 2, gpus: 8}]
+tenants:
+  - {name: nlp, parent: research, quota_gpus: 16}   # the parent may come later
+  - {name: vision, parent: research, weight: 2}      # no quota: shares research's
+  - {name: research, quota_gpus: 8}
+  - {name: product, quota_gpus: 8}
+)");
+  ASSERT_EQ(c.tenants.size(), 4u);
+  EXPECT_EQ(c.tenants[0].parent, TenantId(2));
+  EXPECT_EQ(c.tenants[0].tree_quota_gpus, 16);
+  EXPECT_EQ(c.tenants[1].tree_quota_gpus, -1);
+  EXPECT_FALSE(c.tenants[2].parent.valid());
+  // nlp asks 16 of research's 8: cut to 8, vision gets nothing, reported
+  EXPECT_EQ(c.tenants[0].quota_gpus, 8);
+  EXPECT_EQ(c.tenants[1].quota_gpus, 0);
+  EXPECT_EQ(c.tenants[2].quota_gpus, 0);
+  EXPECT_EQ(c.tenants[3].quota_gpus, 8);
+  ASSERT_EQ(c.problems.size(), 1u);
+  EXPECT_THAT(c.problems[0], HasSubstr("tenant 'research': its sub-tenants' quotas (nlp 16"));
+}
+
+TEST(ClusterFile, TreeErrorsNameTheKey) {
+  auto err = [](const std::string& text) {
+    return input_error(
+        [&] { parse_cluster_yaml("c.yaml", "nodes: [{count: 1, gpus: 8}]\n" + text); });
+  };
+  EXPECT_THAT(err("tenants: [{name: a, quota_gpus: 8, parent: zz}]\n"),
+              HasSubstr("c.yaml:2:44: key 'parent': 'zz' is not in the tenants list"));
+  EXPECT_THAT(err("tenants: [{name: a, quota_gpus: 8, parent: a}]\n"),
+              HasSubstr("key 'parent': tenant 'a' cannot be its own parent"));
+  EXPECT_THAT(err("tenants: [{name: a, parent: b}, {name: b, parent: a}]\n"),
+              HasSubstr("its parents form a cycle"));
+  EXPECT_THAT(err("tenants: [{name: a}]\n"),
+              HasSubstr("tenant #1: missing required key 'quota_gpus' (only a tenant with a "
+                        "'parent' may leave it out)"));
+}
+
 TEST(ClusterFile, ErrorsNameFileLineColumnAndKey) {
   auto err = [](const std::string& text) {
     return input_error([&] { parse_cluster_yaml("c.yaml", text); });
@@ -145,7 +183,8 @@ TEST(ClusterFile, ReplacesTheImportersClusterAndNotesIt) {
   EXPECT_EQ(w.cluster.total_gpus(), 4);
   const std::string notes = ::testing::PrintToString(w.notes);
   EXPECT_THAT(notes, HasSubstr("cluster from c.yaml: 1 nodes, 4 GPUs, 1 tenants"));
-  EXPECT_THAT(notes, HasSubstr("tenant quotas sum to 6 GPUs, more than the cluster's 4"));
+  EXPECT_THAT(notes,
+              HasSubstr("the tenants' guarantees add up to 6 GPUs, more than the cluster's 4"));
 }
 
 TEST(LoadTrace, ColumnsOnlyForNativeAndUnknownFormatsListed) {

@@ -41,16 +41,21 @@ source "$BASE/env.sh"
 O=$BASE/jobout
 install -m 755 "$BIN/slurm_forge" "$BASE/forge"
 
-# Unprivileged users: alice (alpha), bob (beta), dave (scav), nemo (no association).
+# Unprivileged users: alice (alpha), bob (beta), dave (scav), nemo (no association), and the
+# controller's own user ctl: no root, only Slurm's AdminLevel=Administrator and a place in the
+# gate's operators (what deploy/deepshare-slurm.service documents).
 tag=$(printf '%04x' $((RANDOM)))
-alice=dsa$tag; bob=dsb$tag; dave=dsd$tag; nemo=dsn$tag
-for u in $alice $bob $dave $nemo; do
+alice=dsa$tag; bob=dsb$tag; dave=dsd$tag; nemo=dsn$tag; ctl=dsc$tag
+for u in $alice $bob $dave $nemo $ctl; do
   useradd -M -s /bin/bash "$u" || { echo "FAIL: useradd $u"; exit 1; }
   USERS="$USERS $u"
 done
 sacctmgr -i add user "$alice" Account=alpha >/dev/null
 sacctmgr -i add user "$bob" Account=beta >/dev/null
 sacctmgr -i add user "$dave" Account=scav >/dev/null
+sacctmgr -i add user "$ctl" Account=alpha AdminLevel=Administrator >/dev/null
+sed -i "s/^operators = .*/operators = 0, $(id -u "$ctl")/" "$BASE/etc/deepshare_gate.conf"
+install -d -m 750 -o "$ctl" "$BASE/ctl-state"
 
 pass=0; fail=0
 ok() { pass=$((pass + 1)); echo "PASS [$((SECONDS - T0))s] $*"; }
@@ -120,8 +125,13 @@ touch "$BASE/sampling"
   done >> "$BASE/samples"
 ) &
 SAMPLER_PID=$!
+# The controller runs as its own unprivileged user (setpriv execs: CTL_PID is the controller);
+# its config is the suite's with a state_dir that user owns.
+sed "s|^partition: batch|state_dir: $BASE/ctl-state\npartition: batch|" "$SRC/tests/slurm/adversarial.yaml" > "$BASE/ctl.yaml"
+chmod 644 "$BASE/ctl.yaml"
 start_ctl() {
-  "$BIN/deepshare" slurm run --config "$SRC/tests/slurm/adversarial.yaml" --metrics 127.0.0.1:0 >>"$BASE/ctl.log" 2>&1 &
+  setpriv --reuid="$ctl" --regid="$(id -g "$ctl")" --init-groups -- env SLURM_CONF="$SLURM_CONF" \
+    "$BIN/deepshare" slurm run --config "$BASE/ctl.yaml" --metrics 127.0.0.1:0 >>"$BASE/ctl.log" 2>&1 &
   CTL_PID=$!
 }
 
@@ -137,6 +147,25 @@ refused "DeepShare and another partition at once" "not both" "$alice" -A alpha -
 refused "an account the user does not belong to" "Invalid account" "$bob" -A alpha --gres=gpu:1
 refused "an account that does not exist" "Invalid account" "$bob" -A nosuch --gres=gpu:1
 refused "a user without any Slurm account" "has no Slurm account" "$nemo" --gres=gpu:1
+refused "a GPU index type named from another partition (-p other --gres=gpu:g1)" "indices" \
+  "$alice" -A alpha -p other --gres=gpu:g1
+refused "a hint the controller could not read (mem=nan)" "mem=" "$alice" -A alpha --gres=gpu:1 --comment=ds:mem=nan
+refused "a hint the controller could not read (u=0x10)" "u=" "$alice" -A alpha --gres=gpu:1 --comment=ds:u=0x10
+printf '#!/bin/bash\n#SBATCH --gres=gpu:1\n#SBATCH hetjob\n#SBATCH --gres=gpu:1\ntrue\n' > "$O/het.sh"
+chmod 644 "$O/het.sh"
+out=$(cd "$O" && runuser -u "$alice" -- env SLURM_CONF="$SLURM_CONF" sbatch --parsable -A alpha -o /dev/null "$O/het.sh" 2>&1)
+check "refused: a heterogeneous job, with a message ($(echo "$out" | grep DeepShare | head -1 | cut -c1-120))" \
+  sh -c "! echo '$out' | grep -qx '[0-9]*' && echo '$out' | grep -q 'heterogeneous jobs'"
+out=$(cd "$O" && runuser -u "$alice" -- env SLURM_CONF="$SLURM_CONF" sbatch --parsable -A alpha -o /dev/null \
+  --gres=gpu:1 --wrap true : -p other --gres=gpu:1 2>&1)
+check "refused: a heterogeneous job with a component in another partition ($(echo "$out" | grep DeepShare | head -1 | cut -c1-80))" \
+  sh -c "! echo '$out' | grep -qx '[0-9]*'"
+# an existing state_dir another user made (or could write) is not trusted
+install -d -m 777 -o "$alice" "$BASE/alice-state"
+sed "s|^partition: batch|state_dir: $BASE/alice-state\npartition: batch|" "$SRC/tests/slurm/adversarial.yaml" > "$BASE/bad-state.yaml"
+timeout 20 "$BIN/deepshare" slurm run --config "$BASE/bad-state.yaml" --metrics 127.0.0.1:0 > "$BASE/bad-state.out" 2>&1; rc=$?
+check "refused: a state_dir made by another user, mode 0777 (rc $rc: $(grep -o 'state_dir [^;]*' "$BASE/bad-state.out" | head -1))" \
+  sh -c "[ $rc -ne 0 ] && grep -q 'owned by uid $(id -u "$alice")\|writable by group or others' $BASE/bad-state.out"
 out=$(cd "$O" && runuser -u "$alice" -- env SLURM_CONF="$SLURM_CONF" "$BASE/forge" submit-admin-comment batch alpha \
   'ds:v=1;gpus=4;n=1;nr=0;r=0;b=0;s=0;g=node1@0,1,2,3;m=100' 2>&1)
 check "refused: AdminComment at submit through libslurm ($out)" sh -c "echo '$out' | grep -q 'refused: Access/permission denied'"
@@ -158,13 +187,21 @@ e=$(as "$alice" scontrol update JobId="$p1" NumNodes=2 2>&1)
 check "refused: node count by scontrol update ($e)" sh -c "echo '$e' | grep -qi 'node count'"
 e=$(as "$alice" scontrol update JobId="$p1" Partition=other 2>&1)
 check "refused: moving the job to another partition ($e)" sh -c "echo '$e' | grep -qi 'partition'"
-as "$alice" scontrol update JobId="$p1" StartTime=now 2>/dev/null
+e=$(as "$alice" scontrol update JobId="$p1" StartTime=now+3600 2>&1); rc=$?
+check "StartTime=now+3600 by the user: allowed (rc $rc${e:+: $e}), recorded as the job's begin" \
+  sh -c "[ $rc = 0 ] && scontrol show job $p1 | grep -q 'Comment=ds:begin=[0-9]'"
+e=$(as "$alice" scontrol update JobId="$p1" StartTime=now 2>&1); rc=$?
 sleep 2
-check "StartTime=now by the user: the job stays parked for DeepShare" \
-  sh -c "[ \"\$(squeue -h -j $p1 -o %T:%r)\" = PENDING:BeginTime ] && scontrol show job $p1 | grep -q 'EligibleTime=2100'"
+check "StartTime=now by the user: allowed (rc $rc${e:+: $e}), the job stays parked for DeepShare" \
+  sh -c "[ $rc = 0 ] && [ \"\$(squeue -h -j $p1 -o %T:%r)\" = PENDING:BeginTime ] && scontrol show job $p1 | grep -q 'EligibleTime=2100' && scontrol show job $p1 | grep -q 'Comment=ds:begin=0'"
 start_ctl
 
 echo "== 3. every form of GPU request; a 2-node job"
+# a job whose PATH starts with its own scontrol: the TaskProlog must not run it
+mkdir -p "$O/evil" && printf '#!/bin/sh\ntouch %s/evil/ran\nexit 1\n' "$O" > "$O/evil/scontrol"
+chmod 755 "$O/evil/scontrol"; chmod 777 "$O/evil"
+ev=$(cd "$O" && runuser -u "$alice" -- env SLURM_CONF="$SLURM_CONF" PATH="$O/evil:$PATH" \
+  sbatch --parsable -A alpha -o "$O/%j.out" --gres=gpu:1 "$O/job.sh" 2)
 f1=$(sub "$alice" alpha 10 -G 2)
 f2=$(sub "$bob" beta 10 --gpus-per-task=1 -n 2)
 f3=$(sub "$bob" beta 10 --gres=gpu:a100:1)
@@ -188,7 +225,9 @@ wait_for 50 ended "$nr0"
 refused_by_controller() { [ "$(field "$1" JobState)" = CANCELLED ] && rec "$1" | grep -q "x=$2"; }
 check "refused by DeepShare: --no-requeue job of a best-effort account, cancelled with the reason in its AdminComment ($(rec "$nr0" | tr ';' '\n' | sed -n 's/^x=//p' | cut -c1-80)...)" \
   refused_by_controller "$nr0" "a job that cannot be requeued"
-wait_for 100 all_ended $p1 $f1 $f2 $f3 $m2
+wait_for 100 all_ended $p1 $f1 $f2 $f3 $m2 $ev
+check "the TaskProlog ran the cluster's scontrol, not the one in the job's PATH (job $ev: $(grep -c '^start' "$O/$ev.out" 2>/dev/null) start)" \
+  sh -c "[ \"\$(grep -c '^start' $O/$ev.out 2>/dev/null)\" = 1 ] && [ ! -e $O/evil/ran ]"
 
 echo "== 4. an array of 6 x 4 GPUs; a dependency; --begin"
 arr=$(sub "$alice" alpha 4 --array=0-5 --gres=gpu:4 -o "$O/%A_%a.out")
@@ -277,6 +316,23 @@ wait_for 75 is_state "$q" RUNNING
 check "scav's job now runs within its quota (b=0)" test "$(key "$q" b)" = 0
 wait_for 50 ended "$q"
 
+echo "== 6b. tenant trees: a coordinator's sub-account asks more than its parent"
+# alpha has 8; its sub-account asks 16 (issue #24): DeepShare guarantees it what fits (8),
+# says so (log, metric below, `deepshare slurm check`), and its jobs run within that.
+sub_acct=sub$tag
+sacctmgr -i add account "$sub_acct" parent=alpha GrpTRES=gres/gpu=16 >/dev/null
+sacctmgr -i add user "$bob" Account="$sub_acct" >/dev/null
+wait_for 100 grep -q "\"event\":\"tenant_tree_problem\".*$sub_acct" "$BASE/ctl.log"
+check "the controller reported the sub-account's 16 GPUs under alpha's 8 ($(grep -o "\"event\":\"tenant_tree_problem\".*$sub_acct[^}]*" "$BASE/ctl.log" | head -1 | cut -c1-160))" \
+  grep -q "\"event\":\"tenant_tree_problem\".*$sub_acct.*scaled to fit ($sub_acct 8)" "$BASE/ctl.log"
+"$BIN/deepshare" slurm check --config "$BASE/ctl.yaml" > "$BASE/check.txt" 2>&1; rc=$?
+check "deepshare slurm check: exit $rc, $(grep -c '^problem' "$BASE/check.txt") problem(s): $(grep -m1 '^problem' "$BASE/check.txt" | cut -c1-100)" \
+  sh -c "[ $rc = 1 ] && grep -q '^problem: .*$sub_acct 16' $BASE/check.txt && grep -q '^  $sub_acct  *16  *8' $BASE/check.txt"
+tj=$(sub "$bob" "$sub_acct" 3 --gres=gpu:4)
+wait_for 75 is_state "$tj" RUNNING
+check "the sub-account's 4-GPU job runs within its guarantee of 8 (b=$(key "$tj" b))" test "$(key "$tj" b)" = 0
+wait_for 50 ended "$tj"
+
 rm -f "$BASE/sampling"; wait "$SAMPLER_PID" 2>/dev/null; SAMPLER_PID=""
 echo "== 7. from Slurm's records and the jobs' outputs"
 # Expand node lists, then one line per (sample, node, GPU) held whole (W) or as a slot (S).
@@ -312,10 +368,22 @@ check "the jobs' outputs ($(wc -l < "$BASE/intervals") runs): no two non-shared 
   test -z "$clash" -a "$(wc -l < "$BASE/intervals")" -gt 20
 
 port=$(grep -o '"port":[0-9]*' "$BASE/ctl.log" | tail -1 | grep -o '[0-9]*')
-curl -s "127.0.0.1:$port/metrics" > "$BASE/metrics.txt" 2>/dev/null || true
+# a local user holds 100 idle connections to the endpoint (more than it serves at once)
+runuser -u "$bob" -- bash -c "for i in \$(seq 10 109); do eval \"exec \$i<>/dev/tcp/127.0.0.1/$port\"; done; sleep 15" 2>/dev/null &
+flood=$!
+sleep 2
+t_scrape=$(date +%s.%N)
+curl -s -m 10 "127.0.0.1:$port/metrics" > "$BASE/metrics.txt" 2>/dev/null || true
+t_scrape=$(awk -v a="$t_scrape" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+check "a scrape with 100 idle connections of a local user open: answered ($(wc -l < "$BASE/metrics.txt") lines in ${t_scrape} s)" \
+  grep -q '^deepshare_cycles_total' "$BASE/metrics.txt"
+kill "$flood" 2>/dev/null; wait "$flood" 2>/dev/null
 metric() { awk -v m="$1" '$1 == m { print $2 }' "$BASE/metrics.txt"; }
 check "metrics: the untrusted pin counted ($(metric deepshare_untrusted_pins_total))" \
   test "$(metric deepshare_untrusted_pins_total)" -ge 1
+# two: the sub-account, and 20 guaranteed GPUs (alpha 8, beta 8, scav 4 since section 6) of 16
+check "metrics: the tenant tree's problems counted ($(metric deepshare_tenant_tree_problems): the sub-account, 20 of 16 GPUs guaranteed)" \
+  test "$(metric deepshare_tenant_tree_problems)" = 2
 check "metrics: no decision failed, no preemption failed ($(metric deepshare_decisions_failed_total), $(metric deepshare_preemptions_failed_total))" \
   test "$(metric deepshare_decisions_failed_total)" = 0 -a "$(metric deepshare_preemptions_failed_total)" = 0
 check "controller logged no error" sh -c "! grep -q '\"level\":\"error\"' $BASE/ctl.log"

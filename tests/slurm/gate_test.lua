@@ -170,6 +170,71 @@ ch, msg = submit({ partition = "other", tres_per_node = "gres:gpushare:g1:1" })
 check("other partition: gpushare refused", ch == nil and msg:find("gpushare"), msg)
 ch, msg = submit({ partition = "other", tres_per_job = "gres:gpu:g0:1" })
 check("other partition: index types refused", ch == nil, msg)
+ch, msg = submit({ partition = "other", tres_per_node = "gres:gpu:g1" })
+check("other partition: an index type without a count (-p other --gres=gpu:g1) refused",
+  ch == nil and msg and msg:find("indices"), msg)
+ch, msg = submit({ partition = "other", tres_per_node = "gres/gpu:g3" })
+check("other partition: gres/gpu:g3 refused", ch == nil, msg)
+ch = submit({ partition = "other", tres_per_node = "gres:gpu:a100" })
+check("other partition: a model without a count is one GPU", ch and ch.tres_per_node == "gres:gpu:1",
+  ch and ch.tres_per_node)
+
+-- heterogeneous jobs: refused in DeepShare partitions, with a message
+ch, msg = submit({ tres_per_node = "gres:gpu:1", het_job_offset = 0 })
+check("het job component 0 refused", ch == nil and msg:find("heterogeneous") and msg:find("own job"), msg)
+ch, msg = submit({ tres_per_node = "gres:gpu:1", het_job_offset = 1 })
+check("het job component 1 refused", ch == nil and msg:find("heterogeneous"), msg)
+ch = submit({ tres_per_node = "gres:gpu:1", het_job_offset = NO_VAL })
+check("NO_VAL offset: not a het job", ch ~= nil)
+ch = submit({ partition = "other", tres_per_node = "gres:gpu:1", het_job_offset = 1 })
+check("het jobs of other partitions pass", ch ~= nil)
+
+-- one definition of a valid value (gate.KEYS, read by the controller's build too)
+for _, bad in ipairs({ "nan", "inf", "-inf", "0x10", "1e3", "", "-1", "1.2.3", "5k" }) do
+  ch, msg = submit({ tres_per_node = "gres:gpu:1", comment = "ds:mem=" .. bad })
+  check("mem='" .. bad .. "' refused (the controller reads plain decimals only)", ch == nil, msg)
+  ch, msg = submit({ tres_per_node = "gres:gpu:1", comment = "ds:u=" .. bad })
+  check("u='" .. bad .. "' refused", ch == nil, msg)
+end
+ch = submit({ tres_per_node = "gres:gpu:1", comment = "ds:mem=4000.5;u=.5" })
+check("plain decimals accepted", ch and rec(ch).mem == "4000.5" and rec(ch).u == ".5")
+ch, msg = submit({ tres_per_node = "gres:gpu:1", comment = "ds:gpus=1e0" })
+check("gpus=1e0 refused", ch == nil, msg)
+ch, msg = submit({ tres_per_node = "gres:gpu:1x" })
+check("a count with letters refused", ch == nil, msg)
+-- the shared corpus (tests/slurm/record_values.txt): the controller's test reads it too
+local corpus = (script:match("^(.*)/deploy/slurm/[^/]*$") or ".") .. "/tests/slurm/record_values.txt"
+local cf = io.open(corpus, "r")
+check("the value corpus is readable", cf ~= nil, corpus)
+local seen = 0
+for line in (cf and cf:lines() or function() end) do
+  local k, v, want = line:match("^(%S+) '(.-)' (%S+)$")
+  if not k then
+    k, v, want = line:match("^(%S+) (%S+) (%S+)$")
+  end
+  if k and not line:match("^#") then
+    local got = gate.check_value(k, v)
+    check("corpus: " .. k .. "='" .. v .. "' " .. want, (got ~= nil) == (want == "ok"))
+    seen = seen + 1
+  end
+end
+check("the corpus has cases", seen > 30, seen)
+check("KEYS: every writer known", (function()
+  for _, spec in pairs(gate.KEYS) do
+    if spec.writer ~= "user" and spec.writer ~= "gate" and spec.writer ~= "pin" then
+      return false
+    end
+  end
+  return true
+end)())
+local nolimit = {}
+for k, v in pairs(conf) do
+  nolimit[k] = v
+end
+nolimit.max_gpus = nil
+nolimit.gpus_per_node = 8
+ch, msg = gate.submit(nolimit, job({ tres_per_job = "gres:gpu:8192" }), parts, 1000)
+check("more GPUs than a record may hold refused without max_gpus", ch == nil and msg:find("4096"), msg)
 
 -- modify (non-operators)
 local running = { partition = "batch", admin_comment = "ds:v=1;gpus=2;n=1;nr=0;r=0;b=1;s=0;g=node1@0,1;m=100;t=5" }
@@ -198,11 +263,16 @@ check("account change refused", mch == nil and code == gate.E.INVALID_ACCOUNT)
 mch, code = upd({ requeue = 0 })
 check("requeue flag change refused", mch == nil and code == gate.E.ACCESS_DENIED)
 mch = upd({ begin_time = 7000 })
-check("StartTime -> begin in the record, still parked",
-  mch and mch.begin_time == gate.PARK and gate.parse_record(mch.admin_comment).begin == "7000"
-    and gate.parse_record(mch.admin_comment).b == "1", mch and mch.admin_comment)
+check("StartTime -> begin in the job's Comment (a user may not write AdminComment), still parked",
+  mch and mch.begin_time == gate.PARK and mch.admin_comment == nil and mch.comment == "ds:begin=7000",
+  mch and mch.comment)
 mch = upd({ begin_time = 10 })
-check("StartTime=now clears begin", mch and gate.parse_record(mch.admin_comment).begin == nil)
+check("StartTime=now -> begin=0 (none)", mch and mch.comment == "ds:begin=0", mch and mch.comment)
+running.comment = "ds:mem=4000;u=40"
+mch = upd({ begin_time = 7000 })
+check("StartTime keeps the Comment's hints", mch and mch.comment == "ds:mem=4000;u=40;begin=7000",
+  mch and mch.comment)
+running.comment = nil
 mch = upd({ priority = 4294967295 })
 check("release (user hold) allowed", mch ~= nil)
 mch = upd({ time_limit = 60, dependency = "afterok:5" })

@@ -183,7 +183,17 @@ void Admission::borrowed(Cycle& cy) {
   auto borrowed_share = [&](std::size_t t) {
     return book_.tenant(t).borrowed / std::max(1e-9, cy.s.tenants[t].weight);
   };
+  // In a tenant tree, idle quota goes inside the subtree first (model/tenant_tree.hpp, rule
+  // 3): a borrower whose nearest group with idle guarantee is deeper comes first.
+  std::vector<int> inside;  // empty: flat
+  if (!book_.tree().flat()) {
+    std::vector<std::int64_t> sub;
+    book_.subtree_use(sub);
+    inside.assign(cy.s.tenants.size(), 0);
+    for (std::size_t t : order) inside[t] = book_.tree().inside_rank(t, sub);
+  }
   std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    if (!inside.empty() && inside[x] != inside[y]) return inside[x] > inside[y];
     return borrowed_share(x) < borrowed_share(y);
   });
   b.headroom = static_cast<int>(std::ceil(lent.lendable * c_.long_job_headroom));

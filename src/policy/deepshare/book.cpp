@@ -10,6 +10,13 @@ namespace ds::deepshare {
 Book::Book(const Config& c, std::size_t tenants)
     : c_(c), tenants_(tenants), assurance_marks_(tenants), lending_marks_(tenants) {}
 
+void Book::subtree_use(std::vector<std::int64_t>& out) const {
+  std::vector<std::int64_t> own(tenants_.size());
+  for (std::size_t t = 0; t < tenants_.size(); ++t)
+    own[t] = std::int64_t{tenants_[t].guaranteed} + tenants_[t].borrowed;
+  tree_.subtree_sums(own, out);
+}
+
 void Book::grow(std::size_t jobs) {
   if (job_.size() < jobs) job_.resize(jobs);
 }

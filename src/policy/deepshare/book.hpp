@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "model/snapshot.hpp"
+#include "model/tenant_tree.hpp"
 #include "policy/deepshare/config.hpp"
 
 namespace ds::deepshare {
@@ -138,6 +139,11 @@ class Book {
   TenantBook& tenant(std::size_t t) { return tenants_[t]; }
   [[nodiscard]] const TenantBook& tenant(std::size_t t) const { return tenants_[t]; }
   [[nodiscard]] std::size_t tenants() const { return tenants_.size(); }
+  // The tenants' tree (model/tenant_tree.hpp; flat for flat tenants) and each subtree's GPUs in
+  // use (guaranteed + borrowed, milli-GPUs), for the tree's lending and reclaim rules.
+  void set_tree(TenantTree tree) { tree_ = std::move(tree); }
+  [[nodiscard]] const TenantTree& tree() const { return tree_; }
+  void subtree_use(std::vector<std::int64_t>& out) const;
 
   // --- queues -----------------------------------------------------------------------
   // Queue order of a job that is not entitled: fresh jobs (attained service below
@@ -196,6 +202,7 @@ class Book {
 
  private:
   const Config& c_;
+  TenantTree tree_;
   std::vector<JobState> job_;
   std::vector<TenantBook> tenants_;
   std::set<std::size_t> entitled_tenants_;  // tenants with entitled jobs waiting

@@ -28,7 +28,9 @@ DeepSharePolicy::DeepSharePolicy(const PolicyContext& ctx)
                             : std::nullopt),
       slicer_(c_.time_slicing ? std::optional<Slicer>(std::in_place, handle()) : std::nullopt),
       admission_(handle(), colocation_ ? &*colocation_ : nullptr,
-                 reclaimer_ ? &*reclaimer_ : nullptr) {}
+                 reclaimer_ ? &*reclaimer_ : nullptr) {
+  book_.set_tree(TenantTree(ctx.tenants));
+}
 
 // The interference model learns from measured pairs when the driver has them.
 std::optional<Colocation> DeepSharePolicy::make_colocation(const PolicyContext& ctx) {

@@ -332,6 +332,44 @@ TEST(DeepShare, ReclaimDoesNotWaitForPredictedEndsOfBorrowers) {
   EXPECT_EQ(wait.jobs[5].lost_work, seconds(320));
 }
 
+// Tenant trees (model/tenant_tree.hpp): p 16 = a 8 + b 8, x 8, y 0 (best-effort), on three
+// shared nodes. b borrows a's idle quota inside p (p stays within its 16); y borrows x's.
+// x's reclaim may take only y's borrower: p's group is within its guarantee. Flat, the same
+// quotas without the tree, the cheaper and later borrower (b's) is taken.
+TEST(DeepShare, AReclaimLeavesBorrowingInsideAGroupWithinItsGuarantee) {
+  for (const bool tree : {true, false}) {
+    Workload w = testing::make_tree_workload(
+        3, {{"p", -1, 16}, {"a", 0, 8}, {"b", 0, 8}, {"x", -1, 8}, {"y", -1, 0}}, tree);
+    testing::add_job(w, 2, 8, 0, 100000);   // b, its own quota
+    testing::add_job(w, 4, 8, 0, 100000);   // y borrows
+    testing::add_job(w, 2, 8, 10, 100000);  // b borrows a's idle quota
+    testing::add_job(w, 3, 8, 100, 500);    // x wants its quota back
+    w.finalize();
+    auto r = run(w, {{"reserve_min", "0"}});
+    EXPECT_EQ(r.jobs[3].preemptions, 0);
+    EXPECT_EQ(r.jobs[1].preemptions, tree ? 1 : 0) << (tree ? "tree" : "flat");
+    EXPECT_EQ(r.jobs[2].preemptions, tree ? 0 : 1) << (tree ? "tree" : "flat");
+    EXPECT_LE(r.jobs[3].first_start, seconds(400));  // within x's SLO either way
+  }
+}
+
+// Idle quota is lent inside the subtree first: a's idle 8 GPUs go to its sibling b before
+// x (which comes first without the tree: the lower tenant id, both borrowing nothing yet).
+TEST(DeepShare, IdleQuotaIsLentInsideTheSubtreeFirst) {
+  for (const bool tree : {true, false}) {
+    Workload w = testing::make_tree_workload(
+        3, {{"x", -1, 8}, {"p", -1, 16}, {"a", 1, 8}, {"b", 1, 8}}, tree);
+    testing::add_job(w, 0, 8, 0, 100000);  // x, its own quota
+    testing::add_job(w, 3, 8, 0, 100000);  // b, its own quota
+    testing::add_job(w, 3, 8, 5, 1000);    // b wants to borrow ...
+    testing::add_job(w, 0, 8, 5, 1000);    // ... and x too: a's 8 idle GPUs for one of them
+    w.finalize();
+    auto r = run(w, {{"reserve_min", "0"}});
+    EXPECT_EQ(r.jobs[2].first_start, tree ? seconds(5) : seconds(1005)) << tree;
+    EXPECT_EQ(r.jobs[3].first_start, tree ? seconds(1005) : seconds(5)) << tree;
+  }
+}
+
 // Quota aging is for jobs that need at most half of their tenant's quota: a job as large as
 // the quota that waited past quota_aging_s does not hold the quota back from short jobs.
 TEST(DeepShare, QuotaAgingOnlyForJobsOfAtMostHalfTheQuota) {

@@ -62,10 +62,18 @@ bool Reclaimer::wait_for_ends(Cycle& cy, const JobSpec& j, Time deadline) {
 std::vector<Victim> Reclaimer::victims(Cycle& cy, const JobSpec& j, const Need& need) {
   const ClusterSnapshot& s = cy.s;
   std::vector<Victim> out;
+  // In a tenant tree, only borrowers whose groups took more than their guarantee up to where
+  // they meet the claimant (model/tenant_tree.hpp, rule 2).
+  const TenantTree& tree = book_.tree();
+  std::vector<std::int64_t> sub;
+  if (!tree.flat()) book_.subtree_use(sub);
   auto consider = [&](JobId id) {
     const JobRuntime& r = s.runtime[id.index()];
     const JobState& vs = book_.job(id);
     if (vs.run != Run::Borrowed && !vs.away) return;
+    if (!tree.flat() && vs.run == Run::Borrowed &&
+        !tree.may_reclaim(j.tenant.index(), s.jobs[id.index()].tenant.index(), sub))
+      return;
     if (vs.away && s.jobs[id.index()].tenant == j.tenant) return;  // its own quota
     if (!need.due && s.now - r.last_start < c_.min_runtime) return;
     const JobId partner = vs.partner;  // a sharing pair goes together
