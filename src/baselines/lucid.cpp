@@ -525,7 +525,9 @@ class Lucid final : public Policy {
     scan_.at = key;
     if (auto t = partner_for(s, vc, j)) {
       pair_start(s, vc, j, *t, out);
-      refresh(s, vc, free, c);
+      // Every class of its GPU count lost a partner (one class per count without GPU models).
+      for (std::uint32_t k = 0; k < scan_.cls.size(); ++k)
+        if (k == c || vc.queue.index().at(k).req.gpus == j.gpus) refresh(s, vc, free, k);
       return;
     }
     auto p = place_job(free, vc.set, j);
@@ -568,6 +570,8 @@ class Lucid final : public Policy {
       if (req.gpus > kMaxShareGpus || req.milli < kMilliPerGpu || !any_alone(vc, req.gpus)) return;
       for (const auto& bucket : vc.alone[static_cast<std::size_t>(req.gpus)])
         for (const auto& [seq, t] : bucket) {
+          // The class has one GPU model (RequestClass::model): any of its jobs answers.
+          if (!placement_accepts(*s.cluster, placement_[t], s.jobs[first->job.index()])) continue;
           const PairView tv = view(s.jobs[t.index()]);
           const double mem = static_cast<double>(
               s.cluster->nodes[placement_[t].front().node.index()].gpu_memory_mib);
