@@ -4,8 +4,8 @@
 // (queue.hpp) and Kueue's nomination (kueue.cpp).
 //
 // Why a class stands for all its jobs: whether a job can be placed depends only on its
-// request (GPUs, milli-GPUs, GPU model) and the free map (place_job), and a quota test only on its GPUs
-// (and what `extra` distinguishes: Kueue's priority and preemptibility). So while the state
+// request (GPUs, milli-GPUs, GPU model) and the free map (place_job), and a quota test only on its
+// GPUs (and what `extra` distinguishes: Kueue's priority and preemptibility). So while the state
 // stays the same, every job of a class gets the same answer, and the first job of the class
 // after a position stands for the rest.
 //

@@ -47,15 +47,12 @@ TEST_P(FuzzTarget, FormerCrashesStayFixed) {
     EXPECT_NO_THROW(replay(target, f)) << f;
 }
 
-INSTANTIATE_TEST_SUITE_P(Parsers, FuzzTarget,
-                         ::testing::Values("csv", "venus", "helios", "openb", "native",
-                                           "cluster_file", "run_folder", "replay_folder",
-                                           "cluster_placement", "slurm_record", "slurm_gres",
-                                           "controller_config", "slurm_sacct", "slurm_assoc",
-                                           "slurm_nodes"),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           return info.param;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Parsers, FuzzTarget,
+    ::testing::Values("csv", "venus", "helios", "openb", "native", "cluster_file", "run_folder",
+                      "replay_folder", "cluster_placement", "slurm_record", "slurm_gres",
+                      "controller_config", "slurm_sacct", "slurm_assoc", "slurm_nodes"),
+    [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 TEST(FuzzTargets, EveryTargetIsReplayed) {
   EXPECT_EQ(registry().size(), 15u);  // a new target must be added to the list above
