@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -313,6 +314,30 @@ Cluster read_nodes(const Reader& r, const Entry& list, const std::vector<Tenant>
   return c;
 }
 
+// The line (1-based) after a "---" marker that follows content, or 0: where a second
+// document starts. Blank lines, comments and directives are not content.
+int second_document_line(const std::string& text) {
+  bool content = false;
+  int line = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view l(text.data() + at, end - at);
+    ++line;
+    at = end + 1;
+    const bool marker =
+        l.substr(0, 3) == "---" && (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r');
+    if (marker) {
+      if (content) return line + 1;
+      continue;
+    }
+    const std::size_t first = l.find_first_not_of(" \t\r");
+    if (first != std::string_view::npos && l[first] != '#' && !(first == 0 && l[0] == '%'))
+      content = true;
+  }
+  return 0;
+}
+
 }  // namespace
 
 ClusterSpec parse_cluster_yaml(const std::string& name, const std::string& text) {
@@ -322,14 +347,14 @@ ClusterSpec parse_cluster_yaml(const std::string& name, const std::string& text)
                                                " MiB, the most a cluster file may hold");
   YAML::Node root;
   try {
-    // Every document is read: a second one ("---" and more keys) would else be ignored,
-    // with whatever the user meant by it.
-    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
-    if (docs.size() > 1)
-      throw InputError(Reader(name).at(docs[1]),
+    // A second document ("---" and more keys) would else be ignored, with whatever the user
+    // meant by it. Found by its marker line, not by YAML::LoadAll: yaml-cpp 0.7's LoadAll
+    // never returns on some malformed inputs (fuzz_cluster_file), its Load does.
+    if (const int line = second_document_line(text); line > 0)
+      throw InputError(SourceLocation{name, line, 1},
                        "a second YAML document (after '---'): a cluster file is one document; "
                        "put every node group and tenant under one 'nodes:' and one 'tenants:'");
-    if (!docs.empty()) root = docs.front();
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     const SourceLocation where = e.mark.is_null()
                                      ? SourceLocation{name}
