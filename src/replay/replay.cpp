@@ -19,6 +19,7 @@
 #include "driver/metrics_server.hpp"
 #include "model/execution.hpp"
 #include "replay/observed.hpp"
+#include "replay/replay_files.hpp"
 #include "report/outputs.hpp"
 #include "slurm/api.hpp"
 #include "slurm/controller.hpp"
@@ -286,45 +287,9 @@ std::string observed_csv(const ReplayRequest& req, const Recorder& rec, const Ru
   return csv;
 }
 
-// Actuation latency, measured per run in wall seconds (docs/slurm.md §6):
-//  - detect:  submit -> the controller's start decision, for jobs placed at once (< 1 s);
-//  - actuate: decision (the pin's t) -> Slurm shows the job RUNNING (release, Slurm's
-//             scheduling pass, this loop's 100 ms poll);
-//  - overhang: observed run length - the job's work, for jobs that ran once (launch,
-//             TaskProlog, end seen by this loop).
-// `deepshare fidelity` simulates with start latency = detect + actuate (SimConfig).
+// Actuation latency of the observed runs (replay_files.hpp; docs/slurm.md §6).
 nlohmann::json latency_of(const Recorder& rec, double scale) {
-  std::vector<double> detect, actuate, overhang;
-  const double to_wall_s = 1.0 / (scale * 1000.0);
-  for (std::size_t i = 0; i < rec.obs.size(); ++i) {
-    const auto& o = rec.obs[i];
-    for (std::size_t k = 0; k < o.runs.size(); ++k) {
-      const ObservedRun& run = o.runs[k];
-      if (rec.native && k == 0) {
-        // No decision to time: submit -> RUNNING of the jobs Slurm started at once (< 2 s).
-        const double d = static_cast<double>(run.start - o.submit) * to_wall_s;
-        if (d < 2.0) actuate.push_back(std::max(0.0, d));
-      }
-      if (run.decided == kNever) continue;
-      actuate.push_back(static_cast<double>(run.start - run.decided) * to_wall_s);
-      const double d = static_cast<double>(run.decided - o.submit) * to_wall_s;
-      if (k == 0 && d < 1.0) detect.push_back(std::max(0.0, d));
-    }
-    if (o.completed && o.runs.size() == 1 && o.runs[0].end != kNever)
-      overhang.push_back(
-          static_cast<double>(o.runs[0].end - o.runs[0].start - rec.w.truth[i].work) * to_wall_s);
-  }
-  auto stats = [](std::vector<double> v) {
-    nlohmann::json j = {{"n", v.size()}, {"mean", 0.0}, {"p50", 0.0}, {"p90", 0.0}};
-    if (v.empty()) return j;
-    double sum = 0;
-    for (double x : v) sum += x;
-    j["mean"] = sum / static_cast<double>(v.size());
-    j["p50"] = quantile(v, 0.5);
-    j["p90"] = quantile(v, 0.9);
-    return j;
-  };
-  return {{"detect", stats(detect)}, {"actuate", stats(actuate)}, {"overhang", stats(overhang)}};
+  return observed_latencies(rec.w, rec.obs, scale, rec.native != nullptr);
 }
 
 // replay.json: what `deepshare fidelity` needs to simulate the same excerpt (trace, excerpt,

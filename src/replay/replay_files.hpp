@@ -64,4 +64,12 @@ ReplayFiles replay_files(const Workload& w, const std::vector<ObservedJob>& obse
 // they hold.
 ReplayResult write_replay_files(const std::string& out_dir, const ReplayFiles& files);
 
+// Actuation latency per run, in wall seconds (docs/slurm.md §6): detect = submit -> the
+// scheduler's start decision (jobs placed at once, < 1 s), actuate = decision -> the engine
+// shows the job running, overhang = observed run length - the job's work (jobs that ran
+// once). `native`: no decision to time; submit -> running of the jobs started at once
+// (< 2 s) counts as actuation. `deepshare fidelity` simulates with detect + actuate.
+nlohmann::json observed_latencies(const Workload& w, const std::vector<ObservedJob>& obs,
+                                  double scale, bool native);
+
 }  // namespace ds::slurm
