@@ -481,30 +481,13 @@ class OnlineContract {
 
 class ContractOnFakeCluster : public ::testing::TestWithParam<std::string> {};
 
-// Known violation, found by this suite when the `slurm` baseline was merged: a job of it whose
-// start the controller rolled back (start_timeout) then waits whole cycles without a typed
-// reason (contract 6). Every other check holds for it; until src/baselines/slurm.cpp is fixed
-// that one is reported, not failed (the test says how often).
-bool known_violation(const std::string& policy, const std::string& v) {
-  return policy == "slurm" && v.find("pending without a reason") != std::string::npos;
-}
-
 TEST_P(ContractOnFakeCluster, HoldsThroughRestartsLostRepliesAndFailover) {
-  int known = 0;
   for (std::uint64_t seed : {1, 2}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     OnlineContract c(GetParam(), seed);
     c.run();
-    for (const auto& v : c.violations()) {
-      if (known_violation(GetParam(), v))
-        ++known;
-      else
-        ADD_FAILURE() << v;
-    }
+    for (const auto& v : c.violations()) ADD_FAILURE() << v;
   }
-  if (known > 0)
-    std::printf("KNOWN VIOLATION (%s): %d x a job pending a whole cycle without a reason\n",
-                GetParam().c_str(), known);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryOnlinePolicy, ContractOnFakeCluster,

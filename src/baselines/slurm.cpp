@@ -230,6 +230,9 @@ class Slurm final : public Policy {
     JobState& s = st_[id];
     if (s.queued) return;
     s.queued = true;
+    // The state enters a job pending without a reason (a requeue, a return from a hold): the
+    // next say() must be heard even if it repeats what was said before the job left.
+    s.said = WaitReason::None;
     queue_.insert(Key{s.priority, s.order_submit, id});
     if (s.tenant_qos) queued_gpus_[jobs_[id.index()].tenant.index()] += jobs_[id.index()].gpus;
   }

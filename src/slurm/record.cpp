@@ -37,6 +37,12 @@ bool digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+bool is_name(std::string_view v) {
+  return !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+}
+
 // The grammar of gate.check_value (deploy/slurm/job_submit.lua), kind by kind.
 bool well_formed(const RecordKey& k, const std::string& v) {
   if (k.kind == "int")
@@ -48,10 +54,7 @@ bool well_formed(const RecordKey& k, const std::string& v) {
     return (digits(a) && (b.empty() || digits(b))) || (a.empty() && digits(b));
   }
   if (k.kind == "flag") return v == "0" || v == "1";
-  if (k.kind == "name")
-    return !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-    });
+  if (k.kind == "name") return is_name(v);
   return true;  // text, gpus: checked where they are read
 }
 
@@ -103,6 +106,10 @@ std::map<std::string, std::uint64_t> parse_gpus(const std::string& g) {
     pos = e == std::string::npos ? g.size() : e + 1;
     const auto at = part.find('@');
     if (at == std::string::npos || at == 0) bad("g", g, "expected node@i,j/node@k");
+    // A node is a Slurm hostname: the name grammar, so a padded name cannot change in a
+    // round trip through the comment's trimming.
+    if (!is_name(part.substr(0, at)))
+      bad("g", g, "node names are letters, digits, '.', '_' and '-'");
     std::uint64_t mask = 0;
     for (std::size_t q = at + 1; q < part.size();) {
       std::size_t c = part.find(',', q);

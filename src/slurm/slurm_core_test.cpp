@@ -68,6 +68,10 @@ TEST(Record, ValuesAreCheckedWithRanges) {
   EXPECT_THROW(parse_record("ds:v=1;gpus=2;r=0;b=1;g=node1@64"), InputError);
   EXPECT_THROW(parse_record("ds:v=1;gpus=2;r=0;b=1"), InputError);  // a pin names its GPUs
   EXPECT_THROW(parse_record("ds:v=1;gpus=2;r=0;m=0;g=node1@0"), InputError);
+  // A node is a hostname: a padded or odd name would not survive the round trip.
+  EXPECT_THROW(parse_record("ds:v=1;gpus=2;r=0;g=node1@0/ node2@1"), InputError);
+  EXPECT_THROW(parse_record("ds:v=1;gpus=2;r=0;g=no de@0"), InputError);
+  EXPECT_TRUE(parse_record("ds:v=1;gpus=2;r=0;g=gpu-a.1_x@0/node2@1"));
   auto p = parse_record("ds:v=1;gpus=1;n=1;nr=1;begin=1700000000;p=3;x=no room");
   ASSERT_TRUE(p);
   EXPECT_TRUE(p->request.no_requeue);
