@@ -114,6 +114,93 @@ bool before(const KueueRunning& a, const KueueRunning& b) {
   return a.job < b.job;
 }
 
+using TenantPool = std::map<std::size_t, std::vector<JobId>>;  // tenant -> its candidates
+
+// What the fair-sharing search's steps work on: the request, the running jobs, and the
+// what-if whose quota `q` counts the incoming job's `g` GPUs while the search runs.
+struct FairSearch {
+  const KueueRequest& req;
+  const KueueRunningSet& running;
+  WhatIf& w;
+  CohortQuota& q;
+  int g;
+
+  const KueueRunning& at(JobId id) const { return running.at(id); }
+  // Whether the job fits now (the quota without its own GPUs, as WhatIf::fits counts them).
+  bool fits() {
+    q.remove(req.tenant, g);
+    const bool ok = w.fits();
+    q.add(req.tenant, g);
+    return ok;
+  }
+  // Removes victim `i` (into `targets`); whether the job fits now.
+  bool take(JobId i, std::vector<JobId>& targets) {
+    w.remove(i);
+    targets.push_back(i);
+    return fits();
+  }
+  // The borrowing tenant with the highest DRS that still has candidates (ties: the
+  // tenant whose first candidate comes first); nullopt when none is left.
+  std::optional<std::size_t> next_tenant(TenantPool& pool) {
+    std::optional<std::size_t> best;
+    for (auto& [t, list] : pool) {
+      if (list.empty() || !q.borrowing(t)) continue;
+      if (!best || q.drs(t) > q.drs(*best) ||
+          (q.drs(t) == q.drs(*best) && before(at(list.front()), at(pool[*best].front()))))
+        best = t;
+    }
+    return best;
+  }
+};
+
+// Steps 1-2: victims from the tenant of highest DRS, again after each removal; a tenant
+// within nominal after the job takes any candidate, else only one whose tenant's share
+// after its removal stays >= the preemptor's (S2-a); the others go to `retry`. Whether
+// the job fits.
+bool preempt_to_final_share(FairSearch& s, bool within_nominal, TenantPool& by_tenant,
+                            std::vector<JobId>& targets, std::vector<JobId>& retry) {
+  bool ok = false;
+  while (!ok) {
+    auto t = s.next_tenant(by_tenant);
+    if (!t) break;
+    auto& list = by_tenant[*t];
+    if (within_nominal) {
+      const JobId i = list.front();
+      list.erase(list.begin());
+      ok = s.take(i, targets);
+      continue;
+    }
+    const double preemptor = s.q.drs(s.req.tenant);
+    while (!list.empty()) {
+      const JobId i = list.front();
+      list.erase(list.begin());
+      s.q.remove(*t, s.at(i).gpus);
+      const double target_after = s.q.drs(*t);
+      s.q.add(*t, s.at(i).gpus);
+      if (preemptor <= target_after) {  // S2-a: LessThanOrEqualToFinalShare
+        ok = s.take(i, targets);
+        break;  // shares changed: pick a tenant again
+      }
+      retry.push_back(i);
+    }
+  }
+  return ok;
+}
+
+// Step 3: S2-b, LessThanInitialShare, at most one victim per tenant. Whether the job fits.
+bool preempt_below_initial_share(FairSearch& s, const std::vector<JobId>& retry,
+                                 std::vector<JobId>& targets) {
+  bool ok = false;
+  TenantPool pool;
+  for (JobId i : retry) pool[s.at(i).tenant].push_back(i);
+  for (auto t = s.next_tenant(pool); t && !ok; t = s.next_tenant(pool)) {
+    auto& list = pool[*t];
+    if (s.q.drs(s.req.tenant) < s.q.drs(*t)) ok = s.take(list.front(), targets);
+    list.clear();  // DropQueue
+  }
+  return ok;
+}
+
 }  // namespace
 
 std::optional<KueueVictims> kueue_classical_preemption(const KueueRequest& req,
@@ -151,76 +238,14 @@ std::optional<KueueVictims> kueue_fair_preemption(const KueueRequest& req,
   CohortQuota& q = w.quota();
   q.add(req.tenant, g);  // DRS values include the incoming job
   const bool within_nominal = !q.borrowing(req.tenant);
-  auto fits = [&] {
-    q.remove(req.tenant, g);
-    const bool ok = w.fits();
-    q.add(req.tenant, g);
-    return ok;
-  };
-  auto at = [&](JobId id) -> const KueueRunning& { return running.at(id); };
+  FairSearch search{req, running, w, q, g};
 
   // Candidates per tenant, in order (std::map: tenants in id order for determinism).
-  std::map<std::size_t, std::vector<JobId>> by_tenant;
-  for (JobId i : cands) by_tenant[at(i).tenant].push_back(i);
-  // The borrowing tenant with the highest DRS that still has candidates (ties: the
-  // tenant whose first candidate comes first); nullopt when none is left.
-  auto next_tenant =
-      [&](std::map<std::size_t, std::vector<JobId>>& pool) -> std::optional<std::size_t> {
-    std::optional<std::size_t> best;
-    for (auto& [t, list] : pool) {
-      if (list.empty() || !q.borrowing(t)) continue;
-      if (!best || q.drs(t) > q.drs(*best) ||
-          (q.drs(t) == q.drs(*best) && before(at(list.front()), at(pool[*best].front()))))
-        best = t;
-    }
-    return best;
-  };
-
+  TenantPool by_tenant;
+  for (JobId i : cands) by_tenant[search.at(i).tenant].push_back(i);
   std::vector<JobId> targets, retry;
-  bool ok = false;
-  // Steps 1-2.
-  while (!ok) {
-    auto t = next_tenant(by_tenant);
-    if (!t) break;
-    auto& list = by_tenant[*t];
-    if (within_nominal) {
-      const JobId i = list.front();
-      list.erase(list.begin());
-      w.remove(i);
-      targets.push_back(i);
-      ok = fits();
-      continue;
-    }
-    const double preemptor = q.drs(req.tenant);
-    while (!list.empty()) {
-      const JobId i = list.front();
-      list.erase(list.begin());
-      q.remove(*t, at(i).gpus);
-      const double target_after = q.drs(*t);
-      q.add(*t, at(i).gpus);
-      if (preemptor <= target_after) {  // S2-a: LessThanOrEqualToFinalShare
-        w.remove(i);
-        targets.push_back(i);
-        ok = fits();
-        break;  // shares changed: pick a tenant again
-      }
-      retry.push_back(i);
-    }
-  }
-  // Step 3: S2-b, LessThanInitialShare, at most one victim per tenant.
-  if (!ok && !retry.empty()) {
-    std::map<std::size_t, std::vector<JobId>> pool;
-    for (JobId i : retry) pool[at(i).tenant].push_back(i);
-    for (auto t = next_tenant(pool); t && !ok; t = next_tenant(pool)) {
-      auto& list = pool[*t];
-      if (q.drs(req.tenant) < q.drs(*t)) {
-        w.remove(list.front());
-        targets.push_back(list.front());
-        ok = fits();
-      }
-      list.clear();  // DropQueue
-    }
-  }
+  bool ok = preempt_to_final_share(search, within_nominal, by_tenant, targets, retry);
+  if (!ok && !retry.empty()) ok = preempt_below_initial_share(search, retry, targets);
   q.remove(req.tenant, g);
   if (!ok) return std::nullopt;
   return w.finish(std::move(targets));

@@ -727,27 +727,18 @@ std::unique_ptr<Policy> make_lucid(const PolicyContext& ctx) {
   return make_lucid(ctx, lucid_setup(ctx));
 }
 
-LucidSetup lucid_setup(const PolicyContext& ctx) {
-  const PolicyOptions& o = ctx.options;
-  const std::string fidelity = o.get("fidelity", "off");
-  if (fidelity != "lucid" && fidelity != "off")
-    throw InputError("--set fidelity: expected lucid or off, got '" + fidelity + "'");
-  const bool faithful = fidelity == "lucid";
-  const AuxData* aux = ctx.aux;
-  auto require = [&](bool present, const char* name, const char* why) {
-    if (!present)
-      throw InputError(
-          "lucid: " + std::string(why) + " needs " + name + " in the aux folder" +
-          (aux && !aux->dir.empty() ? " '" + aux->dir + "'" : " (none given: --aux DIR)"));
-  };
+namespace {
 
-  LucidSetup setup;
-  const std::string scope = o.get("scope", "isolated");
-  if (scope != "isolated" && scope != "pooled")
-    throw InputError("--set scope: expected isolated or pooled, got '" + scope + "'");
-  setup.pooled = scope == "pooled";
-  setup.profiler = o.get_bool("profiler", true);
+// An aux file an option needs: an InputError naming it and the aux folder when absent.
+void require_aux(const AuxData* aux, bool present, const char* name, const char* why) {
+  if (!present)
+    throw InputError(
+        "lucid: " + std::string(why) + " needs " + name + " in the aux folder" +
+        (aux && !aux->dir.empty() ? " '" + aux->dir + "'" : " (none given: --aux DIR)"));
+}
 
+// `estimates` (and `predictor`, read either way): the run-time estimates into `setup`.
+void read_estimates(const PolicyOptions& o, const AuxData* aux, bool faithful, LucidSetup& setup) {
   // ebm (alias lucid): Lucid's own estimates, negatives -> 1000 s (CombinedEstimator);
   // lgb: the LightGBM file Lucid gives QSSF, as read there (no replacement).
   std::string estimates = o.get("estimates", faithful ? "ebm" : "predictor");
@@ -758,7 +749,7 @@ LucidSetup lucid_setup(const PolicyContext& ctx) {
     const EstimateFile* file =
         aux ? (ebm ? (aux->ebm ? &*aux->ebm : nullptr) : (aux->lgb ? &*aux->lgb : nullptr))
             : nullptr;
-    require(file != nullptr, ebm ? kEbmFile : kLgbFile, "estimates=ebm|lgb");
+    require_aux(aux, file != nullptr, ebm ? kEbmFile : kLgbFile, "estimates=ebm|lgb");
     setup.estimate_source = file->path;
     for (const auto& [name, v] : file->seconds)
       setup.estimate_s.emplace(name, ebm && v < 0 ? kNegativeEstimate : v);
@@ -769,43 +760,64 @@ LucidSetup lucid_setup(const PolicyContext& ctx) {
   } else {
     throw InputError("--set estimates: expected ebm, lgb or predictor, got '" + estimates + "'");
   }
+}
 
+// `forecast`: the throughput forecast PAS reads.
+ThroughputForecast read_forecast(const PolicyOptions& o, const AuxData* aux, bool faithful) {
   const bool have_forecast = aux && aux->forecast;
   const std::string forecast = o.get("forecast", faithful || have_forecast ? "file" : "online");
   if (forecast == "file") {
-    require(have_forecast, kForecastFile, "forecast=file");
-    setup.forecast = ThroughputForecast::from_rows(*aux->forecast);
-  } else if (forecast == "online") {
-    setup.forecast = ThroughputForecast::online();
-  } else {
-    throw InputError("--set forecast: expected file or online, got '" + forecast + "'");
+    require_aux(aux, have_forecast, kForecastFile, "forecast=file");
+    return ThroughputForecast::from_rows(*aux->forecast);
   }
+  if (forecast == "online") return ThroughputForecast::online();
+  throw InputError("--set forecast: expected file or online, got '" + forecast + "'");
+}
 
+LucidSharing read_sharing(const PolicyOptions& o) {
   const std::string sharing = o.get("sharing", "pas");
-  if (sharing == "pas")
-    setup.sharing = LucidSharing::Pas;
-  else if (sharing == "always")
-    setup.sharing = LucidSharing::Always;
-  else if (sharing == "never")
-    setup.sharing = LucidSharing::Never;
-  else
-    throw InputError("--set sharing: expected pas, always or never, got '" + sharing + "'");
+  if (sharing == "pas") return LucidSharing::Pas;
+  if (sharing == "always") return LucidSharing::Always;
+  if (sharing == "never") return LucidSharing::Never;
+  throw InputError("--set sharing: expected pas, always or never, got '" + sharing + "'");
+}
+
+// `profiler_units`: how many profiler units (auto: lucid_profiler_units).
+std::size_t read_profiler_units(const PolicyOptions& o, const Cluster& cluster) {
+  const std::string units = o.get("profiler_units", "auto");
+  if (units == "auto") return lucid_profiler_units(cluster);
+  const auto v = parse_int(units);
+  if (!v || *v < 1 || *v > 100000)
+    throw InputError("--set profiler_units: expected auto or a count >= 1, got '" + units + "'");
+  return static_cast<std::size_t>(*v);
+}
+
+}  // namespace
+
+LucidSetup lucid_setup(const PolicyContext& ctx) {
+  const PolicyOptions& o = ctx.options;
+  const std::string fidelity = o.get("fidelity", "off");
+  if (fidelity != "lucid" && fidelity != "off")
+    throw InputError("--set fidelity: expected lucid or off, got '" + fidelity + "'");
+  const bool faithful = fidelity == "lucid";
+  const AuxData* aux = ctx.aux;
+
+  LucidSetup setup;
+  const std::string scope = o.get("scope", "isolated");
+  if (scope != "isolated" && scope != "pooled")
+    throw InputError("--set scope: expected isolated or pooled, got '" + scope + "'");
+  setup.pooled = scope == "pooled";
+  setup.profiler = o.get_bool("profiler", true);
+  read_estimates(o, aux, faithful, setup);
+  setup.forecast = read_forecast(o, aux, faithful);
+  setup.sharing = read_sharing(o);
 
   if (aux && aux->colocation)
     setup.table = &*aux->colocation;
   else if (faithful)
-    require(false, "single_data.csv", "fidelity=lucid (sharescore labels)");
+    require_aux(aux, false, "single_data.csv", "fidelity=lucid (sharescore labels)");
 
-  const std::string units = o.get("profiler_units", "auto");
-  std::size_t n_units = 0;
-  if (units == "auto") {
-    n_units = lucid_profiler_units(ctx.cluster);
-  } else {
-    const auto v = parse_int(units);
-    if (!v || *v < 1 || *v > 100000)
-      throw InputError("--set profiler_units: expected auto or a count >= 1, got '" + units + "'");
-    n_units = static_cast<std::size_t>(*v);
-  }
+  const std::size_t n_units = read_profiler_units(o, ctx.cluster);
   if (setup.profiler) {
     setup.profiler_config = lucid_profiler_nodes(ctx.cluster, ctx.tenants, n_units);
     if (setup.profiler_config.base_nodes.empty()) setup.profiler = false;  // too few VCs

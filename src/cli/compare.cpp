@@ -177,9 +177,10 @@ std::vector<PolicyOptions> options_per_policy(const Workload& w, const CompareRe
   return out;
 }
 
-std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRequest& req,
-                                       const std::string& trace_label,
-                                       std::vector<std::string>* failed) {
+namespace {
+
+// The request's own checks, before anything is read or run.
+void check_compare_request(const CompareRequest& req) {
   if (req.policies.empty()) throw InputError("compare: no policies given (--policies a,b,c)");
   if (req.loads.empty()) throw InputError("compare: no load factors given (--loads 1,1.5)");
   for (double l : req.loads)
@@ -190,83 +191,113 @@ std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRe
   if (req.by_policy_only && req.loads.size() != 1)
     throw InputError("compare: naming runs by policy alone needs exactly one load");
   check_unique_runs(req);
-  const AuxData aux = load_aux(workload.aux_dir);  // read once, shared by every run
-  const std::vector<PolicyOptions> options = options_per_policy(workload, req, aux);
+}
 
+// Step 2: one copy of `workload` per load factor, in request order.
+std::vector<Workload> scaled_workloads(const Workload& workload, const std::vector<double>& loads) {
   std::vector<Workload> scaled;
-  scaled.reserve(req.loads.size());
-  for (double l : req.loads) {
+  scaled.reserve(loads.size());
+  for (double l : loads) {
     scaled.push_back(workload);
     scale_load_checked(scaled.back(), l);
   }
-  // The last check before anything is written: the folder, locked, staged (complete or
-  // absent: core/output_folder.hpp).
-  OutputFolder out(req.out_dir, comparison_rules(req.force, req.inputs));
-  const std::string digest = workload.digest();
+  return scaled;
+}
 
-  struct Run {
-    std::size_t policy, load;
-    RunOutcome outcome;
-    std::exception_ptr error;
-  };
+struct Run {
+  std::size_t policy, load;
+  RunOutcome outcome;
+  std::exception_ptr error;
+};
+
+// Step 3: policies x loads, in that order.
+std::vector<Run> runs_of(const CompareRequest& req) {
   std::vector<Run> runs;
   for (std::size_t p = 0; p < req.policies.size(); ++p)
     for (std::size_t l = 0; l < req.loads.size(); ++l) runs.push_back({p, l, {}, nullptr});
-  auto name_of = [&](const Run& r) {
-    const std::string& policy = req.policies[r.policy];
-    return req.by_policy_only ? policy : run_name(policy, req.loads[r.load]);
-  };
+  return runs;
+}
 
+std::string name_of(const CompareRequest& req, const Run& r) {
+  const std::string& policy = req.policies[r.policy];
+  return req.by_policy_only ? policy : run_name(policy, req.loads[r.load]);
+}
+
+// What every run shares: the request, the per-policy options and scaled workloads, the
+// staged folder.
+struct RunInputs {
+  const CompareRequest& req;
+  const std::vector<PolicyOptions>& options;
+  const std::vector<Workload>& scaled;
+  const AuxData& aux;
+  const OutputFolder& out;
+  const std::string& digest;
+  const std::string& trace_label;
+};
+
+// One run, into r.outcome, or its error into r.error.
+void simulate_run(const RunInputs& in, Run& r) {
+  try {
+    RunRequest rr;
+    rr.policy = in.req.policies[r.policy];
+    rr.options = in.options[r.policy];
+    rr.load_factor = in.req.loads[r.load];
+    rr.seed = in.req.seed;
+    rr.out_dir = in.out.path(name_of(in.req, r)).string();
+    rr.command = in.req.command;
+    rr.workload_digest = in.digest;
+    rr.progress = false;
+    rr.label = name_of(in.req, r);
+    rr.aux = &in.aux;
+    rr.truth = in.req.truth;
+    r.outcome = run_simulation(in.scaled[r.load], rr, in.trace_label);
+  } catch (...) {
+    r.error = std::current_exception();
+  }
+}
+
+// Step 3: the thread pool; each thread takes the next run in order until none is left.
+void simulate_all(const RunInputs& in, std::vector<Run>& runs) {
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
   std::mutex print;
   auto worker = [&] {
     for (std::size_t i = next++; i < runs.size(); i = next++) {
       Run& r = runs[i];
-      try {
-        RunRequest rr;
-        rr.policy = req.policies[r.policy];
-        rr.options = options[r.policy];
-        rr.load_factor = req.loads[r.load];
-        rr.seed = req.seed;
-        rr.out_dir = out.path(name_of(r)).string();
-        rr.command = req.command;
-        rr.workload_digest = digest;
-        rr.progress = false;
-        rr.label = name_of(r);
-        rr.aux = &aux;
-        rr.truth = req.truth;
-        r.outcome = run_simulation(scaled[r.load], rr, trace_label);
-      } catch (...) {
-        r.error = std::current_exception();
-      }
-      if (req.progress) {
+      simulate_run(in, r);
+      if (in.req.progress) {
         std::lock_guard<std::mutex> lock(print);
-        std::fprintf(stderr, "[%zu/%zu] %s %s\n", ++done, runs.size(), name_of(r).c_str(),
+        std::fprintf(stderr, "[%zu/%zu] %s %s\n", ++done, runs.size(), name_of(in.req, r).c_str(),
                      r.error ? "failed" : "done");
       }
     }
   };
-  unsigned threads = req.threads ? req.threads : std::thread::hardware_concurrency();
+  unsigned threads = in.req.threads ? in.req.threads : std::thread::hardware_concurrency();
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(runs.size())));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+}
+
+// Step 4: the rows of the runs that succeeded, by run index, and their folders into
+// `folders`. A failed run rethrows its error, or, with `failed`, is named there.
+std::vector<ComparisonRow> rows_of(const CompareRequest& req, std::vector<Run>& runs,
+                                   std::vector<std::string>* failed,
+                                   std::vector<std::string>& folders) {
   std::vector<ComparisonRow> rows;
-  std::vector<std::string> folders;
   for (auto& r : runs) {
     if (r.error && !failed) std::rethrow_exception(r.error);
     if (r.error) {
       try {
         std::rethrow_exception(r.error);
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "deepshare: %s failed: %s\n", name_of(r).c_str(), e.what());
+        std::fprintf(stderr, "deepshare: %s failed: %s\n", name_of(req, r).c_str(), e.what());
       }
-      failed->push_back(name_of(r));
+      failed->push_back(name_of(req, r));
       continue;
     }
-    folders.push_back(name_of(r));
+    folders.push_back(name_of(req, r));
     ComparisonRow row;
     row.policy = req.policies[r.policy];
     if (!req.by_policy_only) row.load = req.loads[r.load];
@@ -274,8 +305,13 @@ std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRe
     row.wall_seconds = r.outcome.wall_seconds;
     rows.push_back(std::move(row));
   }
-  write_comparison(out.dir().string(), rows,
-                   req.title.empty() ? "DeepShare comparison: " + trace_label : req.title);
+  return rows;
+}
+
+// Step 5: the extra files and manifest.json (after comparison.csv / .md, which it lists).
+void write_compare_manifest(const OutputFolder& out, const Workload& workload,
+                            const CompareRequest& req, const std::string& trace_label,
+                            const std::string& digest, std::vector<std::string> folders) {
   Manifest m;
   m.kind = "comparison";
   m.command = req.command;
@@ -301,6 +337,29 @@ std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRe
   }
   m.folders = std::move(folders);
   write_file_atomic(out.path(kManifestName).string(), m.json());
+}
+
+}  // namespace
+
+std::vector<ComparisonRow> run_compare(const Workload& workload, const CompareRequest& req,
+                                       const std::string& trace_label,
+                                       std::vector<std::string>* failed) {
+  check_compare_request(req);
+  const AuxData aux = load_aux(workload.aux_dir);  // read once, shared by every run
+  const std::vector<PolicyOptions> options = options_per_policy(workload, req, aux);
+  const std::vector<Workload> scaled = scaled_workloads(workload, req.loads);
+  // The last check before anything is written: the folder, locked, staged (complete or
+  // absent: core/output_folder.hpp).
+  OutputFolder out(req.out_dir, comparison_rules(req.force, req.inputs));
+  const std::string digest = workload.digest();
+
+  std::vector<Run> runs = runs_of(req);
+  simulate_all(RunInputs{req, options, scaled, aux, out, digest, trace_label}, runs);
+  std::vector<std::string> folders;
+  std::vector<ComparisonRow> rows = rows_of(req, runs, failed, folders);
+  write_comparison(out.dir().string(), rows,
+                   req.title.empty() ? "DeepShare comparison: " + trace_label : req.title);
+  write_compare_manifest(out, workload, req, trace_label, digest, std::move(folders));
   // The report reads the runs back through their manifests: a last check of the outputs.
   if (req.html_report) write_report_after_runs(out.dir().string(), req.out_dir);
   out.commit();

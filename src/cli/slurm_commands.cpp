@@ -364,11 +364,10 @@ int cmd_excerpt() {
   return 0;
 }
 
-}  // namespace
-
-void register_slurm_commands(
-    CLI::App& app, const std::function<void(CLI::App*, std::function<int()>)>& add_action) {
 #ifdef DEEPSHARE_HAVE_SLURM
+// `slurm run`, `slurm check`, `slurm replay`.
+void register_slurm_group(CLI::App& app,
+                          const std::function<void(CLI::App*, std::function<int()>)>& add_action) {
   auto* slurm =
       app.add_subcommand("slurm", "Run DeepShare on a real Slurm cluster (docs/slurm.md)");
   slurm->require_subcommand(1);
@@ -416,7 +415,12 @@ void register_slurm_commands(
       ->capture_default_str()
       ->check(CLI::Range(0, 1024));
   add_action(replay, cmd_slurm_replay);
+}
 #endif
+
+// `fidelity`: a replay against its simulation.
+void register_fidelity(CLI::App& app,
+                       const std::function<void(CLI::App*, std::function<int()>)>& add_action) {
   auto* fid = app.add_subcommand(
       "fidelity",
       "Simulate the excerpt a `slurm replay` or `k8s replay` ran (with the config's policy) and "
@@ -459,7 +463,11 @@ void register_slurm_commands(
       ->capture_default_str()
       ->check(whole_in(0, kMaxEnsemble));
   add_action(fid, cmd_fidelity);
+}
 
+// `excerpt`: a replay excerpt simulated before it is replayed.
+void register_excerpt(CLI::App& app,
+                      const std::function<void(CLI::App*, std::function<int()>)>& add_action) {
   auto* ex = app.add_subcommand(
       "excerpt",
       "Simulate a replay excerpt before replaying it: its jobs, preemptions, sharing, and how "
@@ -490,6 +498,17 @@ void register_slurm_commands(
       ->check(non_empty_path());
   ex->add_flag("--json", g_args.json, "One JSON object on stdout (for scripts)");
   add_action(ex, cmd_excerpt);
+}
+
+}  // namespace
+
+void register_slurm_commands(
+    CLI::App& app, const std::function<void(CLI::App*, std::function<int()>)>& add_action) {
+#ifdef DEEPSHARE_HAVE_SLURM
+  register_slurm_group(app, add_action);
+#endif
+  register_fidelity(app, add_action);
+  register_excerpt(app, add_action);
 }
 
 }  // namespace ds

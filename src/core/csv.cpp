@@ -94,6 +94,7 @@ bool CsvReader::next() {
   return false;
 }
 
+// Long on purpose: the per-record state machine of every importer's hot path, in one pass.
 bool CsvReader::parse_record() {
   fields_.clear();
   unquoted_.clear();

@@ -199,6 +199,139 @@ void engine_columns(slurm::ReplayFiles& f, const PodTracker& tracker,
   f.extra["api_vs_watch_start_s"] = d;
 }
 
+// The excerpt's jobs as Kubernetes names: the pod label, the Job's name in its tenant's
+// namespace, and NAMESPACE/NAME (observed.csv's k8s_job), by job index.
+struct ReplayJobs {
+  std::vector<std::string> labels, names, job_ids;
+};
+
+ReplayJobs replay_jobs(const Workload& w, const std::vector<std::string>& ns) {
+  ReplayJobs out;
+  for (const auto& j : w.jobs) {
+    out.labels.push_back(dns_label(j.name));
+    out.names.push_back(dns_label("job-" + j.name));
+    out.job_ids.push_back(ns[j.tenant.index()] + "/" + out.names.back());
+  }
+  return out;
+}
+
+// What the replay loop's steps read: all of it is set up before the loop starts.
+struct ReplaySetup {
+  Client& client;
+  driver::Log& log;
+  const ReplayRequest& req;
+  const slurm::ExcerptSpec& spec;
+  const Workload& w;
+  const std::vector<std::string>& ns;  // by tenant index
+  const ReplayJobs& jobs;
+  const std::string& run_id;
+  const driver::DriverClock& clock;
+};
+
+// Annotates a pod with the wall time its stand-in must run until.
+void write_run_end(const ReplaySetup& s, const RunEnd& e) {
+  const json body = {{"metadata", {{"annotations", {{kRunUntil, rfc3339_ms(e.until_wall_ms)}}}}}};
+  const auto r = s.client.patch(pods_path(e.ns, e.pod), body, PatchType::Merge);
+  if (!r && !r.error().not_found())
+    s.log.warn("run_until", {{"pod", e.ns + "/" + e.pod}, {"error", r.error().str()}});
+}
+
+// Creates the Jobs from `next` on whose submit time has come at wall time `wall`; returns
+// the index of the first one not submitted.
+std::size_t submit_due(const ReplaySetup& s, std::int64_t wall, PodTracker& tracker,
+                       std::size_t next) {
+  const std::size_t n = s.w.jobs.size();
+  while (next < n && s.w.jobs[next].submit <= s.clock.at(wall)) {
+    const JobSpec& j = s.w.jobs[next];
+    const std::string& space = s.ns[j.tenant.index()];
+    const JobRequest jr{s.jobs.names[next], space, j.name, s.run_id, j.gpus,
+                        s.req.scheduler,    space};
+    const auto made = s.client.post(resource_path("batch", "v1", "jobs", space), job(jr));
+    if (!made) throw InputError("creating Job " + s.jobs.job_ids[next] + ": " + made.error().str());
+    tracker.submitted(next, driver::wall_now_ms(),
+                      rfc3339_seconds((*made)["metadata"].value("creationTimestamp", "")));
+    ++next;
+  }
+  return next;
+}
+
+// How long the loop waits for pod events: until the next submission, 1..50 ms.
+std::int64_t wait_before_next(const ReplaySetup& s, std::int64_t wall, std::size_t next) {
+  std::int64_t wait_ms = 50;
+  if (next < s.w.jobs.size()) {
+    const double to_next =
+        static_cast<double>(s.w.jobs[next].submit - s.clock.at(wall)) / s.spec.time_scale;
+    wait_ms = std::clamp<std::int64_t>(static_cast<std::int64_t>(to_next), 1, 50);
+  }
+  return wait_ms;
+}
+
+// Hands what the watch delivered within `wait_ms` to the tracker (a List: every pod, then
+// who vanished), and annotates the pods whose run end became known.
+void observe_pods(const ReplaySetup& s, Inbox& inbox, std::int64_t wait_ms, PodTracker& tracker) {
+  for (Seen& seen : inbox.take(std::chrono::milliseconds(wait_ms))) {
+    if (!seen.relist) {
+      if (const auto end = tracker.observe(seen.pod, seen.gone, seen.wall_ms))
+        write_run_end(s, *end);
+      continue;
+    }
+    std::vector<std::string> uids;
+    for (const auto& p : seen.pod["items"]) {
+      uids.push_back(p["metadata"].value("uid", ""));
+      if (const auto end = tracker.observe(p, false, seen.wall_ms)) write_run_end(s, *end);
+    }
+    tracker.relisted(uids, seen.wall_ms);
+  }
+}
+
+// Submits the jobs on time and follows their pods until all completed or the request's
+// timeout passed; returns how many jobs were submitted.
+std::size_t replay_loop(const ReplaySetup& s, Inbox& inbox, PodTracker& tracker) {
+  const std::size_t n = s.w.jobs.size();
+  std::size_t next = 0;
+  const auto deadline =
+      SteadyClock::now() + std::chrono::milliseconds(static_cast<long>(s.req.timeout_s * 1000));
+  while (tracker.completed() < n && SteadyClock::now() < deadline) {
+    const std::int64_t wall = driver::wall_now_ms();
+    next = submit_due(s, wall, tracker, next);
+    observe_pods(s, inbox, wait_before_next(s, wall, next), tracker);
+  }
+  return next;
+}
+
+// observed.csv, replay.json and the rest (replay/replay_files.hpp), and the outcome.
+ReplayOutcome write_outputs(const ReplaySetup& s, const PodTracker& tracker,
+                            const std::vector<slurm::NodeShape>& shapes, const ListWatcher& watcher,
+                            const json& kueue, double wall_s, std::size_t submitted) {
+  slurm::ReplayFiles files =
+      slurm::replay_files(s.w, tracker.observed(), s.spec, s.req.config, s.req.config_path, shapes);
+  files.wall_seconds = wall_s;
+  files.submitted = submitted;
+  files.version = "k8s-replay";
+  files.command = "k8s replay";
+  engine_columns(files, tracker, s.jobs.job_ids);
+  const ListWatchStats ws = watcher.stats();
+  files.extra["engine"] = "kubernetes";
+  files.extra["scheduler"] = scheduler_name(s.req.scheduler);
+  files.extra["run_id"] = s.run_id;
+  files.extra["restarts"] = tracker.restarts_patched();
+  files.extra["kueue_objects"] = kueue;
+  files.extra["pod_watch"] = {{"lists", ws.lists},
+                              {"watches", ws.watches},
+                              {"events", ws.events},
+                              {"gone", ws.gone},
+                              {"errors", ws.errors}};
+  const slurm::ReplayResult written = slurm::write_replay_files(s.req.out_dir, files);
+  ReplayOutcome out;
+  out.metrics = written.metrics;
+  out.wall_seconds = wall_s;
+  out.submitted = submitted;
+  out.completed = written.completed;
+  out.restarts = tracker.restarts_patched();
+  out.start_latency_wall_s = written.start_latency_wall_s;
+  return out;
+}
+
 }  // namespace
 
 ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
@@ -217,12 +350,7 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
   json kueue = json::array();
   if (req.scheduler == Scheduler::Kueue || req.kueue_objects) kueue = setup_kueue(client, w, ns);
   const std::size_t n = w.jobs.size();
-  std::vector<std::string> labels, names, job_ids;
-  for (const auto& j : w.jobs) {
-    labels.push_back(dns_label(j.name));
-    names.push_back(dns_label("job-" + j.name));
-    job_ids.push_back(ns[j.tenant.index()] + "/" + names.back());
-  }
+  const ReplayJobs jobs = replay_jobs(w, ns);
 
   Inbox inbox;
   ListWatchOptions lwo;
@@ -234,85 +362,20 @@ ReplayOutcome run_replay(const ReplayRequest& req, driver::Log& log) {
   driver::DriverClock clock;
   clock.wall0_ms = driver::wall_now_ms() + 1000;  // lead time before the first submission
   clock.scale = spec.time_scale;
-  PodTracker tracker(w, labels, spec.time_scale, clock);
+  PodTracker tracker(w, jobs.labels, spec.time_scale, clock);
   log.info("replay_start", {{"run", run_id},
                             {"scheduler", scheduler_name(req.scheduler)},
                             {"jobs", n},
                             {"nodes", shapes.size()}});
 
-  std::size_t next = 0;
-  const auto deadline =
-      SteadyClock::now() + std::chrono::milliseconds(static_cast<long>(req.timeout_s * 1000));
-  auto write_end = [&](const RunEnd& e) {
-    const json body = {{"metadata", {{"annotations", {{kRunUntil, rfc3339_ms(e.until_wall_ms)}}}}}};
-    const auto r = client.patch(pods_path(e.ns, e.pod), body, PatchType::Merge);
-    if (!r && !r.error().not_found())
-      log.warn("run_until", {{"pod", e.ns + "/" + e.pod}, {"error", r.error().str()}});
-  };
-  while (tracker.completed() < n && SteadyClock::now() < deadline) {
-    const std::int64_t wall = driver::wall_now_ms();
-    while (next < n && w.jobs[next].submit <= clock.at(wall)) {
-      const JobSpec& j = w.jobs[next];
-      const std::string& space = ns[j.tenant.index()];
-      const JobRequest jr{names[next], space, j.name, run_id, j.gpus, req.scheduler, space};
-      const auto made = client.post(resource_path("batch", "v1", "jobs", space), job(jr));
-      if (!made) throw InputError("creating Job " + job_ids[next] + ": " + made.error().str());
-      tracker.submitted(next, driver::wall_now_ms(),
-                        rfc3339_seconds((*made)["metadata"].value("creationTimestamp", "")));
-      ++next;
-    }
-    std::int64_t wait_ms = 50;
-    if (next < n) {
-      const double to_next =
-          static_cast<double>(w.jobs[next].submit - clock.at(wall)) / spec.time_scale;
-      wait_ms = std::clamp<std::int64_t>(static_cast<std::int64_t>(to_next), 1, 50);
-    }
-    for (Seen& s : inbox.take(std::chrono::milliseconds(wait_ms))) {
-      if (!s.relist) {
-        if (const auto end = tracker.observe(s.pod, s.gone, s.wall_ms)) write_end(*end);
-        continue;
-      }
-      std::vector<std::string> uids;
-      for (const auto& p : s.pod["items"]) {
-        uids.push_back(p["metadata"].value("uid", ""));
-        if (const auto end = tracker.observe(p, false, s.wall_ms)) write_end(*end);
-      }
-      tracker.relisted(uids, s.wall_ms);
-    }
-  }
+  const ReplaySetup setup{client, log, req, spec, w, ns, jobs, run_id, clock};
+  const std::size_t submitted = replay_loop(setup, inbox, tracker);
   watch_thread.request_stop();
   watch_thread.join();
   const double wall_s = std::chrono::duration<double>(SteadyClock::now() - t_begin).count();
   if (tracker.completed() < n)
     log.warn("replay_timeout", {{"completed", tracker.completed()}, {"jobs", n}});
-
-  slurm::ReplayFiles files =
-      slurm::replay_files(w, tracker.observed(), spec, req.config, req.config_path, shapes);
-  files.wall_seconds = wall_s;
-  files.submitted = next;
-  files.version = "k8s-replay";
-  files.command = "k8s replay";
-  engine_columns(files, tracker, job_ids);
-  const ListWatchStats ws = watcher.stats();
-  files.extra["engine"] = "kubernetes";
-  files.extra["scheduler"] = scheduler_name(req.scheduler);
-  files.extra["run_id"] = run_id;
-  files.extra["restarts"] = tracker.restarts_patched();
-  files.extra["kueue_objects"] = kueue;
-  files.extra["pod_watch"] = {{"lists", ws.lists},
-                              {"watches", ws.watches},
-                              {"events", ws.events},
-                              {"gone", ws.gone},
-                              {"errors", ws.errors}};
-  const slurm::ReplayResult written = slurm::write_replay_files(req.out_dir, files);
-  ReplayOutcome out;
-  out.metrics = written.metrics;
-  out.wall_seconds = wall_s;
-  out.submitted = next;
-  out.completed = written.completed;
-  out.restarts = tracker.restarts_patched();
-  out.start_latency_wall_s = written.start_latency_wall_s;
-  return out;
+  return write_outputs(setup, tracker, shapes, watcher, kueue, wall_s, submitted);
 }
 
 }  // namespace ds::k8s

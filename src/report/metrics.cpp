@@ -68,41 +68,43 @@ double lucid_occupancy(const Workload& w, const RunRecord& r, int total_gpus) {
   return sum / (static_cast<double>(total) * total_gpus);
 }
 
-}  // namespace
+// What the pass over the jobs collects besides the counts it adds to Metrics directly.
+struct JobTally {
+  std::vector<double> queues, jcts;                 // seconds, of started / ended jobs
+  std::vector<std::vector<double>> t_queue, t_jct;  // the same, by tenant
+  std::size_t compliant = 0;                        // entitled jobs within their SLO
+  std::vector<std::size_t> t_compliant;             // the same, by tenant
+  Time last_submit = 0, last_end = 0;
+};
 
-Metrics compute_metrics(const Workload& w, const RunRecord& r) {
-  Metrics m;
-  m.jobs = w.jobs.size();
-  for (std::size_t k = 0; k < m.queue_s_by_reason.size(); ++k)
-    m.queue_s_by_reason[k] = r.wait_ms_by_reason[k] / kSecond;
-  const int total_gpus = w.cluster.total_gpus();
-  std::vector<double> queues, jcts;
-  std::vector<std::vector<double>> t_queue(w.tenants.size()), t_jct(w.tenants.size());
-  m.tenants.resize(w.tenants.size());
-  std::size_t compliant = 0;
-  std::vector<std::size_t> t_compliant(w.tenants.size(), 0);
-  Time last_submit = 0, last_end = r.origin;
+// The pass over the jobs: counts into `m` (overall and m.tenants[t]), the rest returned.
+JobTally tally_jobs(const Workload& w, const RunRecord& r, Metrics& m) {
+  JobTally tally;
+  tally.t_queue.resize(w.tenants.size());
+  tally.t_jct.resize(w.tenants.size());
+  tally.t_compliant.assign(w.tenants.size(), 0);
+  tally.last_end = r.origin;
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
     const JobSpec& j = w.jobs[i];
     const JobOutcome& o = r.jobs[i];
     const Tenant& tenant = w.tenants[j.tenant.index()];
     auto& tm = m.tenants[j.tenant.index()];
     ++tm.jobs;
-    last_submit = std::max(last_submit, j.submit);
+    tally.last_submit = std::max(tally.last_submit, j.submit);
     if (o.status == JobStatus::Rejected) ++m.jobs_rejected;
     if (o.first_start != kNever) {
       ++m.jobs_started;
-      queues.push_back(to_seconds(o.queue));
-      t_queue[j.tenant.index()].push_back(to_seconds(o.queue));
+      tally.queues.push_back(to_seconds(o.queue));
+      tally.t_queue[j.tenant.index()].push_back(to_seconds(o.queue));
     } else if (o.status != JobStatus::Rejected) {
       ++m.jobs_never_started;
     }
     if (o.end != kNever) {
       ++m.jobs_completed;
       ++tm.completed;
-      jcts.push_back(to_seconds(o.end - j.submit));
-      t_jct[j.tenant.index()].push_back(to_seconds(o.end - j.submit));
-      last_end = std::max(last_end, o.end);
+      tally.jcts.push_back(to_seconds(o.end - j.submit));
+      tally.t_jct[j.tenant.index()].push_back(to_seconds(o.end - j.submit));
+      tally.last_end = std::max(tally.last_end, o.end);
     }
     m.preemptions += o.preemptions;
     tm.preemptions += o.preemptions;
@@ -114,22 +116,32 @@ Metrics compute_metrics(const Workload& w, const RunRecord& r) {
       const bool ok = o.first_start != kNever && o.first_start - j.submit <= tenant.slo_queue &&
                       o.max_slowdown <= tenant.max_slowdown + 1e-9;
       if (ok) {
-        ++compliant;
-        ++t_compliant[j.tenant.index()];
+        ++tally.compliant;
+        ++tally.t_compliant[j.tenant.index()];
       }
     }
   }
-  m.avg_queue_s = mean(queues);
-  m.p50_queue_s = quantile(queues, 0.5);
-  m.p99_queue_s = quantile(queues, 0.99);
-  m.p999_queue_s = quantile(queues, 0.999);
-  m.avg_jct_s = mean(jcts);
-  m.p99_jct_s = quantile(jcts, 0.99);
-  m.qos_compliance = m.entitled_jobs ? static_cast<double>(compliant) / m.entitled_jobs : 1.0;
-  m.first_submit_s = to_seconds(r.origin);
-  m.last_submit_s = to_seconds(last_submit);
-  m.last_end_s = to_seconds(last_end);
+  return tally;
+}
 
+// Queue and JCT statistics (sorts tally.queues and tally.jcts) and the submit/end times.
+void add_job_statistics(JobTally& tally, const RunRecord& r, Metrics& m) {
+  m.avg_queue_s = mean(tally.queues);
+  m.p50_queue_s = quantile(tally.queues, 0.5);
+  m.p99_queue_s = quantile(tally.queues, 0.99);
+  m.p999_queue_s = quantile(tally.queues, 0.999);
+  m.avg_jct_s = mean(tally.jcts);
+  m.p99_jct_s = quantile(tally.jcts, 0.99);
+  m.qos_compliance = m.entitled_jobs ? static_cast<double>(tally.compliant) / m.entitled_jobs : 1.0;
+  m.first_submit_s = to_seconds(r.origin);
+  m.last_submit_s = to_seconds(tally.last_submit);
+  m.last_end_s = to_seconds(tally.last_end);
+}
+
+// Occupancy, SM utilization and delivered GPU hours from the step series.
+void add_utilization(const Workload& w, const RunRecord& r, Time last_submit, Time last_end,
+                     Metrics& m) {
+  const int total_gpus = w.cluster.total_gpus();
   if (total_gpus > 0) {
     auto busy = [](const StepPoint& p) { return static_cast<double>(p.busy_gpus); };
     auto sm = [](const StepPoint& p) { return p.sm_sum; };
@@ -149,7 +161,11 @@ Metrics compute_metrics(const Workload& w, const RunRecord& r) {
     m.delivered_gpu_hours = integrate(r.steps, r.origin, r.end + 1, alloc) / 3.6e6;
     m.gpu_occupancy_lucid = lucid_occupancy(w, r, total_gpus);
   }
+}
 
+// Per-tenant statistics (sorts tally.t_queue), share ratios, the worst tenant and Jain's
+// fairness over the tenants with an entitlement.
+void add_tenant_statistics(const Workload& w, const RunRecord& r, JobTally& tally, Metrics& m) {
   double sum = 0, sum_sq = 0;
   std::size_t counted = 0;
   m.worst_tenant_share = 0;
@@ -157,10 +173,10 @@ Metrics compute_metrics(const Workload& w, const RunRecord& r) {
     auto& tm = m.tenants[t];
     tm.name = w.tenants[t].name;
     tm.quota_gpus = w.tenants[t].quota_gpus;
-    tm.avg_queue_s = mean(t_queue[t]);
-    tm.p99_queue_s = quantile(t_queue[t], 0.99);
-    tm.avg_jct_s = mean(t_jct[t]);
-    tm.qos_compliance = tm.entitled ? static_cast<double>(t_compliant[t]) / tm.entitled : 1.0;
+    tm.avg_queue_s = mean(tally.t_queue[t]);
+    tm.p99_queue_s = quantile(tally.t_queue[t], 0.99);
+    tm.avg_jct_s = mean(tally.t_jct[t]);
+    tm.qos_compliance = tm.entitled ? static_cast<double>(tally.t_compliant[t]) / tm.entitled : 1.0;
     tm.received_gpu_hours = r.tenants[t].received_gpu_ms / 3.6e6;
     tm.entitled_gpu_hours = r.tenants[t].entitled_gpu_ms / 3.6e6;
     if (r.tenants[t].entitled_gpu_ms > 0) {
@@ -174,7 +190,12 @@ Metrics compute_metrics(const Workload& w, const RunRecord& r) {
       ++counted;
     }
   }
-  // Assurance, as sampled in timeseries.csv (policies without the signal report -1).
+  m.jain_fairness =
+      counted && sum_sq > 0 ? sum * sum / (static_cast<double>(counted) * sum_sq) : 1.0;
+}
+
+// Assurance, as sampled in timeseries.csv (policies without the signal report -1).
+void add_assurance(const Workload& w, const RunRecord& r, Metrics& m) {
   const std::size_t nt = w.tenants.size();
   for (std::size_t t = 0; t < nt; ++t) {
     double total = 0, lowest = 2;
@@ -191,8 +212,21 @@ Metrics compute_metrics(const Workload& w, const RunRecord& r) {
       m.tenants[t].min_assurance = lowest;
     }
   }
-  m.jain_fairness =
-      counted && sum_sq > 0 ? sum * sum / (static_cast<double>(counted) * sum_sq) : 1.0;
+}
+
+}  // namespace
+
+Metrics compute_metrics(const Workload& w, const RunRecord& r) {
+  Metrics m;
+  m.jobs = w.jobs.size();
+  for (std::size_t k = 0; k < m.queue_s_by_reason.size(); ++k)
+    m.queue_s_by_reason[k] = r.wait_ms_by_reason[k] / kSecond;
+  m.tenants.resize(w.tenants.size());
+  JobTally tally = tally_jobs(w, r, m);
+  add_job_statistics(tally, r, m);
+  add_utilization(w, r, tally.last_submit, tally.last_end, m);
+  add_tenant_statistics(w, r, tally, m);
+  add_assurance(w, r, m);
   return m;
 }
 

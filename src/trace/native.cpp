@@ -81,12 +81,17 @@ std::unordered_map<std::string, std::string> column_names(const NativeOptions& o
   return names;
 }
 
-}  // namespace
+// The columns the fields read (an optional field without a column: nullopt).
+struct NativeColumns {
+  std::size_t id, tenant, submit, dur, gpus;
+  std::optional<std::size_t> user, state, model, util, gmem, milli, qos, dataset, batch, amp,
+      gpu_type;
+};
 
-Workload load_native(const std::string& path, const NativeOptions& options) {
-  const auto names = column_names(options);
-  CsvReader csv = CsvReader::open(path);
-  csv.read_header();
+// The header's columns of the fields, checked: every required field has one, and no two
+// fields read the same column.
+NativeColumns find_columns(const CsvReader& csv, const std::string& path,
+                           const std::unordered_map<std::string, std::string>& names) {
   std::unordered_map<std::string, std::optional<std::size_t>> col;
   std::unordered_map<std::size_t, std::string> reader;  // column -> the field that reads it
   for (const auto& f : native_fields()) {
@@ -107,13 +112,89 @@ Workload load_native(const std::string& path, const NativeOptions& options) {
                            "; map another column with --columns " + f.name + "=COLUMN)");
     }
   }
-  const std::size_t c_id = *col["job_id"], c_tenant = *col["tenant"], c_submit = *col["submit_s"],
-                    c_dur = *col["duration_s"], c_gpus = *col["gpus"];
-  const auto c_user = col["user"], c_state = col["state"], c_model = col["model"],
-             c_util = col["gpu_util"], c_gmem = col["gmem_mib"], c_milli = col["gpu_milli"],
-             c_qos = col["qos"], c_dataset = col["dataset"], c_batch = col["batch_size"],
-             c_amp = col["amp"], c_gpu_type = col["gpu_type"];
-  auto has = [&](const std::optional<std::size_t>& c) { return c && !csv.empty_field(*c); };
+  return {*col["job_id"],  *col["tenant"],    *col["submit_s"], *col["duration_s"],
+          *col["gpus"],    col["user"],       col["state"],     col["model"],
+          col["gpu_util"], col["gmem_mib"],   col["gpu_milli"], col["qos"],
+          col["dataset"],  col["batch_size"], col["amp"],       col["gpu_type"]};
+}
+
+bool has(const CsvReader& csv, const std::optional<std::size_t>& c) {
+  return c && !csv.empty_field(*c);
+}
+
+// What a row read before it may be skipped as CPU-only.
+struct RowStart {
+  std::string tenant;
+  std::int64_t gpus;
+};
+
+// The fields every row must have valid, a skipped CPU-only row too: into `job` and
+// `truth` (the id, the submit time, the work, the GPU share, QoS, type, utilization and
+// memory); `seen` (job id -> line) catches a duplicate id.
+RowStart read_checked_fields(const CsvReader& csv, const NativeColumns& c,
+                             std::unordered_map<std::string, long>& seen, JobSpec& job,
+                             JobTruth& truth) {
+  job.name = std::string(csv.field(c.id));
+  if (job.name.empty()) csv.fail(c.id, "a job id");
+  if (auto [it, fresh] = seen.emplace(job.name, csv.line()); !fresh)
+    throw InputError(csv.where(c.id), "field " + quote_input(csv.header()[c.id]) +
+                                          ": duplicate job id " + quote_input(job.name) +
+                                          " (first on line " + std::to_string(it->second) + ")");
+  const std::string tenant(csv.field(c.tenant));
+  if (tenant.empty()) csv.fail(c.tenant, "a tenant name");
+  job.submit =
+      csv.get_seconds(c.submit, -limits::kMaxAbsTime, limits::kMaxAbsTime, "a submit time");
+  truth.work = csv.get_seconds(c.dur, 0, limits::kMaxDuration, "a duration");
+  const auto gpus = read_gpu_count(csv, c.gpus, 0);
+  if (has(csv, c.milli)) {
+    const auto milli = csv.get_int_in(*c.milli, 1, kMilliPerGpu, "a GPU share");
+    if (milli < kMilliPerGpu && gpus > 1)
+      csv.fail(*c.milli, "1000 for a multi-GPU job (a fractional share needs gpus = 1)");
+    job.gpu_milli = static_cast<int>(milli);
+  }
+  if (has(csv, c.qos)) {
+    const auto q = parse_qos(csv.field(*c.qos));
+    if (!q) csv.fail(*c.qos, "a QoS class (LS, BE, Burstable or Guaranteed)");
+    job.qos = *q;
+  }
+  if (has(csv, c.gpu_type)) job.gpu_type = read_gpu_type(csv, *c.gpu_type);
+  if (has(csv, c.util)) job.gpu_util = csv.get_double_in(*c.util, 0, 100, "a percentage");
+  if (has(csv, c.gmem)) job.gpu_memory_mib = read_gpu_memory_mib(csv, *c.gmem);
+  return {tenant, gpus};
+}
+
+// The rest of a GPU job's row: its user, final state and workload profile (interned in `w`).
+void read_job_details(const CsvReader& csv, const NativeColumns& c, Workload& w, JobSpec& job,
+                      JobTruth& truth) {
+  if (has(csv, c.user)) job.user = w.intern_user(std::string(csv.field(*c.user)));
+  if (has(csv, c.state)) truth.state = parse_final_state(csv.field(*c.state));
+  if (has(csv, c.model)) {
+    // The whole profile, as the venus importer keeps it (the interference model and the
+    // predictor key on all four): same jobs, same results whatever the format.
+    Profile p;
+    p.model = std::string(csv.field(*c.model));
+    if (has(csv, c.dataset)) p.dataset = std::string(csv.field(*c.dataset));
+    if (has(csv, c.batch)) {
+      const auto b = csv.get_int_lenient(*c.batch);
+      if (b < 0 || b > 1'000'000) csv.fail(*c.batch, "a batch size >= 0");
+      p.batch_size = static_cast<int>(b);
+    }
+    if (has(csv, c.amp)) {
+      const auto a = csv.get_int_lenient(*c.amp);
+      if (a != 0 && a != 1) csv.fail(*c.amp, "1 or 0");
+      p.amp = a == 1;
+    }
+    job.profile = w.intern_profile(p);
+  }
+}
+
+}  // namespace
+
+Workload load_native(const std::string& path, const NativeOptions& options) {
+  const auto names = column_names(options);
+  CsvReader csv = CsvReader::open(path);
+  csv.read_header();
+  const NativeColumns c = find_columns(csv, path, names);
 
   Workload w;
   w.name = path;
@@ -124,60 +205,16 @@ Workload load_native(const std::string& path, const NativeOptions& options) {
   while (csv.next()) {
     JobSpec job;
     JobTruth truth;
-    job.name = std::string(csv.field(c_id));
-    if (job.name.empty()) csv.fail(c_id, "a job id");
-    if (auto [it, fresh] = seen.emplace(job.name, csv.line()); !fresh)
-      throw InputError(csv.where(c_id), "field " + quote_input(csv.header()[c_id]) +
-                                            ": duplicate job id " + quote_input(job.name) +
-                                            " (first on line " + std::to_string(it->second) + ")");
-    const std::string tenant(csv.field(c_tenant));
-    if (tenant.empty()) csv.fail(c_tenant, "a tenant name");
-    job.submit =
-        csv.get_seconds(c_submit, -limits::kMaxAbsTime, limits::kMaxAbsTime, "a submit time");
-    truth.work = csv.get_seconds(c_dur, 0, limits::kMaxDuration, "a duration");
-    const auto gpus = read_gpu_count(csv, c_gpus, 0);
-    if (has(c_milli)) {
-      const auto milli = csv.get_int_in(*c_milli, 1, kMilliPerGpu, "a GPU share");
-      if (milli < kMilliPerGpu && gpus > 1)
-        csv.fail(*c_milli, "1000 for a multi-GPU job (a fractional share needs gpus = 1)");
-      job.gpu_milli = static_cast<int>(milli);
-    }
-    if (has(c_qos)) {
-      const auto q = parse_qos(csv.field(*c_qos));
-      if (!q) csv.fail(*c_qos, "a QoS class (LS, BE, Burstable or Guaranteed)");
-      job.qos = *q;
-    }
-    if (has(c_gpu_type)) job.gpu_type = read_gpu_type(csv, *c_gpu_type);
-    if (has(c_util)) job.gpu_util = csv.get_double_in(*c_util, 0, 100, "a percentage");
-    if (has(c_gmem)) job.gpu_memory_mib = read_gpu_memory_mib(csv, *c_gmem);
-    if (gpus == 0) {  // after the checks: a skipped row is still a valid row
+    const RowStart row = read_checked_fields(csv, c, seen, job, truth);
+    if (row.gpus == 0) {  // after the checks: a skipped row is still a valid row
       ++cpu_only;
       continue;
     }
-    job.gpus = static_cast<int>(gpus);
-    auto [t, fresh_tenant] = tenant_ids.try_emplace(tenant);
-    if (fresh_tenant) t->second = add_tenant(w, tenant);
+    job.gpus = static_cast<int>(row.gpus);
+    auto [t, fresh_tenant] = tenant_ids.try_emplace(row.tenant);
+    if (fresh_tenant) t->second = add_tenant(w, row.tenant);
     job.tenant = t->second;
-    if (has(c_user)) job.user = w.intern_user(std::string(csv.field(*c_user)));
-    if (has(c_state)) truth.state = parse_final_state(csv.field(*c_state));
-    if (has(c_model)) {
-      // The whole profile, as the venus importer keeps it (the interference model and the
-      // predictor key on all four): same jobs, same results whatever the format.
-      Profile p;
-      p.model = std::string(csv.field(*c_model));
-      if (has(c_dataset)) p.dataset = std::string(csv.field(*c_dataset));
-      if (has(c_batch)) {
-        const auto b = csv.get_int_lenient(*c_batch);
-        if (b < 0 || b > 1'000'000) csv.fail(*c_batch, "a batch size >= 0");
-        p.batch_size = static_cast<int>(b);
-      }
-      if (has(c_amp)) {
-        const auto a = csv.get_int_lenient(*c_amp);
-        if (a != 0 && a != 1) csv.fail(*c_amp, "1 or 0");
-        p.amp = a == 1;
-      }
-      job.profile = w.intern_profile(p);
-    }
+    read_job_details(csv, c, w, job, truth);
     w.jobs.push_back(std::move(job));
     w.truth.push_back(truth);
   }
