@@ -50,17 +50,16 @@ void node_notes(K8sCluster& out, std::size_t gpu_less, const std::vector<std::st
   if (gpu_less > 0)
     out.notes.push_back("k8s: skipped " + std::to_string(gpu_less) + " nodes without GPUs");
   for (const auto& [model, count] : assumed)
-    out.notes.push_back("k8s: GPU memory of " +
-                        (model.empty() ? std::string("nodes without a GPU model")
-                                       : "model " + quote_input(model)) +
-                        " is not known: assumed 24 GiB on " + std::to_string(count) +
-                        " nodes (label nvidia.com/gpu.memory absent; edit cluster.yaml)");
+    out.notes.push_back(
+        "k8s: GPU memory of " +
+        (model.empty() ? std::string("nodes without a GPU model") : "model " + quote_input(model)) +
+        " is not known: assumed 24 GiB on " + std::to_string(count) +
+        " nodes (label nvidia.com/gpu.memory absent; edit cluster.yaml)");
   if (!cordoned.empty())
     out.notes.push_back("k8s: " + std::to_string(cordoned.size()) +
                         " nodes were cordoned when dumped, kept as capacity (e.g. " +
                         quote_input(cordoned.front()) + ")");
 }
-
 
 // Assumption 3: one ClusterQueue's GPUs.
 std::int64_t queue_gpus(const K8sItem& cq) {
@@ -108,8 +107,8 @@ K8sCluster read_k8s_nodes(const std::string& path) {
   std::unordered_set<std::string> seen;
   for (const json& obj : k8s_items(list)) {
     const std::string name = object_name(path, obj, index, "Node", false);
-    const K8sItem node{path, "node " + quote_input(name) + " (item " + std::to_string(index++) + ")",
-                       obj};
+    const K8sItem node{
+        path, "node " + quote_input(name) + " (item " + std::to_string(index++) + ")", obj};
     if (!seen.insert(name).second) node.fail("metadata.name", "a node listed once");
     const std::int64_t gpus = node_gpus(node);
     if (gpus == 0) {
@@ -149,9 +148,9 @@ K8sQueues read_k8s_queues(const std::string& cq_path, const std::string& lq_path
   const json lqs = read_k8s_list(lq_path, "kubectl get localqueues -A -o json");
   for (const json& obj : k8s_items(cqs)) {
     const std::string name = object_name(cq_path, obj, index, "ClusterQueue", false);
-    const K8sItem cq{cq_path,
-                     "ClusterQueue " + quote_input(name) + " (item " + std::to_string(index++) + ")",
-                     obj};
+    const K8sItem cq{
+        cq_path, "ClusterQueue " + quote_input(name) + " (item " + std::to_string(index++) + ")",
+        obj};
     if (!index_of.emplace(name, out.cluster_queues.size()).second)
       cq.fail("metadata.name", "a ClusterQueue listed once");
     out.cluster_queues.emplace_back(name, queue_gpus(cq));
@@ -200,8 +199,8 @@ std::vector<int> kueue_quotas(const std::vector<std::string>& namespaces,
       ++unused;
       unused_gpus += gpus;
     }
-    const std::vector<int> parts = members.empty() ? std::vector<int>{}
-                                                   : split_quota(static_cast<int>(gpus), d);
+    const std::vector<int> parts =
+        members.empty() ? std::vector<int>{} : split_quota(static_cast<int>(gpus), d);
     for (std::size_t k = 0; k < members.size(); ++k) quota[members[k]] = parts[k];
   }
   for (const auto& ns : namespaces) unqueued += q.queue_of_namespace.contains(ns) ? 0 : 1;
@@ -222,8 +221,7 @@ std::vector<int> kueue_quotas(const std::vector<std::string>& namespaces,
 }  // namespace
 
 K8sTenants k8s_tenants(const std::vector<std::string>& namespaces,
-                       const std::vector<double>& demand, const K8sQueues* queues,
-                       int total_gpus) {
+                       const std::vector<double>& demand, const K8sQueues* queues, int total_gpus) {
   K8sTenants out;
   std::vector<int> quota;
   if (queues) {

@@ -58,7 +58,6 @@ struct K8sTenants {
   std::vector<std::string> notes;
 };
 K8sTenants k8s_tenants(const std::vector<std::string>& namespaces,
-                       const std::vector<double>& demand, const K8sQueues* queues,
-                       int total_gpus);
+                       const std::vector<double>& demand, const K8sQueues* queues, int total_gpus);
 
 }  // namespace ds

@@ -102,8 +102,8 @@ std::optional<std::int64_t> K8sItem::time(std::initializer_list<std::string_view
   if (!s) return std::nullopt;
   const auto t = parse_rfc3339(*s);
   if (!t)
-    fail(k8s_path_text(path), std::string(kTimeExpected) + ", from 1869-12-31 to 2070-01-01, got " +
-                                  quote_input(*s));
+    fail(k8s_path_text(path),
+         std::string(kTimeExpected) + ", from 1869-12-31 to 2070-01-01, got " + quote_input(*s));
   return t;
 }
 
@@ -117,8 +117,8 @@ std::int64_t K8sItem::quantity(const json& value, const std::string& field,
             : std::optional<std::int64_t>(value.get<std::int64_t>());
   } else if (value.is_string()) {
     const std::string s = value.get<std::string>();
-    const bool digits = !s.empty() && s.size() <= 18 &&
-                        s.find_first_not_of("0123456789") == std::string::npos;
+    const bool digits =
+        !s.empty() && s.size() <= 18 && s.find_first_not_of("0123456789") == std::string::npos;
     if (digits) n = parse_int(s);
   }
   if (!n || *n < 0 || *n > max) fail(field, expected + quote_input(value.dump(), 40));

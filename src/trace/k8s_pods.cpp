@@ -103,8 +103,8 @@ std::variant<K8sPod, std::string> read_pod(const std::string& path, const json& 
   if (p.phase == "Running") return "still running";
   if (p.phase == "Unknown") return "in phase Unknown";
   if (p.phase != "Succeeded" && p.phase != "Failed")
-    pod.fail("status.phase", "Pending, Running, Succeeded, Failed or Unknown, got " +
-                                 quote_input(p.phase));
+    pod.fail("status.phase",
+             "Pending, Running, Succeeded, Failed or Unknown, got " + quote_input(p.phase));
   p.gpus = pod_gpus(pod);
   p.gpu_type = pod.string({"spec", "nodeSelector", kProduct}, false).value_or("");
   p.node = pod.string({"spec", "nodeName"}, false).value_or("");
@@ -136,10 +136,9 @@ K8sPodsRead read_k8s_pods(const std::string& path) {
     }
     K8sPod& p = std::get<K8sPod>(r);
     if (auto [it, fresh] = seen.emplace(p.name, index); !fresh)
-      throw InputError(SourceLocation{path}, "pod " + quote_input(p.name) +
-                                                 " is listed twice (items " +
-                                                 std::to_string(it->second) + " and " +
-                                                 std::to_string(index) + ")");
+      throw InputError(SourceLocation{path},
+                       "pod " + quote_input(p.name) + " is listed twice (items " +
+                           std::to_string(it->second) + " and " + std::to_string(index) + ")");
     out.pods.push_back(std::move(p));
   }
   return out;
