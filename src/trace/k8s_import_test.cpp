@@ -64,10 +64,11 @@ TEST(K8sJson, Rfc3339IsReadStrictly) {
 TEST(K8sPods, FinishedPodsWithGpusAndTheSkippedByReason) {
   const K8sPodsRead r = read_k8s_pods(fixture("pods.json"));
   EXPECT_EQ(r.items, 10u);
-  const std::map<std::string, std::size_t> skipped = {
-      {"pending", 1},           {"still running", 1},
-      {"in phase Unknown", 1},  {"no GPUs (CPU-only)", 1},
-      {"finished without starting", 1}};
+  const std::map<std::string, std::size_t> skipped = {{"pending", 1},
+                                                      {"still running", 1},
+                                                      {"in phase Unknown", 1},
+                                                      {"no GPUs (CPU-only)", 1},
+                                                      {"finished without starting", 1}};
   EXPECT_EQ(r.skipped, skipped);
   std::map<std::string, K8sPod> by;
   for (const auto& p : r.pods) by[p.name] = p;
@@ -99,8 +100,8 @@ TEST(K8sNodes, GpusModelsAndMemory) {
   ASSERT_EQ(by.size(), 3u);  // cpu1 has no GPU
   EXPECT_EQ(by["gn1"].gpus, 8);
   EXPECT_EQ(by["gn1"].gpu_type, "NVIDIA-A100-SXM4-80GB");
-  EXPECT_EQ(by["gn1"].gpu_memory_mib, 81920);     // the label
-  EXPECT_EQ(by["gn2"].gpus, 4);                   // capacity when allocatable has none
+  EXPECT_EQ(by["gn1"].gpu_memory_mib, 81920);      // the label
+  EXPECT_EQ(by["gn2"].gpus, 4);                    // capacity when allocatable has none
   EXPECT_EQ(by["gn2"].gpu_memory_mib, 16 * 1024);  // the table (T4)
   EXPECT_EQ(by["gn3"].gpu_type, "");
   EXPECT_EQ(by["gn3"].gpu_memory_mib, 24 * 1024);  // assumed, noted
@@ -194,8 +195,8 @@ std::string pods_list(const std::string& pod) {
   return R"({"apiVersion":"v1","kind":"List","items":[)" + pod + "]}";
 }
 std::string a_pod(const std::string& created = "2026-12-01T09:00:00Z",
-                  const std::string& gpus = "\"2\"", const std::string& end =
-                                                         "2026-12-01T10:00:00Z") {
+                  const std::string& gpus = "\"2\"",
+                  const std::string& end = "2026-12-01T10:00:00Z") {
   return R"({"metadata":{"namespace":"ns","name":"p","creationTimestamp":")" + created +
          R"("},"spec":{"containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":)" + gpus +
          R"(}}}]},"status":{"phase":"Succeeded","startTime":"2026-12-01T09:00:10Z",)"
@@ -206,9 +207,9 @@ std::string a_pod(const std::string& created = "2026-12-01T09:00:00Z",
 
 TEST(K8sImport, ClearErrorsNameFilePodAndField) {
   TempDir dir;
-  const std::string nodes = dir.write(
-      "nodes.json", R"({"items":[{"metadata":{"name":"n1"},"status":{"allocatable":)"
-                    R"({"nvidia.com/gpu":"4"}}}]})");
+  const std::string nodes =
+      dir.write("nodes.json", R"({"items":[{"metadata":{"name":"n1"},"status":{"allocatable":)"
+                              R"({"nvidia.com/gpu":"4"}}}]})");
   auto pods = [&](const std::string& text) {
     return input_error([&] { (void)import_k8s({dir.write("pods.json", text), nodes, "", ""}); });
   };
@@ -268,15 +269,16 @@ TEST(K8sImport, NodeAndQueueErrors) {
                          R"({"nvidia.com/gpu":"65"}}}]})"),
               HasSubstr("nodes.json: node 'n' (item 0): field 'status.allocatable.nvidia.com/gpu': "
                         "expected at most 64 GPUs"));
-  EXPECT_THAT(with_nodes(R"({"items":[{"metadata":{"name":"n"},"status":{"capacity":{"cpu":"4"}}}]})"),
-              HasSubstr("nodes.json: no node with GPUs"));
+  EXPECT_THAT(
+      with_nodes(R"({"items":[{"metadata":{"name":"n"},"status":{"capacity":{"cpu":"4"}}}]})"),
+      HasSubstr("nodes.json: no node with GPUs"));
   EXPECT_THAT(with_nodes(R"({"items":[{"metadata":{"name":"n","labels":{"nvidia.com/gpu.memory":)"
                          R"("lots"}},"status":{"allocatable":{"nvidia.com/gpu":"1"}}}]})"),
               HasSubstr("field 'metadata.labels.nvidia.com/gpu.memory': expected a whole GPU "
                         "count in 0..1048576, got '\"lots\"'"));
-  const std::string nodes = dir.write(
-      "n.json", R"({"items":[{"metadata":{"name":"n1"},"status":{"allocatable":)"
-                R"({"nvidia.com/gpu":"4"}}}]})");
+  const std::string nodes =
+      dir.write("n.json", R"({"items":[{"metadata":{"name":"n1"},"status":{"allocatable":)"
+                          R"({"nvidia.com/gpu":"4"}}}]})");
   auto with_queues = [&](const std::string& cq, const std::string& lq) {
     return input_error([&] {
       (void)import_k8s({pods, nodes, dir.write("cq.json", cq), dir.write("lq.json", lq)});
@@ -285,16 +287,19 @@ TEST(K8sImport, NodeAndQueueErrors) {
   const std::string lq = R"({"items":[{"metadata":{"name":"q","namespace":"ns"},)"
                          R"("spec":{"clusterQueue":"cq"}}]})";
   EXPECT_THAT(
-      with_queues(R"({"items":[{"metadata":{"name":"cq"},"spec":{"resourceGroups":[{"flavors":)"
-                  R"([{"name":"f","resources":[{"name":"nvidia.com/gpu","nominalQuota":-3}]}]}]}}]})",
-                  lq),
+      with_queues(
+          R"({"items":[{"metadata":{"name":"cq"},"spec":{"resourceGroups":[{"flavors":)"
+          R"([{"name":"f","resources":[{"name":"nvidia.com/gpu","nominalQuota":-3}]}]}]}}]})",
+          lq),
       HasSubstr("cq.json: ClusterQueue 'cq' (item 0): field "
                 "'spec.resourceGroups[0].flavors[0].resources[0].nominalQuota': expected a whole "
                 "GPU count in 0..1000000, got '-3'"));
   EXPECT_THAT(with_queues(R"({"items":[{"metadata":{"name":"other"}}]})", lq),
               HasSubstr("lq.json: LocalQueue 'ns/q' (item 0): field 'spec.clusterQueue': expected "
                         "a ClusterQueue of "));
-  EXPECT_THAT(input_error([&] { (void)import_k8s({pods, nodes, "cq.json", ""}); }),
+  EXPECT_THAT(input_error([&] {
+                (void)import_k8s({pods, nodes, "cq.json", ""});
+              }),
               HasSubstr("--clusterqueues and --localqueues go together"));
 }
 
