@@ -156,6 +156,9 @@ std::vector<Case> k8s_cases() {
          EXPECT_NE(read(d / "out" / "cluster.yaml").find("quota_gpus: 4, class: guaranteed"),
                    std::string::npos);
        }},
+      {"WhatifFromKubernetesWithoutPods", k8s_files(list_of(kPod)),
+       "whatif --from k8s --nodes {d}/nodes.json --quiet --out {d}/out", 2,
+       "--pods: a file is required"},
       {"WhatifBadPodsRefusedBeforeAnyRun",
        k8s_files(list_of(with(kPod, "2026-01-01T00:00:00Z", "yesterday"))),
        "whatif --from k8s --pods {d}/pods.json --nodes {d}/nodes.json --quiet --out {d}/out", 2,
