@@ -13,7 +13,7 @@ secs=${1:-60}
 parallel=${2:-2}
 targets=(csv venus helios openb native cluster_file run_folder replay_folder cluster_placement
          slurm_record slurm_gres controller_config
-         slurm_sacct slurm_assoc slurm_nodes)
+         slurm_sacct slurm_assoc slurm_nodes k8s_pods)
 
 # libFuzzer's runtime (clang's compiler-rt; only a recommendation of clang in Debian).
 bash scripts/apt-install.sh fuzz libclang-rt-dev

@@ -147,12 +147,63 @@ TEST(Cli, WhatifFromSlurmRecords) {
   EXPECT_NE(verdict.find("\nutilisation: GPU occupancy "), std::string::npos) << verdict;
   EXPECT_NE(out.find(verdict), std::string::npos) << out;  // printed too
   EXPECT_NE(out.find("| deepshare |"), std::string::npos) << out;
-  // Again without --force: refused, nothing replaced; --from k8s: not available yet.
+  // Again without --force: refused, nothing replaced; Slurm's files with --from k8s: refused.
   EXPECT_EQ(run(args, tmp / "again.txt"), 2);
   EXPECT_EQ(run("whatif --from k8s --sacct x --assoc x --nodes x --out " + (tmp / "k").string(),
                 tmp / "k8s.txt"),
             2);
+  EXPECT_FALSE(fs::exists(tmp / "k"));
   EXPECT_EQ(run(args + " --force", tmp / "forced.txt"), 0);
+  fs::remove_all(tmp);
+}
+
+// `deepshare whatif --from k8s` (issue #28) on the hand-written objects of tests/fixtures/k8s:
+// the import with Kueue's queues, the comparison with `kueue` as the site's policy, the verdict.
+TEST(Cli, WhatifFromKubernetesObjects) {
+  const fs::path tmp = fs::temp_directory_path() / "deepshare-cli-whatif-k8s";
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  const std::string fx = std::string(DEEPSHARE_FIXTURES) + "/k8s/";
+  const std::string args =
+      "whatif --from k8s --pods " + fx + "pods.json --nodes " + fx + "nodes.json --clusterqueues " +
+      fx + "clusterqueues.json --localqueues " + fx +
+      "localqueues.json --policies fifo-pooled --quiet --out " + (tmp / "w").string();
+  ASSERT_EQ(run(args, tmp / "stdout.txt"), 0);
+  const std::string out = read(tmp / "stdout.txt");
+  for (const char* f : {"site/trace.csv", "site/cluster.yaml", "report/comparison.csv",
+                        "report/deepshare/summary.json", "report/kueue/jobs.csv",
+                        "report/fifo-pooled/jobs.csv", "verdict.txt"})
+    EXPECT_TRUE(fs::exists(tmp / "w" / f)) << f;
+  const std::string trace = read(tmp / "w" / "site" / "trace.csv");
+  EXPECT_NE(trace.find("k8s_start_s,k8s_end_s,k8s_node\n"), std::string::npos) << trace;
+  EXPECT_NE(trace.find("team-b/job-x-7fk2p,team-b,1796116200,1200,3,COMPLETED,,1796116205,"
+                       "1796117405,gn1\n"),
+            std::string::npos)
+      << trace;
+  const std::string cluster = read(tmp / "w" / "site" / "cluster.yaml");
+  EXPECT_NE(cluster.find("{name: \"team-b\", quota_gpus: 3, class: guaranteed"), std::string::npos)
+      << cluster;
+  const std::string verdict = read(tmp / "w" / "verdict.txt");
+  // (60 + 30 + 5 + 60) / 4 = 38.75 s from creation to start.
+  EXPECT_NE(verdict.find("as recorded by Kubernetes: the 4 pods waited 39 s on average from their "
+                         "creation to their start\nsite's policy: kueue\n"),
+            std::string::npos)
+      << verdict;
+  EXPECT_NE(verdict.find("\nqueueing delay: "), std::string::npos) << verdict;
+  EXPECT_NE(verdict.find(" with kueue -> "), std::string::npos) << verdict;
+  EXPECT_NE(out.find(verdict), std::string::npos) << out;
+  EXPECT_NE(out.find("| kueue |"), std::string::npos) << out;
+  // Kueue's files go together; Kubernetes options with --from slurm are refused.
+  EXPECT_EQ(run("whatif --from k8s --pods " + fx + "pods.json --nodes " + fx +
+                    "nodes.json --clusterqueues " + fx + "clusterqueues.json --out " +
+                    (tmp / "k").string(),
+                tmp / "alone.txt"),
+            2);
+  EXPECT_EQ(run("whatif --pods " + fx + "pods.json --nodes x --out " + (tmp / "s").string(),
+                tmp / "slurm.txt"),
+            2);
+  EXPECT_FALSE(fs::exists(tmp / "k"));
+  EXPECT_FALSE(fs::exists(tmp / "s"));
   fs::remove_all(tmp);
 }
 

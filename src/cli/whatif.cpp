@@ -20,6 +20,7 @@ namespace {
 struct WhatifArgs {
   std::string from = "slurm";
   SlurmImportArgs slurm;
+  K8sImportArgs k8s;
   std::string site_policy;
   std::vector<std::string> policies;
   std::vector<std::string> sets;
@@ -69,14 +70,40 @@ const ComparisonRow* row_of(const std::vector<ComparisonRow>& rows, const std::s
   return nullptr;
 }
 
-int cmd_whatif() {
-  if (g_args.from == "k8s")
-    throw InputError(
-        "whatif --from k8s: not available yet (no importer reads the Kubernetes API's records "
-        "yet); export the cluster's history as a native trace and use `compare`");
-  if (g_args.from != "slurm")
-    throw InputError("whatif --from " + quote_input(g_args.from) + ": expected slurm");
-  const std::string site = g_args.site_policy.empty() ? default_site_policy() : g_args.site_policy;
+// Step 1's result, whichever the source.
+struct Site {
+  Workload workload;
+  std::string records;   // the file named in messages (sacct's, the pods')
+  std::string recorded;  // recorded_line
+};
+
+// Options of the other source are refused rather than ignored.
+void check_source_options(CLI::App* cmd) {
+  const bool k8s = g_args.from == "k8s";
+  if (!k8s && g_args.from != "slurm")
+    throw InputError("whatif --from " + quote_input(g_args.from) + ": expected slurm or k8s");
+  const std::vector<std::string> slurm_only = {"--sacct", "--assoc", "--qos", "--partition",
+                                               "--gpu-memory"};
+  const std::vector<std::string> k8s_only = {"--pods", "--clusterqueues", "--localqueues"};
+  for (const auto& o : k8s ? slurm_only : k8s_only)
+    if (cmd->count(o) > 0)
+      throw InputError("whatif --from " + g_args.from + ": " + o + " is an option of --from " +
+                       (k8s ? "slurm" : "k8s"));
+}
+
+Site import_site(const std::string& dir) {
+  if (g_args.from == "k8s") {
+    g_args.k8s.files.nodes = g_args.slurm.files.nodes;  // one --nodes for both sources
+    K8sImport imp = import_k8s_to(g_args.k8s, dir, g_args.force);
+    std::string rec = recorded_line(imp);
+    return {std::move(imp.workload), g_args.k8s.files.pods, std::move(rec)};
+  }
+  SlurmImport imp = import_slurm_to(g_args.slurm, dir, g_args.force);
+  std::string rec = recorded_line(imp);
+  return {std::move(imp.workload), g_args.slurm.files.sacct, std::move(rec)};
+}
+
+std::vector<std::string> whatif_policies(const std::string& site) {
   std::vector<std::string> policies = default_others(site);
   if (!g_args.policies.empty()) {
     policies = {site};
@@ -87,15 +114,23 @@ int cmd_whatif() {
   for (const auto& p : policies)
     if (!find_policy(p))
       throw InputError("unknown policy " + quote_input(p) + " (see `deepshare policies`)");
+  return policies;
+}
+
+int cmd_whatif(CLI::App* cmd) {
+  check_source_options(cmd);
+  const std::string site =
+      g_args.site_policy.empty() ? default_site_policy(g_args.from) : g_args.site_policy;
+  const std::vector<std::string> policies = whatif_policies(site);
   namespace fs = std::filesystem;
   const fs::path out(g_args.out);
   const std::string report = (out / "report").string();
   // Step 1.
-  const SlurmImport imp = import_slurm_to(g_args.slurm, (out / "site").string(), g_args.force);
+  const Site imp = import_site((out / "site").string());
   const Workload& w = imp.workload;
   std::printf("%s: %zu jobs of %zu tenants on %d GPUs; simulating %zu policies\n",
-              g_args.slurm.files.sacct.c_str(), w.jobs.size(), w.tenants.size(),
-              w.cluster.total_gpus(), policies.size());
+              imp.records.c_str(), w.jobs.size(), w.tenants.size(), w.cluster.total_gpus(),
+              policies.size());
   std::fflush(stdout);
   // Step 2.
   CompareRequest req;
@@ -106,15 +141,15 @@ int cmd_whatif() {
   req.progress = !g_args.quiet;
   req.by_policy_only = true;
   req.force = g_args.force;
-  req.title = "What would DeepShare do on " + g_args.slurm.files.sacct + "?";
-  const auto rows = run_compare(w, req, g_args.slurm.files.sacct);
+  req.title = "What would DeepShare do on " + imp.records + "?";
+  const auto rows = run_compare(w, req, imp.records);
   // Step 3.
   const ComparisonRow* s = row_of(rows, site);
   const ComparisonRow* d = row_of(rows, "deepshare");
   std::string verdict;
-  if (const std::string rec = recorded_line(imp); !rec.empty()) verdict += rec + "\n";
+  if (!imp.recorded.empty()) verdict += imp.recorded + "\n";
   verdict += "site's policy: " + site +
-             (g_args.site_policy.empty() && site != "slurm"
+             (g_args.site_policy.empty() && g_args.from == "slurm" && site != "slurm"
                   ? " (the slurm baseline is not in this build: Slurm's defaults, FIFO with "
                     "backfill, stand in for it)"
                   : "") +
@@ -130,7 +165,8 @@ int cmd_whatif() {
 
 }  // namespace
 
-std::string default_site_policy() {
+std::string default_site_policy(const std::string& from) {
+  if (from == "k8s") return "kueue";
   return find_policy("slurm") ? "slurm" : "fifo-pooled";
 }
 
@@ -172,18 +208,33 @@ std::string recorded_line(const SlurmImport& imp) {
          grouped(wait / static_cast<double>(n)) + " s on average until they first started";
 }
 
+std::string recorded_line(const K8sImport& imp) {
+  double wait = 0;
+  for (std::size_t i = 0; i < imp.recorded.size(); ++i)  // a node's clock may run behind
+    wait += static_cast<double>(
+        std::max<std::int64_t>(0, imp.recorded[i].start_s - imp.workload.jobs[i].submit / kSecond));
+  const std::size_t n = imp.recorded.size();
+  if (n == 0) return {};
+  return "as recorded by Kubernetes: the " + std::to_string(n) + " pods waited " +
+         grouped(wait / static_cast<double>(n)) +
+         " s on average from their creation to their start";
+}
+
 void register_whatif(CLI::App& app,
                      const std::function<void(CLI::App*, std::function<int()>)>& on_selected) {
   auto* cmd = app.add_subcommand(
       "whatif",
       "What would DeepShare do on my cluster? Import the site's records, compare DeepShare "
       "with the site's policy and the other baselines, write the report, print a verdict");
-  cmd->add_option("--from", g_args.from, "Where the records come from: slurm (k8s: not yet)")
+  cmd->add_option("--from", g_args.from,
+                  "Where the records come from: slurm (sacct, sacctmgr, scontrol) or k8s "
+                  "(kubectl's JSON of pods, nodes and Kueue's queues)")
       ->capture_default_str();
-  add_slurm_import_options(cmd, g_args.slurm);
+  add_slurm_import_options(cmd, g_args.slurm, false);
+  add_k8s_import_options(cmd, g_args.k8s, false);
   cmd->add_option("--site-policy", g_args.site_policy,
-                  "The policy that stands for the site's scheduler (default: slurm when the "
-                  "build has it, else fifo-pooled)");
+                  "The policy that stands for the site's scheduler (default: --from slurm: "
+                  "slurm when the build has it, else fifo-pooled; --from k8s: kueue)");
   cmd->add_option("--policies", g_args.policies,
                   "Other policies to compare (default: every baseline that needs no oracle)")
       ->delimiter(',');
@@ -199,10 +250,12 @@ void register_whatif(CLI::App& app,
   cmd->add_flag("--force", g_args.force, "Replace the results of an earlier whatif in --out");
   cmd->add_flag("--quiet", g_args.quiet, "No progress output");
   cmd->footer(
-      "Example (the dumps: `deepshare import slurm --help`):\n"
+      "Examples (the dumps: `deepshare import slurm --help`, `deepshare import k8s --help`):\n"
       "  deepshare whatif --from slurm --sacct sacct.txt --assoc assoc.txt --qos qos.txt "
-      "--nodes nodes.txt --out whatif");
-  on_selected(cmd, cmd_whatif);
+      "--nodes nodes.txt --out whatif\n"
+      "  deepshare whatif --from k8s --pods pods.json --nodes nodes.json --clusterqueues "
+      "clusterqueues.json --localqueues localqueues.json --out whatif");
+  on_selected(cmd, [cmd] { return cmd_whatif(cmd); });
 }
 
 }  // namespace ds

@@ -94,14 +94,80 @@ std::vector<Case> import_cases() {
        "whatif --from slurm --sacct {d}/sacct.txt --assoc {d}/assoc.txt --nodes {d}/nodes.txt "
        "--quiet --out {d}/out",
        2, "sacct.txt:2:19: field 'Submit': expected a time"},
-      {"WhatifFromKubernetesNotYet", slurm_files(kSacctHeader + kSacctJob),
+      {"WhatifFromKubernetesWithSlurmFiles", slurm_files(kSacctHeader + kSacctJob),
        "whatif --from k8s --sacct {d}/sacct.txt --assoc {d}/assoc.txt --nodes {d}/nodes.txt "
        "--out {d}/out",
-       2, "whatif --from k8s: not available yet"},
+       2, "whatif --from k8s: --sacct is an option of --from slurm"},
+      {"WhatifFromNowhere", slurm_files(kSacctHeader + kSacctJob),
+       "whatif --from lsf --nodes {d}/nodes.txt --out {d}/out", 2,
+       "whatif --from 'lsf': expected slurm or k8s"},
+  };
+}
+
+// A site's Kubernetes objects (`deepshare import k8s`, issue #28): what kubectl saves.
+const std::string kPod =
+    R"({"metadata":{"namespace":"team-a","name":"train","creationTimestamp":)"
+    R"("2026-01-01T00:00:00Z"},"spec":{"containers":[{"name":"c","resources":{"limits":)"
+    R"({"nvidia.com/gpu":"2"}}}]},"status":{"phase":"Succeeded","startTime":)"
+    R"("2026-01-01T00:00:05Z","containerStatuses":[{"name":"c","state":{"terminated":)"
+    R"({"startedAt":"2026-01-01T00:00:05Z","finishedAt":"2026-01-01T01:00:05Z"}}}]}})";
+const std::string kNodesJson =
+    R"({"apiVersion":"v1","kind":"List","items":[{"metadata":{"name":"n1","labels":)"
+    R"({"nvidia.com/gpu.product":"A100"}},"status":{"allocatable":{"nvidia.com/gpu":"4"}}}]})";
+std::string list_of(const std::string& items) {
+  return R"({"apiVersion":"v1","kind":"List","items":[)" + items + "]}";
+}
+Files k8s_files(const std::string& pods, const std::string& nodes = kNodesJson) {
+  return {{"pods.json", pods}, {"nodes.json", nodes}};
+}
+std::string import_k8s(const std::string& extra = "") {
+  return "import k8s --pods {d}/pods.json --nodes {d}/nodes.json --out {d}/out " + extra;
+}
+std::string with(std::string s, const std::string& from, const std::string& to) {
+  return s.replace(s.find(from), from.size(), to);
+}
+
+std::vector<Case> k8s_cases() {
+  return {
+      {"K8sPodsNotJson", k8s_files("pods:\n- name: x\n"), import_k8s(), 2,
+       "pods.json: not JSON (parse error at line 1, column 1"},
+      {"K8sPodsWithoutNamespace", k8s_files(list_of(with(kPod, R"("namespace":"team-a",)", ""))),
+       import_k8s(), 2,
+       "pods.json: item 0: field 'metadata.namespace': expected a string (the field is missing)"},
+      {"K8sPodsTimeWithoutZone",
+       k8s_files(list_of(with(kPod, "2026-01-01T00:00:00Z", "2026-01-01T00:00:00"))), import_k8s(),
+       2,
+       "pods.json: pod 'team-a/train' (item 0): field 'metadata.creationTimestamp': expected an "
+       "RFC 3339 time such as 2026-12-01T09:00:00Z"},
+      {"K8sPodsNegativeGpus", k8s_files(list_of(with(kPod, R"("2"})", R"(-2})"))), import_k8s(), 2,
+       "field 'spec.containers[0].resources.limits.nvidia.com/gpu': expected a whole GPU count in "
+       "0..100000, got '-2'"},
+      {"K8sNodesWithoutGpus",
+       k8s_files(list_of(kPod), list_of(R"({"metadata":{"name":"n1"},"status":{}})")), import_k8s(),
+       2, "nodes.json: no node with GPUs"},
+      {"K8sQueuesAlone", k8s_files(list_of(kPod)), import_k8s("--clusterqueues {d}/nodes.json"), 2,
+       "--clusterqueues and --localqueues go together"},
+      {"K8sImportWritesNativeFiles", k8s_files(list_of(kPod)), import_k8s(), 0,
+       "imported 1 jobs of 1 tenants on 1 nodes (4 GPUs)", Outputs::Ignore, "",
+       [](const fs::path& d) {
+         EXPECT_EQ(read(d / "out" / "trace.csv"),
+                   "job_id,tenant,submit_s,duration_s,gpus,state,k8s_start_s,k8s_end_s,k8s_node\n"
+                   "team-a/train,team-a,1767225600,3600,2,COMPLETED,1767225605,1767229205,\n");
+         EXPECT_NE(read(d / "out" / "cluster.yaml").find("quota_gpus: 4, class: guaranteed"),
+                   std::string::npos);
+       }},
+      {"WhatifFromKubernetesWithoutPods", k8s_files(list_of(kPod)),
+       "whatif --from k8s --nodes {d}/nodes.json --quiet --out {d}/out", 2,
+       "--pods: a file is required"},
+      {"WhatifBadPodsRefusedBeforeAnyRun",
+       k8s_files(list_of(with(kPod, "2026-01-01T00:00:00Z", "yesterday"))),
+       "whatif --from k8s --pods {d}/pods.json --nodes {d}/nodes.json --quiet --out {d}/out", 2,
+       "field 'metadata.creationTimestamp': expected an RFC 3339 time"},
   };
 }
 
 INSTANTIATE_TEST_SUITE_P(SiteRecords, BadInput, ::testing::ValuesIn(import_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(KubernetesObjects, BadInput, ::testing::ValuesIn(k8s_cases()), case_name);
 
 }  // namespace
 }  // namespace ds::bad_input

@@ -51,11 +51,11 @@ INSTANTIATE_TEST_SUITE_P(
     Parsers, FuzzTarget,
     ::testing::Values("csv", "venus", "helios", "openb", "native", "cluster_file", "run_folder",
                       "replay_folder", "cluster_placement", "slurm_record", "slurm_gres",
-                      "controller_config", "slurm_sacct", "slurm_assoc", "slurm_nodes"),
+                      "controller_config", "slurm_sacct", "slurm_assoc", "slurm_nodes", "k8s_pods"),
     [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 TEST(FuzzTargets, EveryTargetIsReplayed) {
-  EXPECT_EQ(registry().size(), 15u);  // a new target must be added to the list above
+  EXPECT_EQ(registry().size(), 16u);  // a new target must be added to the list above
 }
 
 }  // namespace

@@ -1,0 +1,122 @@
+#include "trace/k8s_import.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/limits.hpp"
+#include "trace/k8s_cluster.hpp"
+#include "trace/k8s_pods.hpp"
+#include "trace/trace_util.hpp"
+
+namespace ds {
+namespace {
+
+std::string counts_text(const std::map<std::string, std::size_t>& counts) {
+  std::string s;
+  for (const auto& [reason, n] : counts)
+    s += (s.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
+  return s;
+}
+
+// The pods to import (assumption 2) in submit order, file order among equal times.
+std::vector<K8sPod> importable(K8sPodsRead& read, const Cluster& cluster) {
+  std::unordered_set<std::string> models;
+  for (const auto& n : cluster.nodes) models.insert(n.gpu_type);
+  std::vector<K8sPod> out;
+  for (K8sPod& p : read.pods) {
+    if (!p.gpu_type.empty() && !models.contains(p.gpu_type))
+      ++read.skipped["asking for a GPU model no node has"];
+    else
+      out.push_back(std::move(p));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const K8sPod& a, const K8sPod& b) { return a.submit_s < b.submit_s; });
+  return out;
+}
+
+// Assumption 3: the namespaces in order of their first pod, and their GPU-seconds.
+K8sTenants tenants_of(const std::vector<K8sPod>& pods, const K8sFiles& files, int total_gpus) {
+  std::vector<std::string> namespaces;
+  std::vector<double> demand;
+  std::unordered_map<std::string, std::size_t> index;
+  for (const auto& p : pods) {
+    auto [it, fresh] = index.try_emplace(p.ns, namespaces.size());
+    if (fresh) {
+      namespaces.push_back(p.ns);
+      demand.push_back(0);
+    }
+    demand[it->second] += static_cast<double>(p.gpus) * static_cast<double>(p.end_s - p.start_s);
+  }
+  std::optional<K8sQueues> queues;
+  if (!files.clusterqueues.empty())
+    queues = read_k8s_queues(files.clusterqueues, files.localqueues);
+  return k8s_tenants(namespaces, demand, queues ? &*queues : nullptr, total_gpus);
+}
+
+void add_job(Workload& w, const K8sPod& p, TenantId tenant) {
+  JobSpec j;
+  j.name = p.name;
+  j.tenant = tenant;
+  j.gpus = static_cast<int>(p.gpus);
+  j.gpu_type = p.gpu_type;
+  j.submit = seconds(p.submit_s);
+  JobTruth truth;
+  truth.work =
+      seconds(std::clamp<std::int64_t>(p.end_s - p.start_s, 0, limits::kMaxDuration / kSecond));
+  truth.state = p.phase == "Succeeded" ? FinalState::Completed : FinalState::Failed;
+  w.jobs.push_back(std::move(j));
+  w.truth.push_back(truth);
+}
+
+void check_files(const K8sFiles& files) {
+  for (const auto& [what, path] : {std::pair{"--pods", files.pods}, {"--nodes", files.nodes}})
+    if (path.empty()) throw InputError(std::string(what) + ": a file is required");
+  if (files.clusterqueues.empty() != files.localqueues.empty())
+    throw InputError(
+        "--clusterqueues and --localqueues go together: a ClusterQueue's namespaces are those "
+        "of the LocalQueues that point at it");
+}
+
+}  // namespace
+
+K8sImport import_k8s(const K8sFiles& files) {
+  check_files(files);
+  K8sCluster nodes = read_k8s_nodes(files.nodes);
+  K8sPodsRead read = read_k8s_pods(files.pods);
+  K8sImport out;
+  Workload& w = out.workload;
+  w.name = files.pods;
+  w.format = "k8s";
+  w.cluster = std::move(nodes.cluster);
+  w.notes = std::move(nodes.notes);
+  const std::vector<K8sPod> pods = importable(read, w.cluster);
+  w.notes.push_back("k8s: " + files.pods + ": " + std::to_string(read.items) + " pods");
+  if (const auto n = std::count_if(pods.begin(), pods.end(), [](auto& p) { return p.of_job; }))
+    w.notes.push_back("k8s: " + std::to_string(n) +
+                      " pods belong to Jobs: each pod is a job of its own (retries included)");
+  if (!read.skipped.empty()) w.notes.push_back("k8s: skipped pods: " + counts_text(read.skipped));
+  if (pods.empty())
+    throw InputError(SourceLocation{files.pods},
+                     "no pod to import (" +
+                         (read.skipped.empty() ? "no pods" : counts_text(read.skipped)) +
+                         "); pods need to have finished (Succeeded or Failed) with an "
+                         "nvidia.com/gpu limit");
+  K8sTenants t = tenants_of(pods, files, w.cluster.total_gpus());
+  w.tenants = std::move(t.tenants);
+  w.notes.insert(w.notes.end(), t.notes.begin(), t.notes.end());
+  std::unordered_map<std::string, TenantId> tenant_of;
+  for (const auto& x : w.tenants) tenant_of.emplace(x.name, x.id);
+  for (const K8sPod& p : pods) {
+    add_job(w, p, tenant_of.at(p.ns));
+    out.recorded.push_back({p.start_s, p.end_s, p.node});
+  }
+  w.finalize();
+  return out;
+}
+
+}  // namespace ds
