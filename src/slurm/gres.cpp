@@ -44,6 +44,14 @@ std::uint64_t idx_mask(const std::string& d) {
   return mask;
 }
 
+// A count as Slurm writes it ("4", "4(IDX:0-3)"): its leading number, atoi's reading but
+// saturated (no GPU count comes near kMaxCount; a forged one must not overflow a sum).
+constexpr int kMaxCount = 1'000'000;
+int count_of(const std::string& s) {
+  const long long v = std::strtoll(s.c_str(), nullptr, 10);
+  return static_cast<int>(std::clamp<long long>(v, -1, kMaxCount));
+}
+
 }  // namespace
 
 GresRequest parse_gres_request(const std::string& tres) {
@@ -57,13 +65,13 @@ GresRequest parse_gres_request(const std::string& tres) {
       r.kind = GresKind::Other;
       continue;
     }
-    const int count = f.size() >= 3   ? std::atoi(f[2].c_str())
-                      : f.size() == 2 ? std::atoi(f[1].c_str())
+    const int count = f.size() >= 3   ? count_of(f[2])
+                      : f.size() == 2 ? count_of(f[1])
                                       : 1;
     const int k = f.size() >= 3 ? index_type(f[1]) : -1;
     if (count <= 0) continue;  // a cleared entry
     if (k < 0) {
-      if (gpu) r.untyped += count;
+      if (gpu) r.untyped = std::min(r.untyped + count, kMaxCount);
       if (r.kind == GresKind::None) r.kind = GresKind::Other;
       continue;
     }
@@ -118,7 +126,7 @@ int parse_gpu_count(const std::string& gres) {
     e = e.substr(0, e.find('('));
     const auto f = split(e, ':');
     if (f.size() < 2 || f[0] != "gpu") continue;
-    total += std::atoi(f.back().c_str());
+    total = std::min(total + std::max(0, count_of(f.back())), kMaxCount);
   }
   return total;
 }
