@@ -65,9 +65,7 @@ GresRequest parse_gres_request(const std::string& tres) {
       r.kind = GresKind::Other;
       continue;
     }
-    const int count = f.size() >= 3   ? count_of(f[2])
-                      : f.size() == 2 ? count_of(f[1])
-                                      : 1;
+    const int count = f.size() >= 3 ? count_of(f[2]) : f.size() == 2 ? count_of(f[1]) : 1;
     const int k = f.size() >= 3 ? index_type(f[1]) : -1;
     if (count <= 0) continue;  // a cleared entry
     if (k < 0) {
