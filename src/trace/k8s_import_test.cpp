@@ -30,19 +30,8 @@ K8sFiles fixture_files(bool kueue) {
           kueue ? fixture("localqueues.json") : ""};
 }
 
-const JobSpec& job(const Workload& w, const std::string& name) {
-  for (const auto& j : w.jobs)
-    if (j.name == name) return j;
-  ADD_FAILURE() << "no job " << name;
-  static const JobSpec none;
-  return none;
-}
-
-std::string all_notes(const Workload& w) {
-  std::string s;
-  for (const auto& n : w.notes) s += n + "\n";
-  return s;
-}
+using testing::all_notes;
+using testing::job;
 
 // 2026-12-01T00:00:00Z.
 constexpr std::int64_t kDec1 = 1796083200;

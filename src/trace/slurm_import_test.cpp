@@ -31,19 +31,8 @@ SlurmFiles fixture_files() {
   return {fixture("sacct.txt"), fixture("assoc.txt"), fixture("qos.txt"), fixture("nodes.txt")};
 }
 
-const JobSpec& job(const Workload& w, const std::string& name) {
-  for (const auto& j : w.jobs)
-    if (j.name == name) return j;
-  ADD_FAILURE() << "no job " << name;
-  static const JobSpec none;
-  return none;
-}
-
-std::string all_notes(const Workload& w) {
-  std::string s;
-  for (const auto& n : w.notes) s += n + "\n";
-  return s;
-}
+using testing::all_notes;
+using testing::job;
 
 TEST(SlurmSacct, FoldsStepsArraysHeterogeneousJobsAndRequeues) {
   const SacctRead r = read_sacct(fixture("sacct.txt"));

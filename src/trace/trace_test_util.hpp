@@ -10,8 +10,25 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "model/workload.hpp"
 
 namespace ds::testing {
+
+// The imported job named `name` (a test failure, and an empty job, when there is none).
+inline const JobSpec& job(const Workload& w, const std::string& name) {
+  for (const auto& j : w.jobs)
+    if (j.name == name) return j;
+  ADD_FAILURE() << "no job " << name;
+  static const JobSpec none;
+  return none;
+}
+
+// An import's notes, one per line.
+inline std::string all_notes(const Workload& w) {
+  std::string s;
+  for (const auto& n : w.notes) s += n + "\n";
+  return s;
+}
 
 // A fresh folder under the system temp dir, removed at the end of the test.
 class TempDir {
