@@ -28,7 +28,7 @@ namespace {
 
 // These properties run from a fixed seed unless RC_PARAMS says otherwise (set before
 // RapidCheck reads its configuration at the first property). The reason: with random seeds,
-// ProbationProtectsEntitledJobsFromAWrongModel fails about once in ten runs of 100 cases (an
+// ProbationProtectsEntitledJobsFromAWrongModel failed in one of 10 runs of 100 cases here (an
 // open finding: probation can end on pairs that barely interfere, after which an entitled
 // job shared under a model 100 % optimistic may slow beyond its bound before the pair is
 // split; reproduce with RC_PARAMS="seed=5980467285950590989"). Explore with other seeds by
