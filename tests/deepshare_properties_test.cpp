@@ -26,15 +26,6 @@
 namespace ds {
 namespace {
 
-// These properties run from a fixed seed unless RC_PARAMS says otherwise (set before
-// RapidCheck reads its configuration at the first property). The reason: with random seeds,
-// ProbationProtectsEntitledJobsFromAWrongModel failed in one of 10 runs of 100 cases here (an
-// open finding: probation can end on pairs that barely interfere, after which an entitled
-// job shared under a model 100 % optimistic may slow beyond its bound before the pair is
-// split; reproduce with RC_PARAMS="seed=5980467285950590989"). Explore with other seeds by
-// setting RC_PARAMS.
-[[maybe_unused]] const bool kSeeded = [] { return ::setenv("RC_PARAMS", "seed=1", 0) == 0; }();
-
 Workload random_workload() {
   const int tenants = *rc::gen::inRange(2, 5);
   Workload w = testing::make_workload(tenants, *rc::gen::inRange(1, 3), 8);
@@ -224,6 +215,44 @@ RC_GTEST_PROP(DeepShareProperties, ProbationProtectsEntitledJobsFromAWrongModel,
     RC_ASSERT(r.jobs[i].status == JobStatus::Done);
     if (r.jobs[i].entitled)
       RC_ASSERT(r.jobs[i].max_slowdown <= w.tenants[w.jobs[i].tenant.index()].max_slowdown + 1e-9);
+  }
+}
+
+// A counterexample ProbationProtectsEntitledJobsFromAWrongModel found (shrunk by rapidcheck,
+// seed 5980467285950590989): a pair's partner ended between the cycle it joined and the next,
+// so the job's observed rate was its solo rate (1.0); counted as the pair's slowdown it let
+// probation pass under a model half as fast as the truth, and an entitled job was then shared
+// at 2.0x against its bound of 1.5x. Pinned as a fixed workload.
+TEST(DeepShareProperties, ProbationCountsNoObservationOfAPairWhosePartnerLeft) {
+  Workload w = testing::make_workload(3, 1, 8);
+  const std::int64_t checkpoint_s[] = {0, 1800, 300};
+  for (std::size_t t = 0; t < 3; ++t) w.tenants[t].checkpoint_interval = seconds(checkpoint_s[t]);
+  // tenant, GPUs, submit s, duration s, GPU util (percent), GPU memory MiB
+  const int jobs[][6] = {
+      {1, 1, 131, 1, 5, 500},  {1, 2, 131, 1, 5, 500},   {0, 16, 129, 1, 5, 500},
+      {0, 8, 167, 1, 5, 500},  {0, 2, 167, 1, 5, 500},   {1, 1, 63, 68, 5, 500},
+      {0, 1, 0, 1, 5, 500},    {0, 1, 0, 1, 5, 500},     {0, 1, 0, 1, 5, 500},
+      {0, 1, 0, 1, 5, 500},    {0, 4, 0, 1, 5, 500},     {0, 1, 0, 1, 5, 500},
+      {0, 2, 0, 1, 5, 500},    {0, 1, 0, 1, 5, 500},     {0, 2, 0, 1, 5, 500},
+      {0, 16, 0, 1, 5, 500},   {0, 8, 0, 1, 5, 500},     {0, 2, 0, 1, 5, 500},
+      {1, 8, 130, 77, 5, 500}, {0, 4, 0, 1, 5, 500},     {0, 1, 0, 1, 5, 500},
+      {1, 16, 39, 1, 5, 500},  {0, 1, 0, 1, 5, 500},     {0, 2, 0, 1, 5, 500},
+      {0, 4, 0, 1, 5, 500},    {0, 8, 133, 1, 5, 500},   {0, 16, 39, 129, 5, 500},
+  };
+  for (const auto& j : jobs) testing::add_job(w, j[0], j[1], j[2], j[3], j[4], j[5]);
+  w.finalize();
+  PolicyOptions o(std::map<std::string, std::string>{{"learn_sharing", "off"}});
+  auto p = make_policy("deepshare", PolicyContext{w.cluster, w.tenants, o});
+  const InterferenceFit fit = fit_interference(nullptr);  // outlives the speed model
+  SimConfig cfg;
+  cfg.speed_model = worse_than_predicted(model_speed_model(w, *fit.model), 1.0);
+  RunRecord r = simulate(w, *p, cfg);
+  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+    EXPECT_EQ(r.jobs[i].status, JobStatus::Done) << "job " << i;
+    if (r.jobs[i].entitled) {
+      EXPECT_LE(r.jobs[i].max_slowdown, w.tenants[w.jobs[i].tenant.index()].max_slowdown + 1e-9)
+          << "job " << i;
+    }
   }
 }
 

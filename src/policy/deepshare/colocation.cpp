@@ -69,14 +69,18 @@ void Colocation::observe(Cycle& cy) {
     if (r.status != JobStatus::Running || js.run == Run::None) continue;
     js.prog_speed = r.speed;
     // Still with the partner it joined: observed slowdown / the model's (speeds are 1 /
-    // slowdowns).
-    if (model > 0 && r.speed > 0 && js.partner.valid()) {
+    // slowdowns). A partner that ended or was preempted since it came leaves the job running
+    // alone at the snapshot's rate: that rate says nothing of the pair (counted, it once
+    // let probation pass on a solo speed of 1 under a model half as fast as the truth).
+    const JobId with = js.partner;
+    if (model > 0 && r.speed > 0 && with.valid() &&
+        s.runtime[with.index()].status == JobStatus::Running) {
       ratio_sum_ += model / r.speed;
       ++ratio_n_;
       const std::size_t t = s.jobs[id.index()].tenant.index();
       probation_.observed(t, 1.0 / r.speed - std::max(1.0, 1.0 / model));
       // Beyond a member's bound: the job that joined the pair leaves it (split_pairs).
-      const JobId partner = js.partner;
+      const JobId partner = with;
       const double bound = s.tenants[t].max_slowdown;
       if (c_.split_pairs && 1.0 / r.speed > bound + 1e-9) {
         const JobId joiner = js.run == Run::Shared ? id : partner;
