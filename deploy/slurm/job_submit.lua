@@ -376,8 +376,8 @@ local function gpu_entries(conf, field, value)
 end
 
 -- The model(s) a --constraint names: "a100" or "a100|v100" of listed models (nil when it
--- names none of them: other features are Slurm's to honour); an error when it mixes models
--- with other features or asks for a model the partitions lack.
+-- names none of them: other features, and names the gate does not know, are Slurm's to
+-- honour); an error when it mixes listed models with anything else.
 function gate.constraint_models(conf, features)
   if not set(features) or #conf.gpu_models == 0 then
     return nil, nil
