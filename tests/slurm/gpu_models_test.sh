@@ -8,7 +8,8 @@
 #     v100 GPUs: one waits although an a100 node is idle) and two 2-GPU a100 jobs each run
 #     on nodes of their model (scontrol show job: NodeList), and end;
 #  3. h100 (listed by the gate, on no node): cancelled by the controller, the reason in the
-#     AdminComment (x=) naming the nodes' models.
+#     AdminComment (x=) naming the nodes' models;
+#  4. `deepshare slurm check` prints the GPUs per model and a listed model on no node.
 # Exit 77 (CTest: skipped) only when not root or the Slurm packages are missing.
 # Usage: tests/slurm/gpu_models_test.sh BUILD_BIN_DIR
 set -uo pipefail
@@ -65,6 +66,15 @@ tenants:
   - {name: alpha, account: alpha, quota_gpus: 8, slo_queue_s: 2}
   - {name: beta, account: beta, quota_gpus: 8, slo_queue_s: 2}
 YAML
+# `slurm check` finds the models on the nodes (no slurmdbd: no accounts, the models only)
+sed "s/^policy: POLICY/policy: deepshare/" "$BASE/ctl.yaml" > "$BASE/check.yaml"
+"$BIN/deepshare" slurm check --config "$BASE/check.yaml" > "$BASE/check.txt" 2>&1
+check "slurm check: GPUs per model ($(grep -m1 'GPU models' "$BASE/check.txt"))" \
+  grep -q 'GPU models (node Features in gpu_models): a100 8 GPUs v100 8 GPUs, untyped 0 GPUs' "$BASE/check.txt"
+sed -i 's/^gpu_models: .*/gpu_models: {a100: 24576, v100: 16384, h100: 81920}/' "$BASE/check.yaml"
+"$BIN/deepshare" slurm check --config "$BASE/check.yaml" > "$BASE/check2.txt" 2>&1; rc=$?
+check "slurm check: a model on no node is a problem (rc $rc)" sh -c \
+  "[ $rc != 0 ] && grep -q '^problem: no node of partition batch has Feature h100' '$BASE/check2.txt'"
 ran_on() { # job model: it completed, on a node of that model (node1-2: a100, node3-4: v100)
   local nodes; nodes=$(field "$1" NodeList)
   [ "$(field "$1" JobState)" = COMPLETED ] || return 1
