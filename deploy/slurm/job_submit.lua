@@ -12,7 +12,9 @@
 --  2. Takes the GPU request out of the job's TRES fields (DeepShare adds the GRES of the
 --     GPUs it chooses when it starts the job: Slurm 22.05 cannot change a GRES request once
 --     set) and records the request in the job's AdminComment, which only operators can
---     write: "ds:v=1;gpus=..;n=..;nr=..;[mem=..;u=..;begin=..;trace=..]".
+--     write: "ds:v=1;gpus=..;n=..;nr=..;[mem=..;u=..;begin=..;trace=..;gm=..]". A GPU model
+--     (--gres=gpu:MODEL:N, or --constraint=MODEL / A|B) must be one of the partitions'
+--     gpu_model list; it goes into gm= (DeepShare places the job on nodes of that model).
 --  3. Parks the job: BeginTime 2100-01-01 (the user's --begin is kept in the AdminComment).
 --     Slurm never starts a parked job but still evaluates its dependencies, so DeepShare
 --     sees when a job becomes eligible; --hold keeps working as a user hold.
@@ -22,8 +24,8 @@
 --     (GRES, node counts, node lists, partition, account, requeue flag, pin keys in the
 --     comment) and turns a new StartTime into the AdminComment's begin (the job stays parked).
 -- For other partitions it refuses what only DeepShare may request (the gpushare GRES, the
--- per-index GPU types g0..gN) and turns --gres=gpu:MODEL:N into gpu:N (on DeepShare's nodes
--- GPU types name indices, so model names would not match).
+-- per-index GPU types g0..gN) and turns --gres=gpu:MODEL:N of a listed model into gpu:N (on
+-- DeepShare's nodes GPU types name indices, so model names would not match).
 --
 -- Assumptions: Slurm 22.05 job_submit/lua (fields unset in an update are nil, NO_VAL or
 -- NO_VAL16; begin_time 0); Lua 5.1. A failure inside the gate refuses the job (fail closed).
@@ -50,7 +52,8 @@ gate.E = {
 -- (src/slurm/record_keys.cmake generates src/slurm/record.cpp's table from them), so that
 -- the gate never accepts what the controller would refuse. Kinds: int (decimal digits, a
 -- leading '-' only where min < 0), num (digits with an optional '.' and fraction), flag (0
--- or 1), name (letters, digits, '.', '_', '-'), text (no ';'), gpus (node@i,j/node@k).
+-- or 1), name (letters, digits, '.', '_', '-'), models (names separated by '|': "A" or
+-- "A|B", each one of them allowed), text (no ';'), gpus (node@i,j/node@k).
 -- BEGIN RECORD KEYS
 gate.KEYS = {
   v = { writer = "gate", kind = "int", min = 1, max = 1 },
@@ -61,6 +64,7 @@ gate.KEYS = {
   u = { writer = "user", kind = "num", min = 0, max = 100 },
   begin = { writer = "gate", kind = "int", min = 0, max = 1099511627776 },
   trace = { writer = "user", kind = "name", min = 0, max = 0 },
+  gm = { writer = "gate", kind = "models", min = 0, max = 0 },
   r = { writer = "pin", kind = "int", min = 0, max = 1073741824 },
   b = { writer = "pin", kind = "flag", min = 0, max = 1 },
   s = { writer = "pin", kind = "flag", min = 0, max = 1 },
@@ -77,6 +81,19 @@ local USER_KEYS, PIN_KEYS, GATE_KEYS = {}, {}, {}
 for k, spec in pairs(gate.KEYS) do
   local set = spec.writer == "user" and USER_KEYS or (spec.writer == "gate" and GATE_KEYS or PIN_KEYS)
   set[k] = true
+end
+
+-- "A" or "A|B": GPU model names (the name grammar), none empty.
+function gate.is_models(v)
+  if v == nil or v == "" then
+    return false
+  end
+  for name in string.gmatch(v .. "|", "([^|]*)|") do
+    if not name:match("^[%w%._%-]+$") then
+      return false
+    end
+  end
+  return true
 end
 
 -- The value of key k checked against gate.KEYS: the number (or the text), or nil + why.
@@ -103,6 +120,11 @@ function gate.check_value(k, value)
   elseif spec.kind == "name" then
     if not v:match("^[%w%._%-]+$") then
       return nil, "may hold letters, digits, '.', '_' and '-' only"
+    end
+    return v, nil
+  elseif spec.kind == "models" then
+    if not gate.is_models(v) then
+      return nil, "GPU model names (letters, digits, '.', '_', '-') separated by '|'"
     end
     return v, nil
   else
@@ -133,13 +155,50 @@ local function split(s, sep)
   return out
 end
 
+-- gpu_model = "a100, v100": the models in order and as a set; nil + why for a bad name.
+local function read_models(c, v)
+  c.gpu_models, c.gpu_model_set = {}, {}
+  for _, m in ipairs(split(v, ",")) do
+    if not m:match("^[%w%._%-]+$") or m:match("^g%d+$") then
+      return "gpu_model: '" .. m .. "' is not a model name (letters, digits, '.', '_', '-';"
+        .. " g0..gN name GPU indices)"
+    end
+    c.gpu_models[#c.gpu_models + 1] = m
+    c.gpu_model_set[m] = true
+  end
+  return nil
+end
+
+-- gpu_memory_mib = "81920" (every model) or "a100:81920, v100:32768" (per model; the largest
+-- bounds a job without a model). nil + why when malformed.
+local function read_memory(c, v)
+  c.model_memory = {}
+  if v:match("^%d+$") then
+    c.gpu_memory_mib = tonumber(v)
+    return nil
+  end
+  local most = nil
+  for _, e in ipairs(split(v, ",")) do
+    local m, mib = e:match("^([^:%s]+)%s*:%s*(%d+)$")
+    if not m then
+      return "gpu_memory_mib: expected MiB or MODEL:MiB, not '" .. e .. "'"
+    end
+    c.model_memory[m] = tonumber(mib)
+    most = math.max(most or 0, tonumber(mib))
+  end
+  c.gpu_memory_mib = most or c.gpu_memory_mib
+  return nil
+end
+
 -- deepshare_gate.conf: "key = value" lines, '#' comments.
 function gate.load_conf(path)
   local c = {
     partitions = { batch = true },
     gpus_per_node = 8,
-    gpu_model = nil,
+    gpu_models = {}, -- the partitions' GPU models (gpu_model = a100, v100), in order
+    gpu_model_set = {},
     gpu_memory_mib = 81920,
+    model_memory = {}, -- MiB per model where gpu_memory_mib lists them
     operators = { [0] = true },
     require_association = true,
     max_gpus = nil,
@@ -148,6 +207,7 @@ function gate.load_conf(path)
   if not f then
     return c, "cannot read " .. path
   end
+  local bad = nil
   for line in f:lines() do
     line = trim((line:gsub("#.*$", "")))
     local k, v = line:match("^([%w_]+)%s*=%s*(.-)$")
@@ -162,17 +222,24 @@ function gate.load_conf(path)
         for _, u in ipairs(split(v, ",")) do
           c.operators[tonumber(u)] = true
         end
-      elseif k == "gpus_per_node" or k == "gpu_memory_mib" or k == "max_gpus" then
+      elseif k == "gpus_per_node" or k == "max_gpus" then
         c[k] = tonumber(v)
+      elseif k == "gpu_memory_mib" then
+        bad = bad or read_memory(c, v)
       elseif k == "gpu_model" then
-        c.gpu_model = v ~= "" and v or nil
+        bad = bad or read_models(c, v)
       elseif k == "require_association" then
         c.require_association = (v == "yes" or v == "true" or v == "1")
       end
     end
   end
   f:close()
-  return c, nil
+  for m, _ in pairs(c.model_memory) do
+    if not c.gpu_model_set[m] then
+      bad = bad or ("gpu_memory_mib: '" .. m .. "' is not in gpu_model")
+    end
+  end
+  return c, bad
 end
 
 -- "ds:k=v;k=v" -> table (nil when the text does not start with "ds:").
@@ -194,7 +261,7 @@ end
 
 -- Request keys in a fixed order, the rest sorted (same layout as src/slurm/record.cpp).
 function gate.format_record(t)
-  local order = { "v", "gpus", "n", "nr", "mem", "u", "begin", "trace" }
+  local order = { "v", "gpus", "n", "nr", "mem", "u", "begin", "trace", "gm" }
   local seen, parts = {}, {}
   for _, k in ipairs(order) do
     if t[k] ~= nil then
@@ -266,10 +333,15 @@ function gate.job_partitions(desc_partition, part_list)
   return {}
 end
 
+-- "a100, v100" for messages ("none" when the site lists no model).
+local function model_list(conf)
+  return #conf.gpu_models > 0 and table.concat(conf.gpu_models, ", ") or "none"
+end
+
 -- GPU entries of one TRES field, checked against what the user may write.
--- Returns count (nil when the field has no GPU entry), error message.
+-- Returns count (nil when the field has no GPU entry), error message, the model asked for.
 local function gpu_entries(conf, field, value)
-  local total, any = 0, false
+  local total, any, model = 0, false, nil
   for _, e in ipairs(gate.parse_tres(value)) do
     if e.name == "gpushare" then
       return nil, "the gpushare GRES is DeepShare's sharing slot: ask for whole GPUs (--gres=gpu:N)"
@@ -281,11 +353,17 @@ local function gpu_entries(conf, field, value)
       return nil,
         "GPU types g0..gN name GPU indices that DeepShare assigns: write --gres=gpu:" .. (e.count or 1)
     end
-    if e.type ~= nil and e.type ~= conf.gpu_model then
+    if e.type ~= nil and not conf.gpu_model_set[e.type] then
       return nil,
-        "this partition has no '" .. e.type .. "' GPUs" .. (conf.gpu_model and (" (its GPUs are " .. conf.gpu_model .. ")") or "")
-          .. ": write --gres=gpu:" .. (e.count or 1)
+        "this partition has no '" .. e.type .. "' GPUs (its GPU models: " .. model_list(conf)
+          .. "): write --gres=gpu:MODEL:" .. (e.count or 1) .. " with one of them, or --gres=gpu:"
+          .. (e.count or 1) .. " for any"
     end
+    if e.type ~= nil and model ~= nil and e.type ~= model then
+      return nil, "ask for GPUs of one model per job (" .. model .. " or " .. e.type
+        .. "), or --constraint='" .. model .. "|" .. e.type .. "' --gres=gpu:N for either"
+    end
+    model = e.type or model
     if e.count == nil or e.count < 1 or e.count ~= math.floor(e.count) then
       return nil, "'" .. value .. "' is not a whole number of GPUs"
     end
@@ -294,7 +372,29 @@ local function gpu_entries(conf, field, value)
   if not any then
     return nil, nil
   end
-  return total, nil
+  return total, nil, model
+end
+
+-- The model(s) a --constraint names: "a100" or "a100|v100" of listed models (nil when it
+-- names none of them: other features, and names the gate does not know, are Slurm's to
+-- honour); an error when it mixes listed models with anything else.
+function gate.constraint_models(conf, features)
+  if not set(features) or #conf.gpu_models == 0 then
+    return nil, nil
+  end
+  local names, known = {}, 0
+  for name in string.gmatch(features .. "|", "([^|]*)|") do
+    names[#names + 1] = name
+    known = known + (conf.gpu_model_set[name] and 1 or 0)
+  end
+  if known == 0 then
+    return nil, nil
+  end
+  if known ~= #names then
+    return nil, "--constraint='" .. features .. "': name GPU models only, one or several"
+      .. " separated by '|' (this partition's GPU models: " .. model_list(conf) .. ")"
+  end
+  return features, nil
 end
 
 -- The job's GPU request as one number of GPUs and a node count; nil + message when it
@@ -316,19 +416,30 @@ function gate.normalise(conf, d)
   if nodes and set(d.max_nodes) and d.max_nodes ~= nodes then
     return nil, "give an exact node count (-N " .. nodes .. ", not a range)"
   end
-  local per_node, per_job, per_task, err
-  per_node, err = gpu_entries(conf, "--gres/--gpus-per-node", d.tres_per_node)
+  local per_node, per_job, per_task, err, m1, m2, m3
+  per_node, err, m1 = gpu_entries(conf, "--gres/--gpus-per-node", d.tres_per_node)
   if err then
     return nil, err
   end
-  per_job, err = gpu_entries(conf, "--gpus", d.tres_per_job)
+  per_job, err, m2 = gpu_entries(conf, "--gpus", d.tres_per_job)
   if err then
     return nil, err
   end
-  per_task, err = gpu_entries(conf, "--gpus-per-task", d.tres_per_task)
+  per_task, err, m3 = gpu_entries(conf, "--gpus-per-task", d.tres_per_task)
   if err then
     return nil, err
   end
+  local model
+  model, err = gate.constraint_models(conf, d.features)
+  if err then
+    return nil, err
+  end
+  local typed = m1 or m2 or m3
+  if typed and model and typed ~= model then
+    return nil, "--gres asks for " .. typed .. " GPUs but --constraint for '" .. model
+      .. "': give the model once"
+  end
+  model = typed or model
   local forms = (per_node and 1 or 0) + (per_job and 1 or 0) + (per_task and 1 or 0)
   if forms > 1 then
     return nil, "give the GPUs one way: --gres=gpu:N (per node), -G N (per job) or --gpus-per-task"
@@ -400,7 +511,7 @@ function gate.normalise(conf, d)
   if total > gate.KEYS.gpus.max then
     return nil, total .. " GPUs: DeepShare schedules at most " .. gate.KEYS.gpus.max .. " per job"
   end
-  return { gpus = total, nodes = shape_n, notes = notes }, nil
+  return { gpus = total, nodes = shape_n, notes = notes, model = model }, nil
 end
 
 -- Checks the user's --comment keys (gate.KEYS, then the site's bounds); returns the record
@@ -451,7 +562,7 @@ function gate.other_partition(conf, d)
         if e.name == "gpu" and is_index_type(e.type) then
           return nil, "GPU types g0..gN name GPU indices reserved for DeepShare: write --gres=gpu:" .. (e.count or 1)
         end
-        if e.name == "gpu" and e.type ~= nil and e.type == conf.gpu_model then
+        if e.name == "gpu" and e.type ~= nil and conf.gpu_model_set[e.type] then
           e.type, changed = nil, true
         end
         items[#items + 1] = "gres:" .. e.name .. (e.type and (":" .. e.type) or "") .. ":" .. (e.count or 1)
@@ -521,6 +632,14 @@ function gate.submit(conf, d, part_list, now)
   end
   if rec.trace then
     admin.trace = rec.trace
+  end
+  if req.model then
+    admin.gm = req.model
+    local mib = conf.model_memory[req.model]
+    if mib and rec.mem and tonumber(rec.mem) > mib then
+      return nil, "--comment key mem= (GPU memory MiB) must be 1.." .. mib .. " on " .. req.model
+        .. " GPUs, not '" .. rec.mem .. "'", gate.E.ACCESS_DENIED
+    end
   end
   if set(d.begin_time) and d.begin_time > (now or 0) then
     admin.begin = string.format("%d", d.begin_time)

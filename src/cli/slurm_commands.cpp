@@ -37,6 +37,7 @@
 #include "slurm/accounts.hpp"
 #include "slurm/api.hpp"
 #include "slurm/controller.hpp"
+#include "slurm/models.hpp"
 #endif
 
 namespace ds {
@@ -182,6 +183,31 @@ void print_account(const std::vector<Tenant>& ts, const TenantTree& tree,
       print_account(ts, tree, accounts, k, depth + 1);
 }
 
+// GPUs per model on the partition's nodes (their Features that gpu_models lists), so that an
+// operator sees the controller will find the models the gate accepts; problems appended.
+void print_models(const slurm::ControllerConfig& cfg, const std::vector<slurm::NodeInfo>& nodes,
+                  std::vector<std::string>& problems) {
+  if (cfg.gpu_models.empty()) return;
+  std::map<std::string, int> gpus;
+  for (const auto& n : nodes) {
+    if (std::find(n.partitions.begin(), n.partitions.end(), cfg.partition) == n.partitions.end())
+      continue;
+    try {
+      gpus[slurm::node_model(n, cfg)] += n.gpus;
+    } catch (const InputError& e) {
+      problems.emplace_back(e.what());
+    }
+  }
+  std::printf("GPU models (node Features in gpu_models):");
+  for (const auto& [model, mib] : cfg.gpu_models) {
+    std::printf(" %s %d GPUs", model.c_str(), gpus[model]);
+    if (gpus[model] == 0)
+      problems.push_back("no node of partition " + cfg.partition + " has Feature " + model +
+                         " (gpu_models)");
+  }
+  std::printf(", untyped %d GPUs\n", gpus[""]);
+}
+
 int cmd_slurm_check() {
   slurm::ControllerConfig cfg;
   if (!g_args.config.empty()) cfg = slurm::load_controller_config(g_args.config);
@@ -189,7 +215,8 @@ int cmd_slurm_check() {
   const auto assocs = api.associations(cfg.quota_tres);
   if (!assocs) throw InputError("cannot read Slurm's associations: " + api.last_error());
   int gpus = -1;
-  if (const auto nodes = api.nodes()) {
+  const auto nodes = api.nodes();
+  if (nodes) {
     gpus = 0;
     for (const auto& n : *nodes)
       if (std::find(n.partitions.begin(), n.partitions.end(), cfg.partition) != n.partitions.end())
@@ -202,10 +229,11 @@ int cmd_slurm_check() {
     tenants.back().id = TenantId(static_cast<std::uint32_t>(tenants.size() - 1));
     tenants.back().name = name;
   }
-  const auto problems = slurm::apply_accounts(tenants, accounts, gpus);
+  auto problems = slurm::apply_accounts(tenants, accounts, gpus);
   const TenantTree tree(tenants);
   std::printf("partition %s: %d GPUs; quotas from GrpTRES=%s=N\n", cfg.partition.c_str(), gpus,
               cfg.quota_tres.c_str());
+  if (nodes) print_models(cfg, *nodes, problems);
   std::printf("%-24s %9s %10s %8s\n", "account", "GrpTRES", "guaranteed", "subtree");
   for (std::size_t t = 0; t < tenants.size(); ++t)
     if (!tenants[t].parent.valid()) print_account(tenants, tree, accounts, t, 0);

@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "slurm/adapter.hpp"
+#include "slurm/models.hpp"
 
 namespace ds::slurm {
 namespace {
@@ -80,7 +81,7 @@ SlurmAdapter::SlurmAdapter(const ControllerConfig& cfg, driver::Log& log, driver
                            driver::Fence& fence, slurm::Actuator& act, Tenants& tenants)
     : cfg_(cfg), log_(log), journal_(journal), fence_(fence), act_(act), tenants_(tenants) {}
 
-void SlurmAdapter::load_nodes(const std::vector<NodeInfo>& nodes, std::int64_t gpu_memory_mib) {
+void SlurmAdapter::load_nodes(const std::vector<NodeInfo>& nodes) {
   for (const auto& n : nodes) {
     if (std::find(n.partitions.begin(), n.partitions.end(), cfg_.partition) == n.partitions.end())
       continue;
@@ -91,7 +92,8 @@ void SlurmAdapter::load_nodes(const std::vector<NodeInfo>& nodes, std::int64_t g
     node.name = n.name;
     node.gpus = n.gpus;
     node.first_gpu = cluster_.total_gpus();
-    node.gpu_memory_mib = gpu_memory_mib;
+    node.gpu_type = node_model(n, cfg_);
+    node.gpu_memory_mib = model_memory_mib(node.gpu_type, cfg_);
     node_index_[n.name] = cluster_.nodes.size();
     cluster_.nodes.push_back(node);
   }
@@ -145,7 +147,7 @@ std::optional<SlurmAdapter::View> SlurmAdapter::view_of(const JobInfo& j, const 
   }
   RecordLimits limits;
   limits.max_gpus = cluster_.total_gpus();
-  limits.max_mem_mib = static_cast<double>(cfg_.gpu_memory_mib);
+  limits.max_mem_mib = static_cast<double>(max_memory_mib(cfg_));
   View v;
   v.j = &j;
   v.ref = ref;
@@ -279,6 +281,7 @@ bool SlurmAdapter::admit(const View& v) {
     return false;
   }
   const Request& req = v.record.request;
+  if (!admit_model(v)) return false;
   const bool preemptible = !req.no_requeue && j.requeue && j.batch;
   const int quota = tenants_.list()[t.index()].quota_gpus;
   if (!preemptible && j.state == JobState::Pending && j.restarts == 0 && req.gpus > quota) {
@@ -293,6 +296,30 @@ bool SlurmAdapter::admit(const View& v) {
   return true;
 }
 
+// A job's GPU model (gm=): refused when no node of the partition can ever run it; not
+// enforced (reported once) when the controller lists no gpu_models.
+bool SlurmAdapter::admit_model(const View& v) {
+  const Request& req = v.record.request;
+  if (req.gpu_model.empty()) return true;
+  if (cfg_.gpu_models.empty()) {
+    if (!model_ignored_) {
+      model_ignored_ = true;
+      log_.warn("gpu_model_ignored",
+                {{"job", v.ref},
+                 {"gpu_model", req.gpu_model},
+                 {"detail",
+                  "jobs ask for GPU models but gpu_models is not configured: nodes are "
+                  "untyped and models are not enforced"}});
+    }
+    return true;
+  }
+  const std::string why =
+      model_refusal(req.gpu_model, req.gpus, req.nodes, cluster_, cfg_.partition);
+  if (why.empty()) return true;
+  if (v.j->state == JobState::Pending) refuse(v, why);
+  return false;
+}
+
 JobSpec SlurmAdapter::spec_of(const View& v) const {
   const JobInfo& j = *v.j;
   const Request& req = v.record.request;
@@ -302,6 +329,9 @@ JobSpec SlurmAdapter::spec_of(const View& v) const {
   spec.gpus = req.gpus;
   spec.gpu_util = req.util;
   spec.gpu_memory_mib = req.mem_mib;
+  // Node models exist only with gpu_models configured (models.hpp): without them a model
+  // constraint could never be met, so it is left out, as the gate's single-model sites need.
+  if (!cfg_.gpu_models.empty()) spec.gpu_type = req.gpu_model;
   spec.preemptible = !req.no_requeue && j.requeue && j.batch;
   // A job whose GRES request is already written keeps its GPU indices and kind for good
   // (gres.hpp): it cannot be colocated.

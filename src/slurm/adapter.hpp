@@ -7,7 +7,7 @@
 //    array tasks expanded, Slurm's states mapped to phases, the pin of the current run
 //    (restart count) as the run's decision; new jobs are admitted here or refused (unknown
 //    account, a job that cannot be requeued beyond its quota, a GRES request DeepShare did
-//    not write); a record with a newer epoch deposes this controller;
+//    not write, a GPU model no node has); a record with a newer epoch deposes this controller;
 //  - eligible(): Slurm's own rules for a pending job: not held by its user, dependencies
 //    satisfied, its --begin passed, its array's %N throttle not reached, and (a job whose GRES
 //    request is fixed) its GPU indices idle on some node;
@@ -49,8 +49,9 @@ class SlurmAdapter final : public driver::Actuator {
  public:
   SlurmAdapter(const ControllerConfig& cfg, driver::Log& log, driver::Journal& journal,
                driver::Fence& fence, slurm::Actuator& act, Tenants& tenants);
-  // The partition's nodes (from Slurm's node list at start); throws InputError when none.
-  void load_nodes(const std::vector<NodeInfo>& nodes, std::int64_t gpu_memory_mib);
+  // The partition's nodes (from Slurm's node list at start), with their GPU models (the
+  // Features that gpu_models lists, models.hpp); throws InputError when none.
+  void load_nodes(const std::vector<NodeInfo>& nodes);
   [[nodiscard]] const Cluster& cluster() const { return cluster_; }
   [[nodiscard]] NodeId node_id(const std::string& name) const {
     return NodeId(static_cast<std::uint32_t>(node_index_.at(name)));
@@ -132,6 +133,7 @@ class SlurmAdapter final : public driver::Actuator {
   [[nodiscard]] std::optional<View> view_of(const JobInfo& j, const std::string& ref,
                                             std::uint32_t array_job);
   bool admit(const View& v);
+  bool admit_model(const View& v);
   driver::EngineJob engine_job(const View& v, bool fresh) const;
   JobSpec spec_of(const View& v) const;
   [[nodiscard]] Placement placement_of(const JobInfo& j) const;
@@ -173,6 +175,7 @@ class SlurmAdapter final : public driver::Actuator {
   std::set<std::string> untrusted_;  // jobs whose Comment carried pin keys (logged once)
   AdapterCounters counters_;
   bool tenants_refreshed_ = false;
+  bool model_ignored_ = false;  // gpu_model_ignored reported
   std::int64_t decision_seq_ = 0;
   int kill_wait_s_ = 30;
   driver::DriverClock clock_;

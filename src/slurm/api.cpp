@@ -6,6 +6,7 @@
 #include <slurm/slurmdb.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -32,6 +33,17 @@ constexpr std::uint16_t kEnforceSafe = 1u << 4;
 
 std::string str(const char* s) {
   return s ? s : "";
+}
+
+// "a,b" -> {a, b} (empty items dropped).
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  for (std::size_t p = 0; p < s.size();) {
+    const std::size_t e = std::min(s.find(',', p), s.size());
+    if (e > p) out.push_back(s.substr(p, e - p));
+    p = e + 1;
+  }
+  return out;
 }
 
 std::vector<std::string> expand(const char* list) {
@@ -236,12 +248,10 @@ std::optional<std::vector<NodeInfo>> SlurmApi::nodes() {
     o.usable = base != NODE_STATE_DOWN && base != NODE_STATE_FUTURE &&
                !(n.node_state & (NODE_STATE_DRAIN | NODE_STATE_NO_RESPOND | NODE_STATE_FAIL));
     o.state = str(slurm_node_state_string(n.node_state));
-    std::string parts = str(n.partitions);
-    for (std::size_t p = 0; p < parts.size();) {
-      std::size_t e = parts.find(',', p);
-      o.partitions.push_back(parts.substr(p, e == std::string::npos ? std::string::npos : e - p));
-      p = e == std::string::npos ? parts.size() : e + 1;
-    }
+    o.partitions = split_list(str(n.partitions));
+    // Active features: the ones a node has now (they differ from `features` only on nodes
+    // whose features a node_features plugin changes); DeepShare reads GPU models from them.
+    o.features = split_list(str(n.features_act).empty() ? str(n.features) : str(n.features_act));
     out.push_back(std::move(o));
   }
   slurm_free_node_info_msg(msg);

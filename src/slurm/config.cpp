@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "slurm/record.hpp"
 
 namespace ds::slurm {
 namespace {
@@ -49,12 +50,27 @@ void read_knobs(const YAML::Node& t, Tenant& tenant, const std::string& where) {
         seconds_of(t["checkpoint_interval_s"], where, "checkpoint_interval_s");
 }
 
+// `gpu_models: {a100: 81920, ...}`: model names as the gate writes them, memory per GPU.
+void read_gpu_models(const YAML::Node& m, ControllerConfig& c, const std::string& path) {
+  const std::string where = path + ": gpu_models";
+  if (!m.IsMap()) throw InputError(where + ": expected a mapping of model: memory MiB per GPU");
+  for (const auto& kv : m) {
+    const auto name = kv.first.as<std::string>();
+    if (!is_gpu_model(name))
+      throw InputError(where + ": '" + name +
+                       "' is not a model name (letters, digits, '.', '_', '-'; g0..gN name GPU "
+                       "indices)");
+    c.gpu_models[name] = static_cast<std::int64_t>(
+        number(kv.second, where, ("memory of " + name).c_str(), 1, 1 << 30));
+  }
+}
+
 // The controller's own keys (everything but the tenants).
 void read_settings(const YAML::Node& root, ControllerConfig& c, const std::string& path) {
   check_keys(root,
              {"partition", "policy", "options", "time_scale", "poll_ms", "metrics", "journal",
-              "state_dir", "gpu_memory_mib", "start_margin_s", "tenant_source", "quota_tres",
-              "tenants_refresh_s", "tenant_defaults", "tenants"},
+              "state_dir", "gpu_memory_mib", "gpu_models", "start_margin_s", "tenant_source",
+              "quota_tres", "tenants_refresh_s", "tenant_defaults", "tenants"},
              path);
   if (root["partition"]) c.partition = root["partition"].as<std::string>();
   if (root["policy"]) c.policy = root["policy"].as<std::string>();
@@ -70,6 +86,7 @@ void read_settings(const YAML::Node& root, ControllerConfig& c, const std::strin
   if (root["gpu_memory_mib"])
     c.gpu_memory_mib = static_cast<std::int64_t>(
         number(root["gpu_memory_mib"], path, "gpu_memory_mib", 1, 1 << 30));
+  if (root["gpu_models"]) read_gpu_models(root["gpu_models"], c, path);
   if (root["start_margin_s"])
     c.start_margin_s = number(root["start_margin_s"], path, "start_margin_s", 0, 86400);
   if (root["quota_tres"]) c.quota_tres = root["quota_tres"].as<std::string>();

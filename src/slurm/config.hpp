@@ -10,7 +10,11 @@
 //   journal: /var/lib/deepshare/journal.log   # append-only decision log + clock
 //   state_dir: /var/lib/deepshare   # the leader lease (lease.hpp): one active controller per
 //                               # cluster, the others wait as hot standbys (empty: no lease)
-//   gpu_memory_mib: 24576       # per GPU (Slurm does not report it)
+//   gpu_memory_mib: 24576       # per GPU (Slurm does not report it), of nodes without a model
+//   gpu_models: {a100: 81920, v100: 32768}   # GPU models -> memory MiB per GPU: a node whose
+//                               # Slurm Features name one of them has GPUs of that model; a
+//                               # job's gm= (the gate) then runs only on nodes of its model.
+//                               # Empty (the default): nodes untyped, models not enforced
 //   start_margin_s: 30          # a start or preemption Slurm has not carried out after
 //                               # KillWait (read from Slurm) + this margin has failed
 //   tenant_source: slurm        # slurm: every account with an association is a tenant, its
@@ -56,6 +60,7 @@ struct ControllerConfig {
   std::string journal;
   std::string state_dir;  // leader lease + epoch; empty: no lease
   std::int64_t gpu_memory_mib = kDefaultGpuMemoryMib;
+  std::map<std::string, std::int64_t> gpu_models;  // model (a node Feature) -> MiB per GPU
   double start_margin_s = 30;
   TenantSource tenant_source = TenantSource::Slurm;
   std::string quota_tres = "gres/gpu";

@@ -3,6 +3,7 @@
 // overflow: the same inputs the fuzz target fuzz_controller_config feeds).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "core/error.hpp"
@@ -18,6 +19,7 @@ const char* const kValid =
     "time_scale: 10\n"
     "poll_ms: 250\n"
     "start_margin_s: 12.5\n"
+    "gpu_models: {a100: 81920, V100M16: 16384}\n"
     "tenant_source: config\n"
     "tenant_defaults: {slo_queue_s: 1.005, checkpoint_interval_s: 1800}\n"
     "tenants:\n"
@@ -43,6 +45,8 @@ TEST(ControllerConfig, ReadsWhatIsWritten) {
   EXPECT_DOUBLE_EQ(c.time_scale, 10);
   EXPECT_EQ(c.poll_ms, 250);
   EXPECT_DOUBLE_EQ(c.start_margin_s, 12.5);
+  EXPECT_EQ(c.gpu_models,
+            (std::map<std::string, std::int64_t>{{"V100M16", 16384}, {"a100", 81920}}));
   ASSERT_EQ(c.tenants.size(), 2u);
   EXPECT_EQ(c.tenants[0].account, "alpha");  // accounts are lower case, as Slurm's
   EXPECT_EQ(c.tenants[0].tenant.quota_gpus, 8);
@@ -67,6 +71,12 @@ TEST(ControllerConfig, BadValuesNameTheFileAndTheField) {
       {"poll_ms: 1e300\n" + base, "poll_ms must be in"},
       {"gpu_memory_mib: -1\n" + base, "gpu_memory_mib must be in"},
       {"start_margin_s: 90000\n" + base, "start_margin_s must be in"},
+      {"gpu_models: [a100]\n" + base, "ctl.yaml: gpu_models: expected a mapping"},
+      {"gpu_models: {a100: 0}\n" + base, "gpu_models: memory of a100 must be in"},
+      {"gpu_models: {a100: .nan}\n" + base, "gpu_models: memory of a100 must be in"},
+      {"gpu_models: {g3: 8000}\n" + base, "gpu_models: 'g3' is not a model name"},
+      {"gpu_models: {'a|b': 8000}\n" + base, "gpu_models: 'a|b' is not a model name"},
+      {"gpu_models: {a100: [1]}\n" + base, "ctl.yaml: "},
       {"tenants_refresh_s: 0\n" + base, "tenants_refresh_s must be in"},
       {"tenant_defaults: {slo_queue_s: .inf}\n" + base, "tenant_defaults: slo_queue_s must be in"},
       {"tenant_defaults: {max_slowdown: 0.5}\n" + base, "tenant_defaults: max_slowdown must be in"},

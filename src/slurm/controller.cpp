@@ -103,7 +103,7 @@ void Controller::init() {
   if (!nodes) throw InputError("cannot read Slurm nodes: " + ports_.source->last_error());
   adapter_ =
       std::make_unique<SlurmAdapter>(cfg_, log_, journal_, fence_, *ports_.actuator, tenants_);
-  adapter_->load_nodes(*nodes, cfg_.gpu_memory_mib);
+  adapter_->load_nodes(*nodes);
   adapter_->set_kill_wait_s(loop_.slurm.kill_wait_s);
   adapter_->refresh_tenants = [this] {
     if (cfg_.tenant_source == TenantSource::Slurm) load_tenants(false);

@@ -56,7 +56,7 @@ FakeCluster::Job* FakeCluster::find(const std::string& ref) {
 }
 
 std::uint32_t FakeCluster::submit(const std::string& account, int gpus, std::int64_t run_ms,
-                                  bool requeue) {
+                                  bool requeue, const std::string& gpu_model) {
   const auto id = static_cast<std::uint32_t>(stats_.size() + 1);
   Job j;
   JobInfo& i = j.info;
@@ -74,9 +74,10 @@ std::uint32_t FakeCluster::submit(const std::string& account, int gpus, std::int
   i.eligible_s = kParkedBegin;
   i.admin_comment =
       "ds:v=1;gpus=" + std::to_string(gpus) + ";n=1;nr=" + (requeue ? "0" : "1") + ";u=40;mem=4000";
+  if (!gpu_model.empty()) i.admin_comment += ";gm=" + gpu_model;
   j.run_ms = run_ms;
   jobs_[id] = j;
-  stats_.push_back({account, gpus, 0, 0, 0, false, false, {}});
+  stats_.push_back({account, gpus, 0, 0, 0, false, false, {}, {}});
   changed();
   return id;
 }
@@ -200,6 +201,7 @@ void FakeCluster::schedule() {
       use[node].slots |= a.slots;
     }
     if (stats_[i.id - 1].starts++ == 0) stats_[i.id - 1].first_start_ms = now_;
+    for (const auto& node : nodes) stats_[i.id - 1].ran_on.push_back(node);
     check_pin(*j);
     changed();
   }
@@ -231,6 +233,9 @@ std::optional<std::vector<NodeInfo>> FakeCluster::nodes() {
     i.usable = node_up_[static_cast<std::size_t>(n)];
     i.state = i.usable ? "IDLE" : "DOWN";
     i.partitions = {o_.partition};
+    const auto k = static_cast<std::size_t>(n);
+    if (k < o_.node_features.size() && !o_.node_features[k].empty())
+      i.features = {o_.node_features[k]};
     out.push_back(i);
   }
   return out;

@@ -50,6 +50,8 @@ struct FakeOptions {
   double p_reply_lost = 0;
   double p_stale_read = 0;
   std::uint64_t seed = 1;
+  // Slurm Features of node i (node1 = [0]; GPU models, docs/slurm.md); missing: none.
+  std::vector<std::string> node_features;
 };
 
 struct FakeJobStats {
@@ -60,7 +62,8 @@ struct FakeJobStats {
   std::int64_t first_start_ms = 0;
   bool completed = false;
   bool cancelled = false;
-  std::string refusal;  // the reason DeepShare recorded (x=) when it cancelled the job
+  std::string refusal;              // the reason DeepShare recorded (x=) when it cancelled the job
+  std::vector<std::string> ran_on;  // the nodes of every start, in order
 };
 
 class FakeCluster final : public ClusterSource, public Actuator, public driver::Clock {
@@ -79,9 +82,9 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   std::int64_t now_ms() override { return now_; }
 
   // --- the world ---
-  // A job as the gate leaves it; returns its id.
+  // A job as the gate leaves it (with gm=`gpu_model` when not empty); returns its id.
   std::uint32_t submit(const std::string& account, int gpus, std::int64_t run_ms,
-                       bool requeue = true);
+                       bool requeue = true, const std::string& gpu_model = "");
   // Moves time forward, running Slurm's own transitions on the way.
   void advance(std::int64_t ms);
   void user_cancel(std::uint32_t id);

@@ -42,6 +42,7 @@ ReloadPlan plan_reload(const ControllerConfig& a, const ControllerConfig& b) {
   restart(a.metrics != b.metrics, "metrics");
   restart(a.journal != b.journal, "journal");
   restart(a.gpu_memory_mib != b.gpu_memory_mib, "gpu_memory_mib");
+  restart(a.gpu_models != b.gpu_models, "gpu_models");
   restart(a.tenant_source != b.tenant_source, "tenant_source");
   restart(a.quota_tres != b.quota_tres, "quota_tres");
   auto live = [&](bool differs, const char* key) {

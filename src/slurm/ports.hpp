@@ -85,6 +85,7 @@ struct NodeInfo {
   bool usable = true;  // not down, drained or unresponsive
   std::string state;
   std::vector<std::string> partitions;
+  std::vector<std::string> features;  // Slurm Features (active ones where Slurm has them)
 };
 
 struct SlurmConfig {

@@ -13,8 +13,8 @@
 namespace ds::slurm {
 namespace {
 
-constexpr std::array<const char*, 8> kRequestOrder = {"v",   "gpus", "n",     "nr",
-                                                      "mem", "u",    "begin", "trace"};
+constexpr std::array<const char*, 9> kRequestOrder = {"v", "gpus",  "n",     "nr", "mem",
+                                                      "u", "begin", "trace", "gm"};
 
 std::string trim(const std::string& s) {
   const auto a = s.find_first_not_of(" \t");
@@ -43,6 +43,16 @@ bool is_name(std::string_view v) {
   });
 }
 
+// "A" or "A|B": names separated by '|', none empty (gate.is_models).
+bool is_models(std::string_view v) {
+  for (std::size_t at = 0;;) {
+    const std::size_t bar = v.find('|', at);
+    if (!is_name(v.substr(at, bar == std::string_view::npos ? bar : bar - at))) return false;
+    if (bar == std::string_view::npos) return true;
+    at = bar + 1;
+  }
+}
+
 // The grammar of gate.check_value (deploy/slurm/job_submit.lua), kind by kind.
 bool well_formed(const RecordKey& k, const std::string& v) {
   if (k.kind == "int")
@@ -55,6 +65,7 @@ bool well_formed(const RecordKey& k, const std::string& v) {
   }
   if (k.kind == "flag") return v == "0" || v == "1";
   if (k.kind == "name") return is_name(v);
+  if (k.kind == "models") return is_models(v);
   return true;  // text, gpus: checked where they are read
 }
 
@@ -187,6 +198,11 @@ std::optional<Record> parse_record(const std::string& text, const RecordLimits& 
       bad("trace", it->second, "letters, digits, '.', '_' and '-' only");
     r.request.trace = it->second;
   }
+  if (auto it = f.find("gm"); it != f.end()) {
+    if (!well_formed(spec("gm"), it->second))
+      bad("gm", it->second, "GPU model names (letters, digits, '.', '_', '-') separated by '|'");
+    r.request.gpu_model = it->second;
+  }
   if (f.count("r")) {
     Pin p;
     p.restart = static_cast<std::uint32_t>(integer(f, "r", 0));
@@ -231,6 +247,11 @@ bool has_pin_keys(const std::string& comment) {
   for (const RecordKey& k : kRecordKeys)
     if (k.writer == "pin" && f.count(std::string(k.name))) return true;
   return false;
+}
+
+bool is_gpu_model(std::string_view name) {
+  const bool index_type = name.size() >= 2 && name[0] == 'g' && digits(name.substr(1));
+  return is_name(name) && !index_type;  // g0..gN name GPU indices on DeepShare's nodes
 }
 
 std::optional<std::int64_t> comment_begin(const std::string& comment) {

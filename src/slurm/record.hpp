@@ -10,6 +10,7 @@
 //     mem GPU memory MiB per GPU, u GPU utilisation % (hints for sharing)
 //     begin  the user's --begin (Unix seconds); the job itself waits parked (BeginTime 2100)
 //     trace  replay only: the trace job it stands in for
+//     gm  the GPU model(s) the job needs: "a100" or "a100|v100" (JobSpec::gpu_type)
 //   the controller, when it starts the job (the pin):
 //     r  restart count the pin belongs to (a pin with r != Slurm's Restarts is stale)
 //     b  1 = borrowed (preemptible)      s  1 = shared (colocated on a partner's GPUs)
@@ -52,6 +53,7 @@ struct Request {
   double util = -1;    // -1: unknown
   std::int64_t begin_s = 0;
   std::string trace;
+  std::string gpu_model;  // gm: "" any model, "A" or "A|B" (names: is_gpu_model)
 };
 
 // The controller's pin.
@@ -93,5 +95,9 @@ bool has_pin_keys(const std::string& comment);
 std::optional<std::int64_t> comment_begin(const std::string& comment);
 
 std::string mask_to_list(std::uint64_t mask);  // 0b1011 -> "0,1,3"
+
+// A GPU model name as the gate and the controller's gpu_models accept it: letters, digits,
+// '.', '_', '-' (no '|': that separates alternatives in gm=), and not a GPU index type g0..gN.
+bool is_gpu_model(std::string_view name);
 
 }  // namespace ds::slurm

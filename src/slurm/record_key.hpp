@@ -12,7 +12,7 @@ namespace ds::slurm {
 struct RecordKey {
   std::string_view name;
   std::string_view writer;  // user (--comment at submit), gate, pin (the controller)
-  std::string_view kind;    // int, num, flag, name, text, gpus
+  std::string_view kind;    // int, num, flag, name, models, text, gpus
   long long min = 0;
   long long max = 0;
 };

@@ -52,6 +52,31 @@ TEST(Record, GateRequestAndPinRoundTrip) {
   EXPECT_EQ(parse_record(format_fields(f))->request.gpus, 4);
 }
 
+// gm= (the job's GPU model, written by the gate) survives a pin being written and cleared,
+// and comes after the gate's other keys, as the gate lays it out (gate.format_record).
+TEST(Record, TheGpuModelRoundTripsWithThePin) {
+  const std::string gate = "ds:v=1;gpus=2;n=1;nr=0;gm=V100M16|V100M32";
+  auto r = parse_record(gate);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->request.gpu_model, "V100M16|V100M32");
+  EXPECT_EQ(format_fields(parse_fields(gate)), gate);
+  RecordFields f = parse_fields(gate);
+  Pin p;
+  p.gpus = {{"node2", 0b11}};
+  write_pin(f, p);
+  const std::string text = format_fields(f);
+  EXPECT_EQ(text.rfind(gate + ";", 0), 0u) << text;
+  EXPECT_EQ(parse_record(text)->request.gpu_model, "V100M16|V100M32");
+  clear_pin(f);
+  EXPECT_EQ(parse_record(format_fields(f))->request.gpu_model, "V100M16|V100M32");
+  EXPECT_EQ(parse_record("ds:v=1;gpus=2")->request.gpu_model, "");  // any model
+  EXPECT_THROW(parse_record("ds:v=1;gpus=2;gm=a100|"), InputError);
+  EXPECT_TRUE(is_gpu_model("a100_80g.sxm-4"));
+  EXPECT_FALSE(is_gpu_model("g3"));  // a GPU index type on DeepShare's nodes
+  EXPECT_FALSE(is_gpu_model("a100|v100"));
+  EXPECT_FALSE(is_gpu_model(""));
+}
+
 TEST(Record, ValuesAreCheckedWithRanges) {
   EXPECT_FALSE(parse_record("my own comment"));
   EXPECT_FALSE(parse_record("ds:u=40"));  // no request: not a gate record

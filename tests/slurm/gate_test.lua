@@ -17,8 +17,8 @@ f:write([[
 # test configuration
 partitions = batch, gpu2   # two DeepShare partitions
 gpus_per_node = 4
-gpu_model = a100
-gpu_memory_mib = 24576
+gpu_model = a100, v100     # two models
+gpu_memory_mib = a100:24576, v100:16384
 max_gpus = 16
 operators = 0, 64030
 require_association = yes
@@ -68,7 +68,27 @@ end
 -- config
 check("conf: partitions", conf.partitions.batch and conf.partitions.gpu2 and not conf.partitions.other)
 check("conf: operators", conf.operators[0] and conf.operators[64030])
-check("conf: numbers", conf.gpus_per_node == 4 and conf.max_gpus == 16 and conf.gpu_model == "a100")
+check("conf: numbers", conf.gpus_per_node == 4 and conf.max_gpus == 16)
+check("conf: models in order, memory per model (the largest bounds mem=)",
+  table.concat(conf.gpu_models, ",") == "a100,v100" and conf.model_memory.v100 == 16384
+    and conf.gpu_memory_mib == 24576)
+local function conf_text(text)
+  local path = os.tmpname()
+  local cf = assert(io.open(path, "w"))
+  cf:write(text)
+  cf:close()
+  local c, err = gate.load_conf(path)
+  os.remove(path)
+  return c, err
+end
+local one = conf_text("gpu_model = a100\ngpu_memory_mib = 81920\n")
+check("conf: one model, one memory (the old form)", one.gpu_model_set.a100 and one.gpu_memory_mib == 81920)
+local _, e1 = conf_text("gpu_model = a100, g3\n")
+check("conf: an index type is not a model", e1 and e1:find("gpu_model") and e1:find("g3"), e1)
+local _, e2 = conf_text("gpu_model = a100\ngpu_memory_mib = h100:8000\n")
+check("conf: memory of an unlisted model refused", e2 and e2:find("h100"), e2)
+local _, e3 = conf_text("gpu_model = a100\ngpu_memory_mib = a100=8000\n")
+check("conf: malformed memory refused, naming the key", e3 and e3:find("gpu_memory_mib"), e3)
 local _, missing = gate.load_conf("/nonexistent/deepshare_gate.conf")
 check("conf: a missing file is an error", missing ~= nil)
 
@@ -83,9 +103,40 @@ check("record layout", ch.admin_comment == "ds:v=1;gpus=2;n=1;nr=0", ch.admin_co
 
 -- every form of GPU request
 ch = submit({ tres_per_node = "gres:gpu:a100:3" })
-check("gpu:a100:3 -> 3", ch and rec(ch).gpus == "3")
-ch, msg = submit({ tres_per_node = "gres:gpu:v100:3" })
-check("gpu:v100 refused with the model", ch == nil and msg:find("a100"), msg)
+check("gpu:a100:3 -> 3 GPUs, model a100 recorded, GRES untyped (cleared)",
+  ch and rec(ch).gpus == "3" and rec(ch).gm == "a100" and ch.tres_per_node == "")
+check("gm comes last in the record", ch and ch.admin_comment == "ds:v=1;gpus=3;n=1;nr=0;gm=a100",
+  ch and ch.admin_comment)
+ch = submit({ tres_per_node = "gres:gpu:v100:2" })
+check("gpu:v100:2: the other model", ch and rec(ch).gm == "v100" and rec(ch).gpus == "2")
+ch = submit({ tres_per_job = "gres:gpu:v100:2" })
+check("-G v100:2: the model from --gpus too", ch and rec(ch).gm == "v100")
+ch, msg = submit({ tres_per_node = "gres:gpu:h100:3" })
+check("gpu:h100 refused, naming the partition's models", ch == nil and msg:find("'h100'")
+  and msg:find("a100, v100"), msg)
+ch, msg = submit({ tres_per_node = "gres:gpu:a100:1,gres:gpu:v100:1" })
+check("two models in one request refused", ch == nil and msg:find("one model"), msg)
+ch = submit({ tres_per_node = "gres:gpu:2", features = "v100" })
+check("--constraint=v100: the model", ch and rec(ch).gm == "v100")
+ch = submit({ tres_per_node = "gres:gpu:2", features = "a100|v100" })
+check("--constraint='a100|v100': alternatives", ch and rec(ch).gm == "a100|v100")
+ch = submit({ tres_per_node = "gres:gpu:2", features = "bigmem" })
+check("--constraint of another feature: no model (Slurm's)", ch and rec(ch).gm == nil)
+ch, msg = submit({ tres_per_node = "gres:gpu:2", features = "a100|bigmem" })
+check("--constraint mixing a model and a feature refused", ch == nil and msg:find("constraint"), msg)
+ch, msg = submit({ tres_per_node = "gres:gpu:a100:2", features = "v100" })
+check("--gres model and another --constraint model refused", ch == nil and msg:find("once"), msg)
+ch = submit({ tres_per_node = "gres:gpu:a100:2", features = "a100" })
+check("--gres model and the same --constraint", ch and rec(ch).gm == "a100")
+ch, msg = submit({ tres_per_node = "gres:gpu:v100:1", comment = "ds:mem=20000" })
+check("mem= bounded by the model's memory", ch == nil and msg:find("16384") and msg:find("v100"), msg)
+ch = submit({ tres_per_node = "gres:gpu:a100:1", comment = "ds:mem=20000" })
+check("... and within the other model's", ch and rec(ch).mem == "20000")
+ch, msg = submit({ tres_per_node = "gres:gpu:1", comment = "ds:gm=v100" })
+check("gm= in --comment refused (the gate writes it)", ch == nil and msg:find("gm"), msg)
+check("gm: a model, alternatives, never empty names",
+  gate.check_value("gm", "a100") and gate.check_value("gm", "V100M16|V100M32")
+    and not gate.check_value("gm", "a100|") and not gate.check_value("gm", "a b"))
 ch, msg = submit({ tres_per_node = "gres:gpu:g1:1" })
 check("index type refused", ch == nil and msg:find("indices"), msg)
 ch, msg = submit({ tres_per_job = "gres:gpu:3" })
@@ -288,7 +339,7 @@ local desc = job({ tres_per_node = "gres:gpu:2" })
 messages = {}
 check("slurm_job_submit accepts", slurm_job_submit(desc, parts, 1001) == 0)
 check("slurm_job_submit writes the record", desc.admin_comment == "ds:v=1;gpus=2;n=1;nr=0" and desc.tres_per_node == "")
-desc = job({ tres_per_node = "gres:gpu:v100:1" })
+desc = job({ tres_per_node = "gres:gpu:h100:1" })
 messages = {}
 check("slurm_job_submit refuses", slurm_job_submit(desc, parts, 1001) == gate.E.INVALID_GRES)
 check("the refusal reaches the user", #messages == 1 and messages[1]:find("^DeepShare: "), messages[1])
