@@ -6,6 +6,7 @@
 #include <string>
 
 #include "baselines/slurm_backfill.hpp"
+#include "baselines/slurm_queue.hpp"
 #include "core/error.hpp"
 #include "policy/placement.hpp"
 
@@ -23,18 +24,6 @@ struct JobState {
   NodeGpus gpus;        // while running: GPUs per node
   Placement placement;  // while running
   WaitReason said = WaitReason::None;
-};
-
-// The queue order of sort_job_queue2: priority desc, then submit time, then job id.
-struct Key {
-  std::uint32_t priority;
-  Time submit;
-  JobId job;
-  bool operator<(const Key& o) const {
-    if (priority != o.priority) return priority > o.priority;
-    if (submit != o.submit) return submit < o.submit;
-    return job < o.job;
-  }
 };
 
 // What a backfill or main-pass test concluded for a job.
@@ -128,13 +117,7 @@ class Slurm final : public Policy {
     last_tick_ = t;
     next_tick_ = t + cfg_.priority.calc_period;
     if (queue_.empty()) return;
-    std::set<Key> q;
-    for (const Key& k : queue_) {
-      JobState& j = st_[k.job];
-      j.priority = priority_of(jobs_[k.job.index()], j, t);
-      q.insert(Key{j.priority, j.order_submit, k.job});
-    }
-    queue_ = std::move(q);
+    queue_.settle();  // every pending job's priority is now the one at t (slurm_queue.hpp)
     dirty_ = true;
   }
 
@@ -156,6 +139,25 @@ class Slurm final : public Policy {
     in.cluster_nodes = nodes_;
     in.cluster_gpus = total_gpus_;
     return slurm_priority(cfg_.priority, in);
+  }
+
+  // The class of a job's priority inputs (slurm_queue.hpp).
+  [[nodiscard]] SlurmQueueClass class_of(JobId id) const {
+    const JobState& s = st_[id];
+    const JobSpec& j = jobs_[id.index()];
+    return SlurmQueueClass{j.tenant.index(), j.gpus, s.tenant_qos, s.eligible - s.order_submit};
+  }
+
+  // A queued job's priority now: the one it keeps after a requeue, else the one computed at
+  // the last decay tick (or at its submit, after the tick: with its age 0 the same).
+  [[nodiscard]] std::uint32_t queued_priority(JobId id) const {
+    return queue_.kept(id) ? st_[id].priority : settled_priority(id);
+  }
+  [[nodiscard]] std::uint32_t settled_priority(JobId id) const {
+    return priority_of(jobs_[id.index()], st_[id], last_tick_);
+  }
+  [[nodiscard]] SlurmQueue::Walk walk() const {
+    return {queue_, [this](JobId id) { return settled_priority(id); }};
   }
 
   // --- 2. intake -------------------------------------------------------------------------
@@ -198,7 +200,7 @@ class Slurm final : public Policy {
     accuracy_.predicted(j.id, limits_.estimate(j));
     s.eligible = s.order_submit = now_;
     s.priority = priority_of(j, s, now_);
-    enqueue(j.id);
+    enqueue(j.id, false);
     say(out, j.id, WaitReason::Priority);
   }
 
@@ -208,7 +210,7 @@ class Slurm final : public Policy {
     s.eligible = now_ + cfg_.requeue_delay;
     s.order_submit = now_;
     if (s.eligible > now_) ineligible_.emplace(s.eligible, id);
-    enqueue(id);
+    enqueue(id, true);
     dirty_ = true;
   }
 
@@ -226,14 +228,19 @@ class Slurm final : public Policy {
     js.accounted = now_;
   }
 
-  void enqueue(JobId id) {
+  // Queues a job; `keep_priority`: it keeps s.priority until the next decay tick (a requeue).
+  void enqueue(JobId id, bool keep_priority) {
     JobState& s = st_[id];
     if (s.queued) return;
     s.queued = true;
     // The state enters a job pending without a reason (a requeue, a return from a hold): the
     // next say() must be heard even if it repeats what was said before the job left.
     s.said = WaitReason::None;
-    queue_.insert(Key{s.priority, s.order_submit, id});
+    const SlurmQueueClass c = class_of(id);
+    if (keep_priority)
+      queue_.add_kept(id, c, s.order_submit, s.priority);
+    else
+      queue_.add(id, c, s.order_submit);
     if (s.tenant_qos) queued_gpus_[jobs_[id.index()].tenant.index()] += jobs_[id.index()].gpus;
   }
 
@@ -241,7 +248,8 @@ class Slurm final : public Policy {
     JobState& s = st_[id];
     if (!s.queued) return;
     s.queued = false;
-    queue_.erase(Key{s.priority, s.order_submit, id});
+    s.priority = queued_priority(id);  // what a requeue keeps
+    queue_.remove(id);
     ineligible_.erase({s.eligible, id});
     if (s.tenant_qos) queued_gpus_[jobs_[id.index()].tenant.index()] -= jobs_[id.index()].gpus;
   }
@@ -388,9 +396,8 @@ class Slurm final : public Policy {
 
   void main_pass(const ClusterSnapshot& s, Decisions& out) {
     const NodeSet all(size_.size(), true);
-    for (auto it = queue_.begin(); it != queue_.end();) {
-      const JobId id = it->job;
-      ++it;  // a start erases `id` from the queue
+    for (SlurmQueue::Walk w = walk(); const auto next = w.next();) {
+      const JobId id = *next;  // a start takes `id` out of the queue (the walk allows it)
       if (held_back(id)) {
         say(out, id, st_[id].eligible > now_ ? WaitReason::Round : WaitReason::Quota);
         continue;
@@ -414,11 +421,11 @@ class Slurm final : public Policy {
   void backfill_pass(Decisions& out) {
     ++passes_;
     NodeSpace space(now_, cfg_.bf_resolution, cfg_.bf_window, size_.size());
-    build_ending();
+    changed_running();
     int tested = 0;
-    for (auto it = queue_.begin(); it != queue_.end() && tested < cfg_.bf_max_job_test;) {
-      const JobId id = it->job;
-      ++it;  // a start erases `id` from the queue
+    SlurmQueue::Walk w = walk();
+    for (auto next = w.next(); next && tested < cfg_.bf_max_job_test; next = w.next()) {
+      const JobId id = *next;  // a start takes `id` out of the queue (the walk allows it)
       if (held_back(id)) continue;
       ++tested;
       backfill_job(id, space, out);
@@ -435,16 +442,16 @@ class Slurm final : public Policy {
       // A NoReserve job only matters if it can start now (it neither reserves nor, without a
       // reservation, retries later): the will-run estimate is skipped, with the same result.
       const NodeSpace::Avail av = space.available(now_, now_ + s.limit);
-      if (auto p = pick_nodes(free_gpus_, size_, for_job(j, av.nodes, scratch), j.gpus)) {
-        start(id, *p, out, true);
-        build_ending();
+      if (auto o = remembered(j.gpus, false, true, for_job(j, av.nodes, scratch))) {
+        start(id, o->nodes, out, true);
+        changed_running();
       }
       return;
     }
     for (Time from = now_;;) {
       const NodeSpace::Avail av = space.available(from, std::max(from, now_) + s.limit);
       const NodeSet& usable = for_job(j, av.nodes, scratch);
-      const std::optional<Outcome> o = test(id, usable);
+      const std::optional<Outcome> o = remembered(j.gpus, s.tenant_qos, false, usable);
       if (!o) {
         if (!reserves || av.later_start <= from) return;
         from = av.later_start;
@@ -456,7 +463,7 @@ class Slurm final : public Policy {
           preempt_and_start(id, usable, out, true);
         else
           start(id, o->nodes, out, true);
-        build_ending();
+        changed_running();
         return;
       }
       if (av.later_start > from && begin > av.later_start) {
@@ -472,14 +479,32 @@ class Slurm final : public Policy {
     }
   }
 
+  // The answer of test() (now_only: of pick_nodes alone) for a job of `gpus` GPUs, remembered
+  // until the next start: a job asking what an earlier one of the pass asked - the same GPUs,
+  // QOS and usable nodes, while the free GPUs and the running jobs are the same - gets the
+  // same answer without the scans (deep queues hold thousands of alike jobs).
+  std::optional<Outcome> remembered(int gpus, bool preemptor, bool now_only,
+                                    const NodeSet& usable) {
+    for (const Asked& a : asked_)
+      if (a.gpus == gpus && a.preemptor == preemptor && a.now_only == now_only &&
+          a.usable == usable)
+        return a.answer;
+    std::optional<Outcome> o;
+    if (!now_only)
+      o = test(gpus, preemptor, usable);
+    else if (auto p = pick_nodes(free_gpus_, size_, usable, gpus))
+      o = Outcome{now_, std::move(*p), false};
+    if (asked_.size() < kRemembered) asked_.push_back(Asked{gpus, preemptor, now_only, usable, o});
+    return o;
+  }
+
   // _try_sched on `usable`: now, now by preempting scavenger jobs (tenant QOS), or when the
   // running jobs that are not preemptable for it end.
-  [[nodiscard]] std::optional<Outcome> test(JobId id, const NodeSet& usable) const {
-    const int gpus = jobs_[id.index()].gpus;
+  [[nodiscard]] std::optional<Outcome> test(int gpus, bool preemptor, const NodeSet& usable) {
     if (auto p = pick_nodes(free_gpus_, size_, usable, gpus)) return Outcome{now_, *p, false};
-    const bool preemptor = st_[id].tenant_qos;
+    if (ending_stale_) build_ending();
     const std::vector<int>& free = preemptor ? free_no_scavenger_ : free_gpus_;
-    if (preemptor)
+    if (preemptor && free != free_gpus_)  // (equal: no scavenger job runs, the same "no")
       if (auto p = pick_nodes(free, size_, usable, gpus)) return Outcome{now_, *p, true};
     auto w = will_run(free, size_, usable, gpus, preemptor ? by_end_tenant_ : by_end_all_, now_,
                       cfg_.will_run_window);
@@ -487,9 +512,17 @@ class Slurm final : public Policy {
     return Outcome{w->start, std::move(w->nodes), false};
   }
 
+  // The running jobs or the free GPUs changed (a pass begins, a job started): what the pass
+  // remembered is void, the view of the running jobs is rebuilt when next needed.
+  void changed_running() {
+    asked_.clear();
+    ending_stale_ = true;
+  }
+
   // The running jobs by expected end (start + limit), all and without scavenger jobs, and
   // the free GPUs with every scavenger job gone.
   void build_ending() {
+    ending_stale_ = false;
     ending_.clear();
     by_end_all_.clear();
     by_end_tenant_.clear();
@@ -536,7 +569,7 @@ class Slurm final : public Policy {
   std::span<const JobSpec> jobs_;
   PerJob<JobState> st_;
   PerJob<std::int64_t> running_pos_{-1};
-  std::set<Key> queue_;
+  SlurmQueue queue_;
   std::set<std::pair<Time, JobId>> ineligible_;
   std::vector<JobId> running_;
   std::vector<int> running_gpus_, queued_gpus_;  // per tenant, in the tenant QOS
@@ -547,6 +580,15 @@ class Slurm final : public Policy {
   std::vector<EndingJob> ending_;  // parallel to running_
   std::vector<const EndingJob*> by_end_all_, by_end_tenant_;
   std::vector<int> free_no_scavenger_;
+  struct Asked {
+    int gpus = 0;
+    bool preemptor = false, now_only = false;
+    NodeSet usable;
+    std::optional<Outcome> answer;
+  };
+  static constexpr std::size_t kRemembered = 64;
+  std::vector<Asked> asked_;  // remembered(): since the last changed_running()
+  bool ending_stale_ = true;  // ending_ and the rest need build_ending()
   std::size_t main_starts_ = 0, backfill_starts_ = 0, scavenger_starts_ = 0, preempting_starts_ = 0,
               victims_ = 0, reservations_ = 0, passes_ = 0, overruns_ = 0;
 };

@@ -5,22 +5,35 @@
 
 namespace ds {
 
-NodeSet::NodeSet(std::size_t nodes, bool all) : w_((nodes + 63) / 64, 0), n_(nodes) {
+NodeSet::NodeSet(std::size_t nodes, bool all) : n_(nodes) {
+  if (count() > kInline) big_.assign(count(), 0);
   if (!all) return;
-  for (std::size_t i = 0; i < nodes; ++i) set(i);
+  std::uint64_t* w = words();
+  std::fill(w, w + nodes / 64, ~std::uint64_t{0});
+  if (nodes % 64 != 0) w[nodes / 64] = (std::uint64_t{1} << (nodes % 64)) - 1;
+}
+
+bool NodeSet::operator==(const NodeSet& o) const {
+  return n_ == o.n_ && std::equal(words(), words() + count(), o.words());
 }
 
 void NodeSet::and_with(const NodeSet& o) {
-  for (std::size_t i = 0; i < w_.size(); ++i) w_[i] &= o.w_[i];
+  std::uint64_t* w = words();
+  const std::uint64_t* v = o.words();
+  for (std::size_t i = 0; i < count(); ++i) w[i] &= v[i];
 }
 
 void NodeSet::and_not(const NodeSet& o) {
-  for (std::size_t i = 0; i < w_.size(); ++i) w_[i] &= ~o.w_[i];
+  std::uint64_t* w = words();
+  const std::uint64_t* v = o.words();
+  for (std::size_t i = 0; i < count(); ++i) w[i] &= ~v[i];
 }
 
 bool NodeSet::subset_of(const NodeSet& o) const {
-  for (std::size_t i = 0; i < w_.size(); ++i)
-    if ((w_[i] & ~o.w_[i]) != 0) return false;
+  const std::uint64_t* w = words();
+  const std::uint64_t* v = o.words();
+  for (std::size_t i = 0; i < count(); ++i)
+    if ((w[i] & ~v[i]) != 0) return false;
   return true;
 }
 
@@ -111,11 +124,44 @@ void give_back(std::vector<int>& free, const NodeGpus& g, const NodeSet& usable)
 
 }  // namespace
 
+namespace {
+
+// What pick_nodes needs at least, kept as GPUs are given back: as many free GPUs on the usable
+// nodes as the job asks, and for a job one node can hold, one usable node with that many free
+// (then pick_nodes finds a place for sure). Lets the will-run loop skip pick_nodes's scans of
+// every node while the answer is certainly no.
+class FitBound {
+ public:
+  FitBound(std::span<const int> free, std::span<const int> size, const NodeSet& usable, int gpus)
+      : gpus_(gpus) {
+    for (std::size_t n = 0; n < free.size(); ++n)
+      if (usable.test(n)) {
+        total_ += free[n];
+        most_ = std::max(most_, free[n]);
+        largest_ = std::max(largest_, size[n]);
+      }
+  }
+  void gave(int now_free, int k) {
+    total_ += k;
+    most_ = std::max(most_, now_free);
+  }
+  [[nodiscard]] bool may_fit() const {
+    return total_ >= gpus_ && (gpus_ > largest_ || most_ >= gpus_);
+  }
+
+ private:
+  int gpus_, total_ = 0, most_ = 0, largest_ = 0;
+};
+
+}  // namespace
+
 std::optional<WillRun> will_run(std::span<const int> free_now, std::span<const int> size,
                                 const NodeSet& usable, int gpus,
                                 std::span<const EndingJob* const> by_end, Time now, Time window) {
   std::vector<int> free(free_now.begin(), free_now.end());
-  if (auto p = pick_nodes(free, size, usable, gpus)) return WillRun{now, std::move(*p)};
+  FitBound bound(free, size, usable, gpus);
+  if (bound.may_fit())
+    if (auto p = pick_nodes(free, size, usable, gpus)) return WillRun{now, std::move(*p)};
   // Remove running jobs in order of end time, in aligned groups of growing width.
   Time width = std::max<Time>(window, 1), group_end = 0;
   bool group_set = false;
@@ -136,7 +182,11 @@ std::optional<WillRun> will_run(std::span<const int> free_now, std::span<const i
         group_set = true;
       }
       last = job;
-      give_back(free, job->gpus, usable);
+      for (const auto& [n, k] : job->gpus)
+        if (usable.test(n)) {
+          free[n] += k;
+          bound.gave(free[n], k);
+        }
       if (i == by_end.size()) {
         more = false;
         break;
@@ -147,6 +197,7 @@ std::optional<WillRun> will_run(std::span<const int> free_now, std::span<const i
     if (!last) break;
     do width *= 2;
     while (next && next->end > group_end + width);
+    if (!bound.may_fit()) continue;
     if (auto p = pick_nodes(free, size, usable, gpus)) {
       // A job past its limit (not killed: OverTimeLimit=UNLIMITED) is guessed to end a
       // limit from now (_guess_job_end).

@@ -23,6 +23,7 @@
 // nodes plus a remainder, as the project's consolidate placement (policy/placement.hpp).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -33,22 +34,30 @@
 
 namespace ds {
 
-// A set of node indices.
+// A set of node indices. Up to 256 nodes it lives inline (the backfill makes and copies
+// many per pass: a heap allocation each was a quarter of a deep queue's time).
 class NodeSet {
  public:
   NodeSet() = default;
   explicit NodeSet(std::size_t nodes, bool all = false);
-  void set(std::size_t n) { w_[n / 64] |= std::uint64_t{1} << (n % 64); }
-  void reset(std::size_t n) { w_[n / 64] &= ~(std::uint64_t{1} << (n % 64)); }
-  [[nodiscard]] bool test(std::size_t n) const { return w_[n / 64] >> (n % 64) & 1; }
+  void set(std::size_t n) { words()[n / 64] |= std::uint64_t{1} << (n % 64); }
+  void reset(std::size_t n) { words()[n / 64] &= ~(std::uint64_t{1} << (n % 64)); }
+  [[nodiscard]] bool test(std::size_t n) const { return words()[n / 64] >> (n % 64) & 1; }
   void and_with(const NodeSet& o);
   void and_not(const NodeSet& o);
   [[nodiscard]] bool subset_of(const NodeSet& o) const;
   [[nodiscard]] std::size_t nodes() const { return n_; }
-  bool operator==(const NodeSet&) const = default;
+  bool operator==(const NodeSet& o) const;
 
  private:
-  std::vector<std::uint64_t> w_;
+  static constexpr std::size_t kInline = 4;
+  [[nodiscard]] std::size_t count() const { return (n_ + 63) / 64; }
+  std::uint64_t* words() { return big_.empty() ? small_.data() : big_.data(); }
+  [[nodiscard]] const std::uint64_t* words() const {
+    return big_.empty() ? small_.data() : big_.data();
+  }
+  std::array<std::uint64_t, kInline> small_{};
+  std::vector<std::uint64_t> big_;  // more than kInline words
   std::size_t n_ = 0;
 };
 
