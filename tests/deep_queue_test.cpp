@@ -2,7 +2,9 @@
 // kept across cycles, one look per request class, reasons stated only where they change,
 // wake-ups only where something can change) give the same run as a straightforward
 // reference that re-sorts and re-scans everything in every cycle (reference_policies.hpp;
-// Kueue's and Lucid's job-by-job scans, KueueConfig/LucidSetup::reference_scan).
+// Kueue's and Lucid's job-by-job scans, KueueConfig/LucidSetup::reference_scan; Slurm's
+// queue re-sorted at every decay tick and backfill answers computed anew,
+// SlurmConfig::reference_scan).
 //
 // Random deep queues (rapidcheck): one or two tenants on 1-3 small nodes (sometimes of mixed
 // sizes: no uniform node set), tens to a couple of hundred jobs arriving within minutes
@@ -21,6 +23,7 @@
 
 #include "baselines/kueue.hpp"
 #include "baselines/lucid.hpp"
+#include "baselines/slurm.hpp"
 #include "model/testing.hpp"
 #include "reference_policies.hpp"
 #include "registry/registry.hpp"
@@ -219,6 +222,24 @@ RC_GTEST_PROP(DeepQueue, Lucid, ()) {
     };
   };
   check(make(false), make(true), {"scope=" + scope, "sharing=" + sharing});
+}
+
+RC_GTEST_PROP(DeepQueue, Slurm, ()) {
+  // Short decay ticks and backfill intervals (the jobs arrive within minutes), sometimes no
+  // requeue delay, scavenger jobs that reserve, or another preemption order.
+  SlurmConfig cfg;
+  cfg.priority.calc_period = seconds(*rc::gen::element(7, 60, 300));
+  cfg.priority.max_age = seconds(*rc::gen::element(60, 600, 604800));
+  cfg.priority.half_life = seconds(*rc::gen::element(0, 300, 604800));
+  cfg.bf_interval = seconds(*rc::gen::element(1, 30));
+  cfg.requeue_delay = seconds(*rc::gen::element(0, 5, 121));
+  cfg.scavenger_reserve = *rc::gen::arbitrary<bool>();
+  cfg.preempt_youngest_first = *rc::gen::arbitrary<bool>();
+  cfg.bf_max_job_test = *rc::gen::element(3, 500);
+  SlurmConfig ref = cfg;
+  ref.reference_scan = true;
+  check([cfg](const PolicyContext& ctx) { return make_slurm(ctx, cfg); },
+        [ref](const PolicyContext& ctx) { return make_slurm(ctx, ref); });
 }
 
 }  // namespace

@@ -40,6 +40,7 @@ class Slurm final : public Policy {
         tenants_(ctx.tenants.begin(), ctx.tenants.end()),
         tree_(ctx.tenants, cfg.priority.half_life),
         limits_(cfg.limits),
+        queue_([this](JobId id) { return settled_priority(id); }, cfg.reference_scan),
         running_gpus_(ctx.tenants.size(), 0),
         queued_gpus_(ctx.tenants.size(), 0),
         next_tick_(cfg.priority.calc_period) {
@@ -156,9 +157,7 @@ class Slurm final : public Policy {
   [[nodiscard]] std::uint32_t settled_priority(JobId id) const {
     return priority_of(jobs_[id.index()], st_[id], last_tick_);
   }
-  [[nodiscard]] SlurmQueue::Walk walk() const {
-    return {queue_, [this](JobId id) { return settled_priority(id); }};
-  }
+  [[nodiscard]] SlurmQueue::Walk walk() const { return SlurmQueue::Walk(queue_); }
 
   // --- 2. intake -------------------------------------------------------------------------
   void intake(const ClusterSnapshot& s, Decisions& out) {
@@ -494,7 +493,8 @@ class Slurm final : public Policy {
       o = test(gpus, preemptor, usable);
     else if (auto p = pick_nodes(free_gpus_, size_, usable, gpus))
       o = Outcome{now_, std::move(*p), false};
-    if (asked_.size() < kRemembered) asked_.push_back(Asked{gpus, preemptor, now_only, usable, o});
+    if (!cfg_.reference_scan && asked_.size() < kRemembered)
+      asked_.push_back(Asked{gpus, preemptor, now_only, usable, o});
     return o;
   }
 
@@ -517,6 +517,7 @@ class Slurm final : public Policy {
   void changed_running() {
     asked_.clear();
     ending_stale_ = true;
+    if (cfg_.reference_scan) build_ending();  // as eagerly as the straightforward pass
   }
 
   // The running jobs by expected end (start + limit), all and without scavenger jobs, and

@@ -103,6 +103,10 @@ struct SlurmConfig {
   bool preempt_youngest_first = false;
   int preempt_reorder_count = 1;
   bool scavenger_reserve = false;
+  // Tests only (tests/deep_queue_test.cpp): the straightforward reference of the same
+  // algorithm - the queue re-sorted at every decay tick, every backfill answer computed anew,
+  // the running jobs' end order rebuilt after every start.
+  bool reference_scan = false;
 };
 
 SlurmConfig read_slurm_config(const PolicyOptions& options);

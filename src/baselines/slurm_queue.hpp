@@ -60,13 +60,18 @@ class SlurmQueue {
  public:
   // A settled job's priority now (computed at the last tick).
   using Priority = std::function<std::uint32_t(JobId)>;
+  // `reference`: the straightforward queue instead (tests only: SlurmConfig::reference_scan):
+  // every job in one sorted set with its priority, all recomputed and re-sorted at settle().
+  explicit SlurmQueue(Priority priority, bool reference = false)
+      : priority_(std::move(priority)), reference_(reference) {}
 
   // A job whose priority follows its class.
   void add(JobId id, const SlurmQueueClass& c, Time submit);
   // A requeued job that keeps `priority` until settle().
   void add_kept(JobId id, const SlurmQueueClass& c, Time submit, std::uint32_t priority);
   void remove(JobId id);
-  // A decay tick: the kept jobs join their classes.
+  // A decay tick: the kept jobs join their classes (the reference: every job's priority is
+  // recomputed).
   void settle();
   // Whether a queued job keeps its own priority (added with add_kept(), not settled yet).
   [[nodiscard]] bool kept(JobId id) const { return entry_[id].queued && entry_[id].kept; }
@@ -76,7 +81,7 @@ class SlurmQueue {
   // The queued jobs in order.
   class Walk {
    public:
-    Walk(const SlurmQueue& q, Priority priority);
+    explicit Walk(const SlurmQueue& q);
     std::optional<JobId> next();
 
    private:
@@ -88,22 +93,26 @@ class SlurmQueue {
     };
     void push(std::size_t cls, Member it);
     const SlurmQueue& q_;
-    Priority priority_;
     std::vector<Head> heap_;  // the classes' next members, the first in front
     std::optional<SlurmQueueKey> last_;
   };
 
  private:
   struct Entry {
-    bool queued = false, kept = false;
+    bool queued = false;
+    bool kept = false;    // keeps its own priority until settle()
+    bool listed = false;  // in listed_ (kept, or every job of the reference), not its class
     std::size_t cls = 0;
     Time submit = 0;
-    std::uint32_t priority = 0;  // kept jobs only
+    std::uint32_t priority = 0;  // listed jobs only
   };
   std::size_t class_of(const SlurmQueueClass& c);
+  void list(JobId id, Entry& e, std::uint32_t priority);
+  Priority priority_;
+  bool reference_ = false;
   std::map<SlurmQueueClass, std::size_t> index_;
   std::vector<std::set<std::pair<Time, JobId>>> members_;  // per class, by (submit, id)
-  std::set<SlurmQueueKey> kept_;
+  std::set<SlurmQueueKey> listed_;                         // with their own priorities
   PerJob<Entry> entry_;
   std::size_t size_ = 0;
 };
