@@ -264,6 +264,8 @@ class Slurm final : public Policy {
     free_gpus_.resize(size_.size());
     for (std::size_t n = 0; n < size_.size(); ++n)
       free_gpus_[n] = free_.free_gpus(NodeId(static_cast<std::uint32_t>(n)));
+    free_sum_ = 0;
+    for (int f : free_gpus_) free_sum_ += f;
   }
 
   void begin_running(JobId id, Time start, NodeGpus gpus) {
@@ -309,7 +311,10 @@ class Slurm final : public Policy {
     const JobSpec& j = jobs_[id.index()];
     Placement p = placement_of(nodes);
     free_.take(p, std::min(j.gpu_milli, kMilliPerGpu));
-    for (const auto& [n, k] : nodes) free_gpus_[n] -= k;
+    for (const auto& [n, k] : nodes) {
+      free_gpus_[n] -= k;
+      free_sum_ -= k;
+    }
     dequeue(id);
     begin_running(id, now_, nodes);
     st_[id].placement = p;
@@ -325,7 +330,10 @@ class Slurm final : public Policy {
     JobState& s = st_[v];
     account(v, now_);
     free_.give(s.placement, std::min(jobs_[v.index()].gpu_milli, kMilliPerGpu));
-    for (const auto& [n, k] : s.gpus) free_gpus_[n] += k;
+    for (const auto& [n, k] : s.gpus) {
+      free_gpus_[n] += k;
+      free_sum_ += k;
+    }
     stop_running(v);
     requeue(v);
     s.said = WaitReason::Round;
@@ -439,7 +447,9 @@ class Slurm final : public Policy {
     NodeSet scratch;
     if (!reserves) {
       // A NoReserve job only matters if it can start now (it neither reserves nor, without a
-      // reservation, retries later): the will-run estimate is skipped, with the same result.
+      // reservation, retries later): the will-run estimate is skipped, with the same result,
+      // and so is everything when fewer GPUs are free than it asks for.
+      if (j.gpus > free_sum_) return;
       const NodeSpace::Avail av = space.available(now_, now_ + s.limit);
       if (auto o = remembered(j.gpus, false, true, for_job(j, av.nodes, scratch))) {
         start(id, o->nodes, out, true);
@@ -565,6 +575,7 @@ class Slurm final : public Policy {
   AccuracyTracker accuracy_;
   FreeMap free_;
   std::vector<int> size_, free_gpus_;
+  int free_sum_ = 0;                 // of free_gpus_
   std::vector<std::string> models_;  // each node's GPU model
   int nodes_ = 0, total_gpus_ = 0;
   std::span<const JobSpec> jobs_;

@@ -23,7 +23,11 @@ void FairTree::decay(Time elapsed) {
 void FairTree::add_run(std::size_t tenant, int gpus, Time delta) {
   if (delta <= 0) return;
   const double s = to_seconds(delta);
-  usage_[tenant] += gpus * s * (per_second_ >= 1.0 ? 1.0 : std::pow(per_second_, s));
+  if (delta != weight_delta_) {  // most runs add a whole PriorityCalcPeriod: one pow per tick
+    weight_delta_ = delta;
+    weight_ = per_second_ >= 1.0 ? 1.0 : std::pow(per_second_, s);
+  }
+  usage_[tenant] += gpus * s * weight_;
 }
 
 double FairTree::level_fs(std::size_t t) const {

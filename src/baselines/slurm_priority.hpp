@@ -79,6 +79,8 @@ class FairTree {
   double per_second_ = 1.0;  // d
   std::vector<double> shares_, usage_, factor_;
   double root_user_shares_ = 1;
+  Time weight_delta_ = -1;  // add_run's last delta and its d^delta
+  double weight_ = 1.0;
 };
 
 struct PriorityInputs {
