@@ -94,8 +94,8 @@ bool K8sAdapter::admit(const PodView& p) {
   else if (p.gpus <= 0)
     why = "the pod asks for no nvidia.com/gpu: DeepShare schedules GPU pods only";
   else if (p.gpus > largest)
-    why = "the pod asks for " + std::to_string(p.gpus) + " nvidia.com/gpu, more than any node has (" +
-          std::to_string(largest) + ")";
+    why = "the pod asks for " + std::to_string(p.gpus) +
+          " nvidia.com/gpu, more than any node has (" + std::to_string(largest) + ")";
   if (why.empty()) return true;
   refused_.insert(p.uid);
   ++counters_.refused;
@@ -174,7 +174,8 @@ std::optional<driver::Observation> K8sAdapter::observe() {
     if (!known && !admit(*p)) continue;
     o.jobs.push_back(engine_job(*p));
   }
-  std::sort(o.jobs.begin(), o.jobs.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+  std::sort(o.jobs.begin(), o.jobs.end(),
+            [](const auto& a, const auto& b) { return a.key < b.key; });
   return o;
 }
 

@@ -42,11 +42,11 @@
 namespace ds::k8s {
 
 struct AdapterCounters {
-  std::uint64_t refused = 0;            // pods refused before admission (Event + condition)
-  std::uint64_t binds = 0;              // bindings the API accepted
-  std::uint64_t evictions = 0;          // evictions the API accepted
-  std::uint64_t api_failures = 0;       // calls the API refused or that got no answer
-  std::uint64_t waits_for_gpus = 0;     // hand-overs deferred: the API shows the GPUs held
+  std::uint64_t refused = 0;         // pods refused before admission (Event + condition)
+  std::uint64_t binds = 0;           // bindings the API accepted
+  std::uint64_t evictions = 0;       // evictions the API accepted
+  std::uint64_t api_failures = 0;    // calls the API refused or that got no answer
+  std::uint64_t waits_for_gpus = 0;  // hand-overs deferred: the API shows the GPUs held
 };
 
 class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
@@ -126,13 +126,13 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   driver::Core* core_ = nullptr;
   Cluster cluster_;
   std::unordered_map<std::string, std::size_t> node_index_;
-  std::vector<PodJob> jobs_;  // per JobId
-  std::vector<PodView> pods_;  // this cycle's
+  std::vector<PodJob> jobs_;                                // per JobId
+  std::vector<PodView> pods_;                               // this cycle's
   std::unordered_map<std::string, std::size_t> pod_index_;  // uid -> pods_
   std::vector<json> node_objects_;
-  std::unordered_map<std::string, int> api_used_;  // node -> GPUs the API shows held
+  std::unordered_map<std::string, int> api_used_;         // node -> GPUs the API shows held
   std::unordered_map<std::string, std::uint64_t> taken_;  // node -> GPUs placed this cycle
-  std::unordered_map<std::string, Assumed> assumed_;  // uid -> binding not in the cache yet
+  std::unordered_map<std::string, Assumed> assumed_;      // uid -> binding not in the cache yet
   std::set<std::string> refused_;   // pods told why they are not placed (never admitted)
   std::set<std::string> rejected_;  // pods the policy rejected (no longer listed)
   AdapterCounters counters_;

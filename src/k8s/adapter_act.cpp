@@ -15,11 +15,8 @@ void K8sAdapter::api_failed(const char* what, const std::string& ref, const ApiE
 void K8sAdapter::event(const PodView& p, const char* type, const char* reason, const char* action,
                        const std::string& note) {
   EventSpec s;
-  s.regarding = {{"apiVersion", "v1"},
-                 {"kind", "Pod"},
-                 {"namespace", p.ns},
-                 {"name", p.name},
-                 {"uid", p.uid}};
+  s.regarding = {
+      {"apiVersion", "v1"}, {"kind", "Pod"}, {"namespace", p.ns}, {"name", p.name}, {"uid", p.uid}};
   s.type = type;
   s.reason = reason;
   s.action = action;
@@ -132,7 +129,9 @@ void K8sAdapter::take_back(JobId id) {
   j.start.reset();
 }
 
-void K8sAdapter::repeat_preempt(JobId id) { evict(jobs_[id.index()]); }
+void K8sAdapter::repeat_preempt(JobId id) {
+  evict(jobs_[id.index()]);
+}
 
 bool K8sAdapter::preempt(JobId id, const driver::EngineJob&) {
   PodJob& j = jobs_[id.index()];

@@ -14,11 +14,12 @@ namespace ds::k8s {
 namespace {
 
 json node(const std::string& name, int gpus, bool ready = true, bool cordoned = false) {
-  return {{"metadata", {{"name", name}, {"uid", "node-" + name}}},
-          {"spec", {{"unschedulable", cordoned}}},
-          {"status",
-           {{"allocatable", {{"nvidia.com/gpu", std::to_string(gpus)}}},
-            {"conditions", json::array({{{"type", "Ready"}, {"status", ready ? "True" : "False"}}})}}}};
+  return {
+      {"metadata", {{"name", name}, {"uid", "node-" + name}}},
+      {"spec", {{"unschedulable", cordoned}}},
+      {"status",
+       {{"allocatable", {{"nvidia.com/gpu", std::to_string(gpus)}}},
+        {"conditions", json::array({{{"type", "Ready"}, {"status", ready ? "True" : "False"}}})}}}};
 }
 
 json pod(const std::string& uid, const std::string& ns, int gpus,
@@ -30,7 +31,8 @@ json pod(const std::string& uid, const std::string& ns, int gpus,
             {"name", "p-" + uid},
             {"creationTimestamp", "2026-12-04T10:00:00Z"},
             {"ownerReferences",
-             json::array({{{"kind", "Job"}, {"name", "j"}, {"uid", "j" + uid}, {"controller", true}}})}}},
+             json::array(
+                 {{{"kind", "Job"}, {"name", "j"}, {"uid", "j" + uid}, {"controller", true}}})}}},
           {"spec",
            {{"schedulerName", scheduler},
             {"containers", json::array({{{"name", "c"}, {"resources", {{"limits", limits}}}}})}}},
@@ -60,9 +62,9 @@ TEST(K8sPods, ReadsGpusStateAndDecision) {
   // requests only (the API copies them to limits; a hand-written object may not), two
   // containers, a gate.
   json q = pod("u2", "a", 0);
-  q["spec"]["containers"] = json::array(
-      {{{"name", "x"}, {"resources", {{"requests", {{"nvidia.com/gpu", "1"}}}}}},
-       {{"name", "y"}, {"resources", {{"limits", {{"nvidia.com/gpu", 3}}}}}}});
+  q["spec"]["containers"] =
+      json::array({{{"name", "x"}, {"resources", {{"requests", {{"nvidia.com/gpu", "1"}}}}}},
+                   {{"name", "y"}, {"resources", {{"limits", {{"nvidia.com/gpu", 3}}}}}}});
   q["spec"]["schedulingGates"] = json::array({{{"name", "wait"}}});
   const auto w = pod_view(q);
   ASSERT_TRUE(w);
@@ -101,9 +103,9 @@ struct Harness {
       x.quota_gpus = 4;
       tenants.push_back(x);
     }
-    adapter = std::make_unique<K8sAdapter>(client, log, journal,
-                                           std::map<std::string, TenantId>{{"a", tenants[0].id},
-                                                                           {"b", tenants[1].id}});
+    adapter = std::make_unique<K8sAdapter>(
+        client, log, journal,
+        std::map<std::string, TenantId>{{"a", tenants[0].id}, {"b", tenants[1].id}});
     nodes = {node("gpu-node-2", 4), node("gpu-node-1", 4), node("cpu-node", 0)};
     adapter->load_nodes(nodes, kDefaultGpuMemoryMib);
     core = std::make_unique<driver::Core>(adapter->cluster(), tenants, *adapter, log, journal,

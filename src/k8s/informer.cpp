@@ -17,9 +17,10 @@ std::string key_of(const json& o) {
 Informer::Informer(Client& client, std::string path, driver::Log& log, ListWatchOptions options)
     : log_(log),
       watcher_(client, std::move(path), std::move(options),
-               {[this](const json& list) { sync(list); },
-                [this](const WatchEvent& e) { apply(e); },
-                [this](const ApiError& e) { log_.warn("watch_failed", {{"error", e.str()}}); }}) {}
+               {[this](const json& list) { sync(list); }, [this](const WatchEvent& e) { apply(e); },
+                [this](const ApiError& e) {
+                  log_.warn("watch_failed", {{"error", e.str()}});
+                }}) {}
 
 Informer::~Informer() {
   if (thread_.joinable()) {

@@ -35,15 +35,15 @@ struct PodView {
   std::string phase;      // status.phase
   int gpus = 0;           // nvidia.com/gpu asked for (whole GPUs)
   bool terminating = false;
-  bool gated = false;                  // spec.schedulingGates not empty
-  bool controlled = false;             // has a controller owner (a Job): recreated if evicted
-  std::int64_t created_s = -1;         // creationTimestamp, Unix seconds
-  std::int64_t started_s = -1;         // status.startTime, Unix seconds
-  std::string decision_node;           // from deepshare.io/gpus ("" = none)
-  std::vector<int> decision_gpus;      // GPU indices on decision_node
-  bool decision_borrowed = false;      // from deepshare.io/decision
+  bool gated = false;              // spec.schedulingGates not empty
+  bool controlled = false;         // has a controller owner (a Job): recreated if evicted
+  std::int64_t created_s = -1;     // creationTimestamp, Unix seconds
+  std::int64_t started_s = -1;     // status.startTime, Unix seconds
+  std::string decision_node;       // from deepshare.io/gpus ("" = none)
+  std::vector<int> decision_gpus;  // GPU indices on decision_node
+  bool decision_borrowed = false;  // from deepshare.io/decision
   bool decision_shared = false;
-  std::int64_t decision_ms = -1;       // driver time of the decision (-1: unknown)
+  std::int64_t decision_ms = -1;  // driver time of the decision (-1: unknown)
   [[nodiscard]] bool bound() const { return !node.empty(); }
   [[nodiscard]] bool ended() const { return phase == "Succeeded" || phase == "Failed"; }
   // Holds its node's GPUs as kube-scheduler and the kubelet count them: bound, not ended

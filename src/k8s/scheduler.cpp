@@ -55,7 +55,8 @@ void PodScheduler::init() {
   std::string quotas;
   for (std::size_t t = 0; t < cfg_.tenants.size(); ++t) {
     labels.push_back(cfg_.namespaces[t]);
-    quotas += (t ? "," : "") + cfg_.namespaces[t] + "=" + std::to_string(cfg_.tenants[t].quota_gpus);
+    quotas +=
+        (t ? "," : "") + cfg_.namespaces[t] + "=" + std::to_string(cfg_.tenants[t].quota_gpus);
   }
   core_->set_tenant_labels(labels);
   now_ = std::numeric_limits<Time>::min();
