@@ -15,6 +15,8 @@
 #    none is left pending; the evicted ones were evicted through the Eviction API;
 #  - in the watch's order of events, no node ever had more nvidia.com/gpu bound to pods that
 #    are not ended than its allocatable;
+#  - a GPU pod in a namespace that is no tenant is not bound, and is told why (a Warning Event
+#    FailedScheduling and the condition PodScheduled=False with the reason);
 #  - every pod DeepShare bound carries its decision (deepshare.io/gpus names its node);
 #  - the replay wrote its report (summary.json, jobs.csv, observed.csv, replay.json).
 # About 2.5 minutes once the tools are built. Skips (77) without the Venus trace or jq.
@@ -81,6 +83,24 @@ kubectl wait --for=condition=Complete -n wor job/reclaim-1 job/reclaim-2 --timeo
   fail "wor's Jobs did not complete: $(kubectl get pods -A -o wide)"
 kubectl wait --for=condition=Complete -n ewi job --all --timeout=90s >/dev/null ||
   fail "ewi's Jobs did not complete after their eviction: $(kubectl get pods -A -o wide)"
+
+echo "== 1b. refusal: a GPU pod in a namespace that is no tenant is told why, not bound"
+kubectl create namespace nobody >/dev/null || fail "namespace nobody"
+for _ in $(seq 1 100); do kubectl get sa default -n nobody >/dev/null 2>&1 && break; sleep 0.2; done
+kubectl run stray -n nobody --image=registry.invalid/x:1 --restart=Never \
+  --overrides='{"spec": {"schedulerName": "deepshare", "containers": [{"name": "stray",
+    "image": "registry.invalid/x:1", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}' >/dev/null ||
+  fail "pod nobody/stray"
+kubectl wait --for=condition=PodScheduled=false -n nobody pod/stray --timeout=30s >/dev/null ||
+  fail "nobody/stray was not told it will not be scheduled"
+msg=$(kubectl get pod stray -n nobody -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')
+echo "nobody/stray: $msg"
+case $msg in *"no DeepShare quota"*) ;; *) fail "the condition does not say why: $msg" ;; esac
+kubectl get events -n nobody -o json | jq -e '[.items[] | select(.reason == "FailedScheduling"
+  and .reportingComponent == "deepshare")] | length > 0' >/dev/null ||
+  fail "no FailedScheduling Event from deepshare for nobody/stray"
+[ -z "$(kubectl get pod stray -n nobody -o jsonpath='{.spec.nodeName}')" ] || fail "nobody/stray was bound"
+kubectl delete pod stray -n nobody --wait=false >/dev/null
 
 echo "== 2. replay a Venus excerpt with DeepShare scheduling ($EXCERPT)"
 "$BIN/deepshare" k8s replay --config "$CONFIG" --trace "$TRACE" --excerpt "$EXCERPT" \
