@@ -8,9 +8,12 @@
 #  1. reclaim: ewi fills the 16 GPUs with 4 Jobs of 4 GPUs (8 of them borrowed; a 2 s grace
 #     period), then wor asks for its 8: DeepShare must evict two of ewi's pods (Eviction API)
 #     and bind wor's only once the API shows their GPUs free;
-#  2. `deepshare k8s replay --scheduler deepshare` of a Venus excerpt (2 tenants).
+#  2. `deepshare k8s replay --scheduler deepshare` of a Venus excerpt (2 tenants); 20 s in,
+#     the scheduler is killed (-9) and a new one started: it must adopt the running pods from
+#     the API (their decision annotations) and go on.
 # Checks, from the API's own records (a watch of every pod kept by kubectl for the whole run,
 # and the objects at the end):
+#  - the restarted scheduler adopted the pods that ran when the first one died;
 #  - every Job completed, every DeepShare pod Succeeded or was evicted (DisruptionTarget),
 #    none is left pending; the evicted ones were evicted through the Eviction API;
 #  - in the watch's order of events, no node ever had more nvidia.com/gpu bound to pods that
@@ -20,7 +23,7 @@
 #  - every pod DeepShare bound carries its decision (deepshare.io/gpus names its node);
 #  - the replay wrote its report (summary.json, jobs.csv, observed.csv, replay.json).
 # About 2.5 minutes once the tools are built. Skips (77) without the Venus trace or jq.
-# Env: FROM, JOBS, LOAD (the excerpt); DS_TEST_OUT=DIR keeps the outputs and logs in DIR.
+# Env: FROM, JOBS, LOAD (the excerpt), KILL_AFTER (s, 20); DS_TEST_OUT=DIR keeps the outputs and logs in DIR.
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${1:-$SRC/build/bin}
@@ -102,10 +105,22 @@ kubectl get events -n nobody -o json | jq -e '[.items[] | select(.reason == "Fai
 [ -z "$(kubectl get pod stray -n nobody -o jsonpath='{.spec.nodeName}')" ] || fail "nobody/stray was bound"
 kubectl delete pod stray -n nobody --wait=false >/dev/null
 
-echo "== 2. replay a Venus excerpt with DeepShare scheduling ($EXCERPT)"
+echo "== 2. replay a Venus excerpt with DeepShare scheduling ($EXCERPT); kill -9 the scheduler midway"
 "$BIN/deepshare" k8s replay --config "$CONFIG" --trace "$TRACE" --excerpt "$EXCERPT" \
-  --time-scale 60 --scheduler deepshare --out "$BASE/out" --timeout 150 --quiet ||
-  fail "replay (not every job completed): $(grep -c '"level":"error"' "$BASE/check/scheduler.log") errors in the scheduler's log"
+  --time-scale 60 --scheduler deepshare --out "$BASE/out" --timeout 150 --quiet &
+REPLAY_PID=$!
+sleep "${KILL_AFTER:-20}"
+kill -9 "$SCHED_PID"
+wait "$SCHED_PID" 2>/dev/null
+running=$(kubectl get pods -A --field-selector=status.phase=Running,spec.schedulerName=deepshare -o name | wc -l)
+echo "scheduler killed (-9) with $running DeepShare pods running; a new one starts"
+"$BIN/deepshare" k8s run --config "$CONFIG" >"$BASE/check/scheduler2.log" 2>&1 &
+SCHED_PID=$!
+wait "$REPLAY_PID" ||
+  fail "replay (not every job completed): $(grep -c '"level":"error"' "$BASE/check/scheduler2.log") errors in the scheduler's log"
+adopted=$(grep -c '"event":"adopt"' "$BASE/check/scheduler2.log")
+echo "the restarted scheduler adopted $adopted running pods"
+[ "$running" = 0 ] || [ "$adopted" -gt 0 ] || fail "the restarted scheduler adopted none of the $running running pods"
 for f in summary.json jobs.csv observed.csv replay.json; do
   [ -s "$BASE/out/$f" ] || fail "replay wrote no $f"
 done
@@ -117,8 +132,8 @@ SCHED_PID=
 [ "$rc" = 0 ] || fail "deepshare k8s run exited $rc on SIGTERM"
 kill "$WATCH_PID"
 WATCH_PID=
-grep -q '"event":"scheduler_stopped"' "$BASE/check/scheduler.log" || fail "the scheduler did not stop cleanly"
-grep '"level":"error"' "$BASE/check/scheduler.log" && fail "the scheduler logged errors"
+grep -q '"event":"scheduler_stopped"' "$BASE/check/scheduler2.log" || fail "the scheduler did not stop cleanly"
+grep '"level":"error"' "$BASE/check/scheduler.log" "$BASE/check/scheduler2.log" && fail "the scheduler logged errors"
 
 kubectl get jobs -A -o json >"$BASE/check/jobs.json" || fail "list Jobs"
 kubectl get pods -A -o json >"$BASE/check/pods.json" || fail "list pods"
