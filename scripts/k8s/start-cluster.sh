@@ -42,6 +42,10 @@ SCHEDULER_BACKOFF_S=${SCHEDULER_BACKOFF_S:-}
 KCM_CONTROLLERS=${KCM_CONTROLLERS:-job-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,node-lifecycle-controller,taint-eviction-controller,pod-garbage-collector-controller,ttl-after-finished-controller,resourceclaim-controller,validatingadmissionpolicy-status-controller}
 # kubelet-like pod deletion: "graceful" waits (up to) the pod's grace period, "fast" at once
 POD_DELETE=${POD_DELETE:-graceful}
+# POD_TERMINATE=1: a running pod being deleted turns Failed at the end of its grace period, as
+# a kubelet makes it (stages-kubelet/pod-terminate.yaml; best with POD_DELETE=graceful): a
+# Job's evicted pod is then replaced instead of staying Terminating
+POD_TERMINATE=${POD_TERMINATE:-0}
 READY_TIMEOUT=${READY_TIMEOUT:-120}
 source "$HERE/lib.sh"
 
@@ -159,6 +163,7 @@ for s in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat
   kwok_configs+=("--config=$stages/$s")
 done
 for s in "$HERE"/stages/*.yaml; do kwok_configs+=("--config=$s"); done
+[ "$POD_TERMINATE" = 1 ] && kwok_configs+=("--config=$HERE/stages-kubelet/pod-terminate.yaml")
 component kwok "$K8SBIN/kwok" --kubeconfig="$BASE/run/kwok.kubeconfig" --manage-all-nodes=false \
   --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
   --server-address="127.0.0.1:$KWOK_PORT" --node-ip=127.0.0.1 "${kwok_configs[@]}"

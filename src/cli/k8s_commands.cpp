@@ -2,14 +2,19 @@
 
 #include <CLI/CLI.hpp>
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 
 #include "cli/excerpt_args.hpp"
 #include "cli/output_rules.hpp"
 #include "core/error.hpp"
 #include "core/output_folder.hpp"
 #include "driver/log.hpp"
+#include "k8s/scheduler.hpp"
+#include "registry/registry.hpp"
 #include "replay/k8s_replay.hpp"
 
 namespace ds {
@@ -27,18 +32,21 @@ struct K8sArgs {
 };
 K8sArgs g_k8s;
 
+// --kubeconfig, else $KUBECONFIG.
+std::string kubeconfig_path(const std::string& given) {
+  if (!given.empty()) return given;
+  const char* env = std::getenv("KUBECONFIG");
+  if (env == nullptr || *env == '\0')
+    throw InputError("no kubeconfig: pass --kubeconfig or set KUBECONFIG");
+  return env;
+}
+
 int cmd_k8s_replay() {
   k8s::ReplayRequest req;
   req.config = slurm::load_controller_config(g_k8s.ex.config);
   req.config_path = g_k8s.ex.config;
   req.excerpt = excerpt_spec(g_k8s.ex);
-  req.kubeconfig = g_k8s.kubeconfig;
-  if (req.kubeconfig.empty()) {
-    const char* env = std::getenv("KUBECONFIG");
-    if (env == nullptr || *env == '\0')
-      throw InputError("no kubeconfig: pass --kubeconfig or set KUBECONFIG");
-    req.kubeconfig = env;
-  }
+  req.kubeconfig = kubeconfig_path(g_k8s.kubeconfig);
   req.scheduler = k8s::parse_scheduler(g_k8s.scheduler);
   req.kueue_objects = g_k8s.kueue_objects;
   req.node_selector = g_k8s.node_selector;
@@ -57,6 +65,89 @@ int cmd_k8s_replay() {
       r.metrics.avg_queue_s, r.metrics.avg_jct_s, r.metrics.preemptions,
       r.metrics.gpu_occupancy_full, g_k8s.ex.time_scale, r.start_latency_wall_s, g_k8s.out.c_str());
   return r.completed == r.submitted ? 0 : 1;
+}
+
+struct RunArgs {
+  std::string kubeconfig, config, tenants, policy, scheduler_name = "deepshare";
+  double time_scale = 0;  // 0: the configuration's (1 without one)
+  std::int64_t cycles = 0;
+  bool once = false;
+  bool quiet = false;
+};
+RunArgs g_run;
+std::atomic<bool> g_stop{false};
+extern "C" void on_stop(int) {
+  g_stop = true;
+}
+
+// "ns=quota,ns=quota" -> tenants and their namespaces.
+void parse_tenants_flag(const std::string& text, k8s::SchedulerConfig& cfg) {
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const auto eq = item.find('=');
+    int quota = -1;
+    if (eq != std::string::npos) {
+      const std::string q = item.substr(eq + 1);
+      if (!q.empty() && q.find_first_not_of("0123456789") == std::string::npos && q.size() < 7)
+        quota = std::stoi(q);
+    }
+    const std::string ns = eq == std::string::npos ? item : item.substr(0, eq);
+    if (quota < 0 || ns.empty() || k8s::dns_label(ns) != ns)
+      throw InputError("--tenants: '" + item + "' is not NAMESPACE=GPUS (e.g. team-a=8)");
+    Tenant t;
+    t.name = ns;
+    t.quota_gpus = quota;
+    cfg.tenants.push_back(t);
+    cfg.namespaces.push_back(ns);
+  }
+}
+
+k8s::SchedulerConfig run_config() {
+  k8s::SchedulerConfig cfg;
+  cfg.kubeconfig = kubeconfig_path(g_run.kubeconfig);
+  cfg.scheduler_name = g_run.scheduler_name;
+  if (!g_run.config.empty()) {
+    const slurm::ControllerConfig c = slurm::load_controller_config(g_run.config);
+    if (c.tenant_source != slurm::TenantSource::Config)
+      throw InputError(c.source +
+                       ": Kubernetes tenants are namespaces given here (tenant_source: "
+                       "config, with name and quota_gpus per tenant)");
+    cfg.policy = c.policy;
+    cfg.options = c.options;
+    cfg.time_scale = c.time_scale;
+    cfg.poll_ms = c.poll_ms;
+    cfg.journal = c.journal;
+    cfg.gpu_memory_mib = c.gpu_memory_mib;
+    cfg.timeout_ms = static_cast<std::int64_t>(c.start_margin_s * 1000);
+    if (g_run.tenants.empty())
+      for (const auto& t : c.tenants) {
+        cfg.tenants.push_back(t.tenant);
+        cfg.namespaces.push_back(k8s::dns_label(t.tenant.name));  // as the replay names them
+      }
+  }
+  if (!g_run.tenants.empty()) parse_tenants_flag(g_run.tenants, cfg);
+  if (cfg.tenants.empty()) throw InputError("no tenant: pass --tenants NS=GPUS,... or --config");
+  if (!g_run.policy.empty()) cfg.policy = g_run.policy;
+  if (g_run.time_scale > 0) cfg.time_scale = g_run.time_scale;
+  for (const auto& p : policy_registry())
+    if (p.name == cfg.policy && p.oracle)
+      throw InputError("policy '" + cfg.policy +
+                       "' is an oracle (it reads true run times): it cannot run on a cluster");
+  return cfg;
+}
+
+int cmd_k8s_run() {
+  const k8s::SchedulerConfig cfg = run_config();
+  driver::Log log(stderr, g_run.quiet);
+  std::signal(SIGINT, on_stop);
+  std::signal(SIGTERM, on_stop);
+  log.warn("no_lease",
+           {{"detail", "no leader election yet: run one `deepshare k8s run` per cluster"}});
+  k8s::PodScheduler s(cfg, log);
+  s.init();
+  s.run(g_stop, g_run.once ? 1 : g_run.cycles);
+  return 0;
 }
 
 }  // namespace
@@ -88,6 +179,36 @@ void register_k8s_commands(CLI::App& app,
       ->capture_default_str();
   replay->add_flag("--quiet", g_k8s.quiet, "Log warnings and errors only");
   add_action(replay, cmd_k8s_replay);
+
+  auto* run = k8s->add_subcommand(
+      "run",
+      "DeepShare as the scheduler of the pods with spec.schedulerName: deepshare: binds them to "
+      "nodes (whole nvidia.com/gpu), evicts to reclaim, with the policy core (docs/kubernetes.md "
+      "§8)");
+  run->add_option("--kubeconfig", g_run.kubeconfig, "Kubeconfig (default: $KUBECONFIG)");
+  run->add_option("--config", g_run.config,
+                  "DeepShare configuration (YAML, tenant_source: config): policy, options, "
+                  "time_scale, poll_ms, journal, tenants (name = namespace, quota_gpus)")
+      ->check(CLI::ExistingFile);
+  run->add_option("--tenants", g_run.tenants,
+                  "Tenant namespaces and their guaranteed GPUs, NS=GPUS,... (instead of the "
+                  "configuration's tenants)");
+  run->add_option("--policy", g_run.policy,
+                  "Policy (default: the configuration's, else deepshare); oracles are refused");
+  run->add_option("--time-scale", g_run.time_scale,
+                  "Driver time = wall time x this (a time-scaled replay; default: the "
+                  "configuration's, else 1)");
+  run->add_option("--scheduler-name", g_run.scheduler_name, "The spec.schedulerName it serves")
+      ->capture_default_str();
+  run->add_option("--cycles", g_run.cycles, "Stop after this many cycles (0: at SIGTERM/SIGINT)")
+      ->capture_default_str();
+  run->add_flag("--once", g_run.once, "One cycle, then exit (same as --cycles 1)");
+  run->add_flag("--quiet", g_run.quiet, "Log warnings and errors only");
+  run->footer(
+      "Example:\n  deepshare k8s run --kubeconfig admin.kubeconfig --tenants team-a=8,team-b=8\n"
+      "Not yet (issue #23): leader election, gangs, DRA/MPS sharing, quotas from Kueue, "
+      "metrics, the admission policy that makes GPU pods use it.");
+  add_action(run, cmd_k8s_run);
 }
 
 }  // namespace ds

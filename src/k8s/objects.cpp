@@ -114,6 +114,18 @@ json event(const EventSpec& s) {
           {"type", s.type}};
 }
 
+std::int64_t rfc3339_seconds(const std::string& text) {
+  std::tm tm{};
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
+  char t = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d", &y, &mo, &d, &t, &h, &mi, &s) != 7 ||
+      (t != 'T' && t != 't') || text.back() != 'Z')
+    return -1;
+  tm.tm_year = y - 1900, tm.tm_mon = mo - 1, tm.tm_mday = d;
+  tm.tm_hour = h, tm.tm_min = mi, tm.tm_sec = s;
+  return static_cast<std::int64_t>(timegm(&tm));
+}
+
 std::string events_path(std::string_view ns) {
   return resource_path("events.k8s.io", "v1", "events", ns);
 }

@@ -42,6 +42,10 @@ inline std::string leases_path(std::string_view ns, std::string_view name = "") 
 // RFC 3339 with microseconds in UTC ("2026-12-01T19:40:00.123456Z"): metav1.MicroTime.
 std::string micro_time(std::chrono::system_clock::time_point t);
 
+// "2026-12-01T21:00:05Z" (or with a fraction) as Unix seconds; -1 when not RFC 3339
+// (metav1.Time, whole seconds: creationTimestamp, startTime).
+std::int64_t rfc3339_seconds(const std::string& text);
+
 // POST pods/NAME/binding: places the pod on the node (once; a second one is a 409).
 json binding(std::string_view pod, std::string_view node);
 

@@ -45,18 +45,6 @@ std::string finished_at(const json& pod) {
 
 }  // namespace
 
-std::int64_t rfc3339_seconds(const std::string& text) {
-  std::tm tm{};
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
-  char t = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d", &y, &mo, &d, &t, &h, &mi, &s) != 7 ||
-      (t != 'T' && t != 't') || text.back() != 'Z')
-    return -1;
-  tm.tm_year = y - 1900, tm.tm_mon = mo - 1, tm.tm_mday = d;
-  tm.tm_hour = h, tm.tm_min = mi, tm.tm_sec = s;
-  return static_cast<std::int64_t>(timegm(&tm));
-}
-
 std::string rfc3339_ms(std::int64_t unix_ms) {
   const std::time_t secs = static_cast<std::time_t>(unix_ms / 1000);
   std::tm tm{};

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "driver/clock.hpp"
+#include "k8s/objects.hpp"
 #include "model/workload.hpp"
 #include "replay/excerpt.hpp"
 #include "replay/observed.hpp"
@@ -53,8 +54,6 @@ struct ApiTimes {
   double watch_start_wall_s = -1;  // the first run's start as the watch saw it (Unix s)
 };
 
-// "2026-12-01T21:00:05Z" (or with a fraction) as Unix seconds; -1 when not RFC 3339.
-std::int64_t rfc3339_seconds(const std::string& text);
 // Unix ms as RFC 3339 with milliseconds, UTC ("2026-12-01T21:00:05.250Z").
 std::string rfc3339_ms(std::int64_t unix_ms);
 

@@ -1,0 +1,145 @@
+// The Kubernetes adapter: what is Kubernetes' in `deepshare k8s run`, and only that (the
+// driver core, src/driver/core.hpp, does the rest; the Slurm adapter, src/slurm/adapter.hpp,
+// is the other engine). It implements the driver's ports (driver/ports.hpp) over the API:
+//  - observe(): this cycle's pods (the informer's cache, informer.hpp) -> an Observation of
+//    the pods whose spec.schedulerName is DeepShare's: key = the pod's UID, ref = NS/NAME,
+//    tenant = the namespace (a namespace without a tenant, a pod asking for no
+//    nvidia.com/gpu or for more than any node has: refused, see below), GPUs = the pod's
+//    nvidia.com/gpu; phase: unbound -> waiting, bound -> running, terminating and bound ->
+//    ending (it holds its GPUs until it is gone), Succeeded/Failed -> ended; the placement
+//    from DeepShare's annotations (pods.hpp) or, for a pod bound by someone else, GPUs of
+//    its node the model leaves free. A pod is preemptible when a controller (a Job) owns it:
+//    an evicted bare pod would be lost;
+//  - nodes(): Node objects with allocatable nvidia.com/gpu; usable = Ready and not cordoned;
+//  - sync_held(): the GPUs that pods the model does not run hold on each node (other
+//    schedulers' pods, DeepShare's own ending ones), as kube-scheduler counts them;
+//  - the actions (adapter_act.cpp): hand_over = write the decision annotations, then POST
+//    pods/NAME/binding, only once the API shows the node's nvidia.com/gpu free for it (bound,
+//    not ended pods + binds the cache does not show yet <= allocatable): a victim's GPUs are
+//    reused only after the API shows it gone or ended; preempt = the Eviction API (policy/v1,
+//    the pod's own grace period), re-issued until confirmed; reject / refuse = a Warning
+//    Event (FailedScheduling) and the condition PodScheduled=False with the reason, the pod
+//    left unbound for its owner to delete.
+// Whole GPUs only (no MPS, no DRA), one pod per job (no gangs): docs/kubernetes.md §8.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "driver/clock.hpp"
+#include "driver/core.hpp"
+#include "driver/journal.hpp"
+#include "driver/log.hpp"
+#include "driver/ports.hpp"
+#include "k8s/client.hpp"
+#include "k8s/pods.hpp"
+
+namespace ds::k8s {
+
+struct AdapterCounters {
+  std::uint64_t refused = 0;         // pods refused before admission (Event + condition)
+  std::uint64_t binds = 0;           // bindings the API accepted
+  std::uint64_t evictions = 0;       // evictions the API accepted
+  std::uint64_t api_failures = 0;    // calls the API refused or that got no answer
+  std::uint64_t waits_for_gpus = 0;  // hand-overs deferred: the API shows the GPUs held
+};
+
+class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
+ public:
+  // `ns_tenants`: namespace -> tenant; `scheduler`: the schedulerName DeepShare serves.
+  K8sAdapter(Client& client, driver::Log& log, driver::Journal& journal,
+             std::map<std::string, TenantId> ns_tenants, std::string scheduler = "deepshare");
+
+  // The GPU nodes (allocatable nvidia.com/gpu > 0) of the first Node list, in natural name
+  // order; throws InputError when there is none. Nodes added later are not used (restart).
+  void load_nodes(const std::vector<json>& nodes, std::int64_t gpu_memory_mib);
+  [[nodiscard]] const Cluster& cluster() const { return cluster_; }
+  void attach(driver::Core& core) { core_ = &core; }
+
+  // This cycle's objects (copies of the informers' caches) and times.
+  void set_cycle(std::vector<json> pods, std::vector<json> nodes, Time now, std::int64_t wall_ms,
+                 const driver::DriverClock& clock);
+  // GPUs that pods outside the model's running jobs hold, into the core's state.
+  void sync_held();
+  [[nodiscard]] const AdapterCounters& counters() const { return counters_; }
+  // Tells a pod why DeepShare will not place it (Event + PodScheduled=False).
+  void tell(const PodView& p, const std::string& reason, const char* event_reason);
+
+  // --- driver::ClusterSource ---
+  std::optional<driver::Observation> observe() override;
+  std::optional<std::vector<driver::EngineNode>> nodes() override;
+  [[nodiscard]] const std::string& last_error() const override { return error_; }
+
+  // --- driver::Actuator ---
+  void admitted(JobId, const driver::EngineJob&) override;
+  void forgotten(JobId) override;
+  WaitReason eligible(JobId, const driver::EngineJob&) override;
+  Handover hand_over(JobId) override;
+  void take_back(JobId) override;
+  void repeat_preempt(JobId) override;
+  bool reject(JobId, const std::string& reason) override;
+  bool preempt(JobId, const driver::EngineJob&) override;
+  std::optional<Placement> place(const StartJob& d) override;
+  void decided(const StartJob& applied, Time queued_since, bool moved) override;
+
+ private:
+  // What the adapter keeps per job (ids as the core's).
+  struct PodJob {
+    std::string uid, ns, name;
+    int gpus = 0;
+    std::optional<StartJob> start;  // the current decision, until it is handed over
+    std::string bound_to;           // the node our binding put it on
+  };
+  // A binding the API accepted that the cache does not show yet.
+  struct Assumed {
+    std::string node;
+    int gpus = 0;
+    std::int64_t wall = 0;
+  };
+
+  // adapter.cpp: observation
+  bool admit(const PodView& p);
+  driver::EngineJob engine_job(const PodView& p);
+  // A bound pod's GPUs: DeepShare's annotation, our own decision, else GPUs of its node that
+  // no other listed pod holds (`taken_`, per node).
+  Placement placement_of(const PodView& p);
+  [[nodiscard]] const PodView* pod(const std::string& uid) const;
+  [[nodiscard]] int api_free(const std::string& node) const;
+  [[nodiscard]] ClusterState& state() const { return core_->state(); }
+
+  // adapter_act.cpp: actions
+  bool evict(const PodJob& j);
+  void event(const PodView& p, const char* type, const char* reason, const char* action,
+             const std::string& note);
+  void api_failed(const char* what, const std::string& ref, const ApiError& e);
+
+  Client& client_;
+  driver::Log& log_;
+  driver::Journal& journal_;
+  std::map<std::string, TenantId> ns_tenants_;
+  std::string scheduler_;
+  driver::Core* core_ = nullptr;
+  Cluster cluster_;
+  std::unordered_map<std::string, std::size_t> node_index_;
+  std::vector<PodJob> jobs_;                                // per JobId
+  std::vector<PodView> pods_;                               // this cycle's
+  std::unordered_map<std::string, std::size_t> pod_index_;  // uid -> pods_
+  std::vector<json> node_objects_;
+  std::unordered_map<std::string, int> api_used_;         // node -> GPUs the API shows held
+  std::unordered_map<std::string, std::uint64_t> taken_;  // node -> GPUs placed this cycle
+  std::unordered_map<std::string, Assumed> assumed_;      // uid -> binding not in the cache yet
+  std::set<std::string> refused_;   // pods told why they are not placed (never admitted)
+  std::set<std::string> rejected_;  // pods the policy rejected (no longer listed)
+  AdapterCounters counters_;
+  std::string error_;
+  driver::DriverClock clock_;
+  Time now_ = 0;
+  std::int64_t wall_ = 0;
+};
+
+}  // namespace ds::k8s

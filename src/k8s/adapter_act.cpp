@@ -1,0 +1,154 @@
+// The Kubernetes adapter's actions (adapter.hpp): annotate + bind, evict, tell a pod why.
+#include <bit>
+#include <chrono>
+
+#include "k8s/adapter.hpp"
+#include "k8s/api.hpp"
+
+namespace ds::k8s {
+
+void K8sAdapter::api_failed(const char* what, const std::string& ref, const ApiError& e) {
+  ++counters_.api_failures;
+  log_.warn(what, {{"pod", ref}, {"error", e.str()}});
+}
+
+void K8sAdapter::event(const PodView& p, const char* type, const char* reason, const char* action,
+                       const std::string& note) {
+  EventSpec s;
+  s.regarding = {
+      {"apiVersion", "v1"}, {"kind", "Pod"}, {"namespace", p.ns}, {"name", p.name}, {"uid", p.uid}};
+  s.type = type;
+  s.reason = reason;
+  s.action = action;
+  s.note = note.substr(0, 1024);  // the API caps an Event's note at 1 kB
+  s.time = std::chrono::system_clock::now();
+  if (auto r = create_event(client_, s); !r) api_failed("event_failed", p.ref(), r.error());
+}
+
+// Warning Event + PodScheduled=False (what `kubectl describe pod` shows, as for
+// kube-scheduler's FailedScheduling).
+void K8sAdapter::tell(const PodView& p, const std::string& reason, const char* event_reason) {
+  event(p, "Warning", event_reason, "Scheduling", "DeepShare: " + reason);
+  const json body = {{"status",
+                      {{"conditions", json::array({{{"type", "PodScheduled"},
+                                                    {"status", "False"},
+                                                    {"reason", "Unschedulable"},
+                                                    {"message", "DeepShare: " + reason}}})}}}};
+  if (auto r = client_.patch(pods_path(p.ns, p.name, "status"), body, PatchType::Strategic); !r)
+    if (!r.error().not_found()) api_failed("condition_failed", p.ref(), r.error());
+}
+
+std::optional<Placement> K8sAdapter::place(const StartJob& d) {
+  if (d.placement.size() == 1) return d.placement;
+  // A pod runs on one node: a placement over several is moved onto one node whose GPUs the
+  // model leaves free, or deferred.
+  const int want = static_cast<int>(state().spec(d.job).gpus);
+  for (const Node& n : cluster_.nodes) {
+    if (!state().node_usable(n.id)) continue;
+    std::uint64_t mask = 0;
+    for (int g = 0; g < n.gpus && std::popcount(mask) < want; ++g) {
+      const auto flat = static_cast<std::size_t>(n.first_gpu + g);
+      if (state().gpu_available(flat) && state().jobs_on_gpu(flat).empty())
+        mask |= std::uint64_t{1} << g;
+    }
+    if (std::popcount(mask) == want) return Placement{NodeAlloc{n.id, mask}};
+  }
+  log_.info("start_deferred", core_->who(d.job),
+            {{"job", jobs_[d.job.index()].ns + "/" + jobs_[d.job.index()].name},
+             {"reason", "a pod runs on one node; no node has its GPUs free"}});
+  return std::nullopt;
+}
+
+void K8sAdapter::decided(const StartJob& s, Time queued_since, bool moved) {
+  PodJob& j = jobs_[s.job.index()];
+  j.start = s;
+  log_.info("start", core_->who(s.job),
+            {{"job", j.ns + "/" + j.name},
+             {"node", cluster_.nodes[s.placement[0].node.index()].name},
+             {"gpu_count", j.gpus},
+             {"borrowed", s.borrowed},
+             {"moved", moved},
+             {"queued_s", static_cast<double>(now_ - queued_since) / 1000.0}});
+  journal_.line("start " + j.ns + "/" + j.name);
+}
+
+driver::Actuator::Handover K8sAdapter::hand_over(JobId id) {
+  PodJob& j = jobs_[id.index()];
+  const PodView* p = pod(j.uid);
+  if (!j.start || !p || p->terminating || p->ended()) return Handover::Failed;
+  const NodeAlloc& a = j.start->placement.at(0);
+  const Node& node = cluster_.nodes[a.node.index()];
+  if (p->bound()) return p->node == node.name ? Handover::Sent : Handover::Failed;
+  // The API's own count: a victim, an ending pod or another scheduler's pod still holds
+  // them. Binding now would put more nvidia.com/gpu on the node than it has.
+  if (api_free(node.name) < p->gpus) {
+    ++counters_.waits_for_gpus;
+    return Handover::NotYet;
+  }
+  std::vector<int> gpus;
+  for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) gpus.push_back(std::countr_zero(m));
+  const json ann = {
+      {"metadata",
+       {{"annotations",
+         {{kGpusAnnotation, gpus_annotation(node.name, gpus)},
+          {kDecisionAnnotation, decision_annotation(j.start->borrowed, j.start->shared, now_)}}}}}};
+  if (auto r = client_.patch(pods_path(p->ns, p->name), ann, PatchType::Merge); !r) {
+    api_failed("annotate_failed", p->ref(), r.error());
+    return Handover::Failed;
+  }
+  if (auto r = bind_pod(client_, p->ns, p->name, node.name); !r) {
+    api_failed("bind_failed", p->ref(), r.error());
+    return Handover::Failed;
+  }
+  ++counters_.binds;
+  j.bound_to = node.name;
+  assumed_[j.uid] = Assumed{node.name, p->gpus, wall_};
+  api_used_[node.name] += p->gpus;
+  pods_[pod_index_.at(j.uid)].node = node.name;
+  event(*p, "Normal", "Scheduled", "Binding",
+        "Successfully assigned " + p->ref() + " to " + node.name + " (DeepShare: GPUs " +
+            gpus_annotation(node.name, gpus) + (j.start->borrowed ? ", borrowed" : "") + ")");
+  return Handover::Sent;
+}
+
+bool K8sAdapter::evict(const PodJob& j) {
+  if (auto r = evict_pod(client_, j.ns, j.name, std::nullopt); !r) {
+    if (r.error().not_found()) return true;  // gone already
+    api_failed("evict_failed", j.ns + "/" + j.name, r.error());
+    return false;
+  }
+  ++counters_.evictions;
+  journal_.line("evict " + j.ns + "/" + j.name);
+  return true;
+}
+
+// A bound pod cannot be unbound: it is evicted (its controller makes a new one).
+void K8sAdapter::take_back(JobId id) {
+  PodJob& j = jobs_[id.index()];
+  if (!j.bound_to.empty()) evict(j);
+  j.start.reset();
+}
+
+void K8sAdapter::repeat_preempt(JobId id) {
+  evict(jobs_[id.index()]);
+}
+
+bool K8sAdapter::preempt(JobId id, const driver::EngineJob&) {
+  PodJob& j = jobs_[id.index()];
+  if (!evict(j)) return false;
+  if (const PodView* p = pod(j.uid))
+    event(*p, "Normal", "Preempted", "Preempting",
+          "DeepShare: evicted to give its tenant's GPUs back (the pod's controller recreates it)");
+  return true;
+}
+
+bool K8sAdapter::reject(JobId id, const std::string& reason) {
+  PodJob& j = jobs_[id.index()];
+  rejected_.insert(j.uid);
+  const PodView* p = pod(j.uid);
+  if (!p) return false;
+  tell(*p, reason, "FailedScheduling");
+  return true;
+}
+
+}  // namespace ds::k8s

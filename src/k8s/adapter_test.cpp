@@ -1,0 +1,221 @@
+// The Kubernetes adapter without a server: Pod and Node objects as the API writes them ->
+// what the driver core sees (phases, tenants, placements, GPUs held outside), and the
+// hand-over's own check that the API shows the GPUs free before it binds. What needs the API
+// (binding, eviction, Events) is tested on a real control plane: tests/k8s/deepshare_run_test.sh.
+#include "k8s/adapter.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "registry/registry.hpp"
+
+namespace ds::k8s {
+namespace {
+
+json node(const std::string& name, int gpus, bool ready = true, bool cordoned = false) {
+  return {
+      {"metadata", {{"name", name}, {"uid", "node-" + name}}},
+      {"spec", {{"unschedulable", cordoned}}},
+      {"status",
+       {{"allocatable", {{"nvidia.com/gpu", std::to_string(gpus)}}},
+        {"conditions", json::array({{{"type", "Ready"}, {"status", ready ? "True" : "False"}}})}}}};
+}
+
+json pod(const std::string& uid, const std::string& ns, int gpus,
+         const std::string& scheduler = "deepshare") {
+  json limits = {{"nvidia.com/gpu", std::to_string(gpus)}, {"cpu", "1"}};
+  return {{"metadata",
+           {{"uid", uid},
+            {"namespace", ns},
+            {"name", "p-" + uid},
+            {"creationTimestamp", "2026-12-04T10:00:00Z"},
+            {"ownerReferences",
+             json::array(
+                 {{{"kind", "Job"}, {"name", "j"}, {"uid", "j" + uid}, {"controller", true}}})}}},
+          {"spec",
+           {{"schedulerName", scheduler},
+            {"containers", json::array({{{"name", "c"}, {"resources", {{"limits", limits}}}}})}}},
+          {"status", {{"phase", "Pending"}}}};
+}
+
+json bound(json p, const std::string& node_name, const std::string& phase = "Running") {
+  p["spec"]["nodeName"] = node_name;
+  p["status"]["phase"] = phase;
+  return p;
+}
+
+TEST(K8sPods, ReadsGpusStateAndDecision) {
+  json p = bound(pod("u1", "a", 2), "gpu-node-1");
+  p["metadata"]["annotations"] = {{kGpusAnnotation, "gpu-node-1:2,3"},
+                                  {kDecisionAnnotation, "borrowed=1,shared=0,decided=4500"}};
+  p["metadata"]["deletionTimestamp"] = "2026-12-04T10:01:00Z";
+  const auto v = pod_view(p);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->gpus, 2);
+  EXPECT_EQ(v->ref(), "a/p-u1");
+  EXPECT_TRUE(v->bound() && v->terminating && v->controlled && v->holds_gpus());
+  EXPECT_EQ(v->decision_node, "gpu-node-1");
+  EXPECT_EQ(v->decision_gpus, (std::vector<int>{2, 3}));
+  EXPECT_TRUE(v->decision_borrowed);
+  EXPECT_EQ(v->decision_ms, 4500);
+  // requests only (the API copies them to limits; a hand-written object may not), two
+  // containers, a gate.
+  json q = pod("u2", "a", 0);
+  q["spec"]["containers"] =
+      json::array({{{"name", "x"}, {"resources", {{"requests", {{"nvidia.com/gpu", "1"}}}}}},
+                   {{"name", "y"}, {"resources", {{"limits", {{"nvidia.com/gpu", 3}}}}}}});
+  q["spec"]["schedulingGates"] = json::array({{{"name", "wait"}}});
+  const auto w = pod_view(q);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->gpus, 4);
+  EXPECT_TRUE(w->gated);
+  EXPECT_FALSE(w->bound());
+  // malformed decision, bad quantities
+  p["metadata"]["annotations"][kGpusAnnotation] = "gpu-node-1:x";
+  EXPECT_EQ(pod_view(p)->decision_node, "");
+  EXPECT_EQ(gpu_quantity("2k"), -1);
+  EXPECT_EQ(gpu_quantity("-1"), -1);
+  EXPECT_FALSE(pod_view(json::object()));
+  EXPECT_EQ(gpus_annotation("n", {0, 5}), "n:0,5");
+}
+
+TEST(K8sPods, NodeUsableWhenReadyAndNotCordoned) {
+  EXPECT_TRUE(node_view(node("n", 8))->usable());
+  EXPECT_FALSE(node_view(node("n", 8, false))->usable());
+  EXPECT_FALSE(node_view(node("n", 8, true, true))->usable());
+  EXPECT_EQ(node_view(node("n", 8))->gpus, 8);
+}
+
+// A server nobody listens on: every call fails at once, without a network.
+Kubeconfig unreachable() {
+  Kubeconfig k;
+  k.server = "https://127.0.0.1:9";
+  return k;
+}
+
+struct Harness {
+  Harness() : client(unreachable()) {
+    for (int t = 0; t < 2; ++t) {
+      Tenant x;
+      x.id = TenantId(static_cast<std::uint32_t>(t));
+      x.name = t == 0 ? "a" : "b";
+      x.quota_gpus = 4;
+      tenants.push_back(x);
+    }
+    adapter = std::make_unique<K8sAdapter>(
+        client, log, journal,
+        std::map<std::string, TenantId>{{"a", tenants[0].id}, {"b", tenants[1].id}});
+    nodes = {node("gpu-node-2", 4), node("gpu-node-1", 4), node("cpu-node", 0)};
+    adapter->load_nodes(nodes, kDefaultGpuMemoryMib);
+    core = std::make_unique<driver::Core>(adapter->cluster(), tenants, *adapter, log, journal,
+                                          driver::Timing{});
+    const PolicyContext ctx{adapter->cluster(), tenants, options};
+    core->set_policy(make_policy("fifo-pooled", ctx), false);
+    adapter->attach(*core);
+  }
+  // One cycle up to the policy (no decisions applied: those would call the API).
+  driver::Observation fold(const std::vector<json>& pods) {
+    wall += 1000;
+    core->set_time(wall, wall);
+    adapter->set_cycle(pods, nodes, wall, wall, clock);
+    core->observe_nodes(*adapter->nodes());
+    obs = *adapter->observe();
+    core->fold(obs);
+    adapter->sync_held();
+    return obs;
+  }
+  const driver::EngineJob* job(const std::string& uid) const {
+    for (const auto& j : obs.jobs)
+      if (j.key == uid) return &j;
+    return nullptr;
+  }
+
+  Client client;
+  std::FILE* null = std::fopen("/dev/null", "w");
+  driver::Log log{null, true};
+  driver::Journal journal;
+  std::vector<Tenant> tenants;
+  PolicyOptions options;
+  std::vector<json> nodes;
+  std::unique_ptr<K8sAdapter> adapter;
+  std::unique_ptr<driver::Core> core;
+  driver::DriverClock clock;
+  driver::Observation obs;
+  std::int64_t wall = 1'800'000'000'000;
+};
+
+TEST(K8sAdapter, GpuNodesInNaturalOrder) {
+  Harness h;
+  ASSERT_EQ(h.adapter->cluster().nodes.size(), 2u);
+  EXPECT_EQ(h.adapter->cluster().nodes[0].name, "gpu-node-1");
+  EXPECT_EQ(h.adapter->cluster().total_gpus(), 8);
+}
+
+TEST(K8sAdapter, PodsToJobs) {
+  Harness h;
+  json mine = bound(pod("u2", "b", 2), "gpu-node-1");
+  mine["metadata"]["annotations"] = {{kGpusAnnotation, "gpu-node-1:0,1"},
+                                     {kDecisionAnnotation, "borrowed=1,shared=0,decided=7"}};
+  json ending = bound(pod("u4", "a", 1), "gpu-node-2");
+  h.fold({pod("u1", "a", 1), mine, ending});
+  EXPECT_EQ(h.job("u4")->phase, driver::Phase::Running);
+  ending["metadata"]["deletionTimestamp"] = "2026-12-04T10:01:00Z";
+  h.fold({pod("u1", "a", 1), mine, bound(pod("u3", "a", 1), "gpu-node-1", "Succeeded"), ending,
+          pod("u5", "a", 1, "default-scheduler")});
+  ASSERT_EQ(h.obs.jobs.size(), 3u) << "the default scheduler's pod and the ended one are not jobs";
+  ASSERT_TRUE(h.job("u1") && h.job("u2") && h.job("u4"));
+  EXPECT_EQ(h.job("u1")->phase, driver::Phase::Waiting);
+  EXPECT_EQ(h.job("u1")->spec.tenant, h.tenants[0].id);
+  EXPECT_TRUE(h.job("u1")->spec.preemptible) << "a Job's pod is recreated when evicted";
+  EXPECT_EQ(h.job("u2")->phase, driver::Phase::Running);
+  ASSERT_TRUE(h.job("u2")->decision);
+  EXPECT_TRUE(h.job("u2")->decision->borrowed);
+  EXPECT_EQ(h.job("u2")->placement, (Placement{NodeAlloc{NodeId(0), 0b11}}));
+  EXPECT_EQ(h.job("u4")->phase, driver::Phase::Ending);
+  // The running pod is adopted with its recorded GPUs; the ending one's GPU is held outside.
+  EXPECT_EQ(h.core->state().runtime(*h.core->book().find("u2")).status, JobStatus::Running);
+  int unavailable = 0;
+  for (std::size_t g = 4; g < 8; ++g) unavailable += !h.core->state().gpu_available(g);
+  EXPECT_EQ(unavailable, 1) << "the terminating pod on gpu-node-2 still holds one GPU";
+}
+
+TEST(K8sAdapter, PodBoundBySomeoneElseGetsFreeGpus) {
+  Harness h;
+  json mine = bound(pod("u1", "a", 2), "gpu-node-1");
+  mine["metadata"]["annotations"] = {{kGpusAnnotation, "gpu-node-1:0,1"}};
+  h.fold({mine, bound(pod("u0", "b", 2), "gpu-node-1")});
+  ASSERT_TRUE(h.job("u0") && h.job("u1"));
+  EXPECT_EQ(h.job("u1")->placement, (Placement{NodeAlloc{NodeId(0), 0b0011}}));
+  EXPECT_EQ(h.job("u0")->placement, (Placement{NodeAlloc{NodeId(0), 0b1100}}));
+}
+
+TEST(K8sAdapter, CordonedNodeIsNotUsable) {
+  Harness h;
+  h.nodes[1] = node("gpu-node-1", 4, true, true);
+  h.fold({});
+  EXPECT_FALSE(h.core->state().node_usable(NodeId(0)));
+  EXPECT_TRUE(h.core->state().node_usable(NodeId(1)));
+}
+
+// The hand-over binds only once the API shows the node's GPUs free: a terminating victim
+// still holds them, so the start waits (and makes no API call).
+TEST(K8sAdapter, HandOverWaitsForTheApiToFreeTheGpus) {
+  Harness h;
+  json victim = bound(pod("v", "b", 4), "gpu-node-1");
+  victim["metadata"]["deletionTimestamp"] = "2026-12-04T10:01:00Z";
+  h.fold({victim, pod("w", "a", 4)});
+  const JobId w = *h.core->book().find("w");
+  const StartJob s{w, Placement{NodeAlloc{NodeId(0), 0b1111}}, false, false};
+  h.adapter->decided(s, 0, false);
+  EXPECT_EQ(h.adapter->hand_over(w), driver::Actuator::Handover::NotYet);
+  EXPECT_EQ(h.adapter->counters().waits_for_gpus, 1u);
+  EXPECT_EQ(h.adapter->counters().api_failures, 0u) << "no call was made";
+  // Once the victim is gone the API is asked (here: no server, so the call fails).
+  h.fold({pod("w", "a", 4)});
+  EXPECT_EQ(h.adapter->hand_over(w), driver::Actuator::Handover::Failed);
+  EXPECT_EQ(h.adapter->counters().api_failures, 1u);
+}
+
+}  // namespace
+}  // namespace ds::k8s

@@ -1,0 +1,134 @@
+// Pods and Nodes as the DeepShare scheduler reads them (pods.hpp).
+#include "k8s/pods.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
+#include "k8s/objects.hpp"
+
+namespace ds::k8s {
+namespace {
+
+const json& at(const json& o, const char* key) {
+  static const json null;
+  if (!o.is_object()) return null;
+  auto it = o.find(key);
+  return it == o.end() ? null : *it;
+}
+
+std::string str(const json& o, const char* key) {
+  const json& v = at(o, key);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+int container_gpus(const json& c) {
+  const json& res = at(c, "resources");
+  int n = gpu_quantity(at(at(res, "limits"), kGpuResource));
+  if (n < 0) n = gpu_quantity(at(at(res, "requests"), kGpuResource));
+  return n < 0 ? 0 : n;
+}
+
+// "NODE:0,1" -> node and indices; false when malformed.
+bool parse_gpus(const std::string& text, std::string& node, std::vector<int>& gpus) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0) return false;
+  node = text.substr(0, colon);
+  gpus.clear();
+  std::stringstream ss(text.substr(colon + 1));
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    char* end = nullptr;
+    const long g = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || g < 0 || g >= 64) return false;
+    gpus.push_back(static_cast<int>(g));
+  }
+  return !gpus.empty();
+}
+
+void parse_decision(const std::string& text, PodView& p) {
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string k = item.substr(0, eq), v = item.substr(eq + 1);
+    if (k == "borrowed") p.decision_borrowed = v == "1";
+    if (k == "shared") p.decision_shared = v == "1";
+    if (k == "decided") p.decision_ms = std::strtoll(v.c_str(), nullptr, 10);
+  }
+}
+
+}  // namespace
+
+int gpu_quantity(const json& value) {
+  std::string s;
+  if (value.is_number_integer()) return value.get<int>() < 0 ? -1 : value.get<int>();
+  if (!value.is_string()) return -1;
+  s = value.get<std::string>();
+  if (s.empty() || s.size() > 6) return -1;
+  for (char c : s)
+    if (c < '0' || c > '9') return -1;
+  return std::atoi(s.c_str());
+}
+
+std::optional<PodView> pod_view(const json& pod) {
+  const json& meta = at(pod, "metadata");
+  const json& spec = at(pod, "spec");
+  PodView p;
+  p.uid = str(meta, "uid");
+  p.ns = str(meta, "namespace");
+  p.name = str(meta, "name");
+  if (p.uid.empty() || p.ns.empty() || p.name.empty()) return std::nullopt;
+  p.scheduler = str(spec, "schedulerName");
+  if (p.scheduler.empty()) p.scheduler = "default-scheduler";
+  p.node = str(spec, "nodeName");
+  p.phase = str(at(pod, "status"), "phase");
+  p.terminating = at(meta, "deletionTimestamp").is_string();
+  const json& gates = at(spec, "schedulingGates");
+  p.gated = gates.is_array() && !gates.empty();
+  const json& owners = at(meta, "ownerReferences");
+  if (owners.is_array())
+    for (const auto& o : owners) p.controlled = p.controlled || at(o, "controller") == json(true);
+  const json& containers = at(spec, "containers");
+  if (containers.is_array())
+    for (const auto& c : containers) p.gpus += container_gpus(c);
+  p.created_s = rfc3339_seconds(str(meta, "creationTimestamp"));
+  p.started_s = rfc3339_seconds(str(at(pod, "status"), "startTime"));
+  const json& ann = at(meta, "annotations");
+  if (!parse_gpus(str(ann, kGpusAnnotation), p.decision_node, p.decision_gpus)) {
+    p.decision_node.clear();
+    p.decision_gpus.clear();
+  } else {
+    parse_decision(str(ann, kDecisionAnnotation), p);
+  }
+  return p;
+}
+
+std::optional<NodeView> node_view(const json& node) {
+  NodeView n;
+  n.name = str(at(node, "metadata"), "name");
+  if (n.name.empty()) return std::nullopt;
+  const json& status = at(node, "status");
+  n.gpus = std::max(0, gpu_quantity(at(at(status, "allocatable"), kGpuResource)));
+  const json& conds = at(status, "conditions");
+  if (conds.is_array())
+    for (const auto& c : conds)
+      if (str(c, "type") == "Ready") n.ready = str(c, "status") == "True";
+  const json& u = at(at(node, "spec"), "unschedulable");
+  n.cordoned = u.is_boolean() && u.get<bool>();
+  return n;
+}
+
+std::string gpus_annotation(const std::string& node, const std::vector<int>& gpus) {
+  std::string out = node + ":";
+  for (std::size_t i = 0; i < gpus.size(); ++i) out += (i ? "," : "") + std::to_string(gpus[i]);
+  return out;
+}
+
+std::string decision_annotation(bool borrowed, bool shared, std::int64_t decided_ms) {
+  return std::string("borrowed=") + (borrowed ? "1" : "0") + ",shared=" + (shared ? "1" : "0") +
+         ",decided=" + std::to_string(decided_ms);
+}
+
+}  // namespace ds::k8s

@@ -1,0 +1,74 @@
+// Pods and Nodes as the DeepShare scheduler reads them (`deepshare k8s run`,
+// docs/kubernetes.md §8): pure functions of the API's JSON, no I/O, so that the translation is
+// tested without a server (src/k8s/pods_test.cpp) and is the same in every cycle.
+//
+//  - a pod's GPUs: the sum over its containers of limits["nvidia.com/gpu"] (requests when no
+//    limit: the API requires them equal for extended resources); init containers are not
+//    counted (whole-GPU placement only: a pod holds its GPUs for its whole life);
+//  - its state: bound (spec.nodeName set), terminating (metadata.deletionTimestamp), ended
+//    (status.phase Succeeded or Failed), scheduling gates (spec.schedulingGates);
+//  - DeepShare's decision of its current placement, written by the scheduler before it binds
+//    (annotations deepshare.io/gpus "NODE:0,1" and deepshare.io/decision
+//    "borrowed=0,shared=0,decided=MS"); a bound pod carrying them is adopted with them by a
+//    restarted scheduler;
+//  - a node: allocatable nvidia.com/gpu, usable = Ready and not cordoned (spec.unschedulable).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ds::k8s {
+
+using nlohmann::json;
+
+inline constexpr const char* kGpuResource = "nvidia.com/gpu";
+inline constexpr const char* kGpusAnnotation = "deepshare.io/gpus";
+inline constexpr const char* kDecisionAnnotation = "deepshare.io/decision";
+
+struct PodView {
+  std::string uid, ns, name;
+  std::string scheduler;  // spec.schedulerName ("default-scheduler" when absent)
+  std::string node;       // spec.nodeName ("" = not bound)
+  std::string phase;      // status.phase
+  int gpus = 0;           // nvidia.com/gpu asked for (whole GPUs)
+  bool terminating = false;
+  bool gated = false;              // spec.schedulingGates not empty
+  bool controlled = false;         // has a controller owner (a Job): recreated if evicted
+  std::int64_t created_s = -1;     // creationTimestamp, Unix seconds
+  std::int64_t started_s = -1;     // status.startTime, Unix seconds
+  std::string decision_node;       // from deepshare.io/gpus ("" = none)
+  std::vector<int> decision_gpus;  // GPU indices on decision_node
+  bool decision_borrowed = false;  // from deepshare.io/decision
+  bool decision_shared = false;
+  std::int64_t decision_ms = -1;  // driver time of the decision (-1: unknown)
+  [[nodiscard]] bool bound() const { return !node.empty(); }
+  [[nodiscard]] bool ended() const { return phase == "Succeeded" || phase == "Failed"; }
+  // Holds its node's GPUs as kube-scheduler and the kubelet count them: bound, not ended
+  // (a terminating pod holds them until it is gone).
+  [[nodiscard]] bool holds_gpus() const { return bound() && !ended() && gpus > 0; }
+  [[nodiscard]] std::string ref() const { return ns + "/" + name; }
+};
+
+// Reads one Pod object; nullopt when it lacks a uid, namespace or name.
+std::optional<PodView> pod_view(const json& pod);
+
+struct NodeView {
+  std::string name;
+  int gpus = 0;        // allocatable nvidia.com/gpu
+  bool ready = false;  // condition Ready=True
+  bool cordoned = false;
+  [[nodiscard]] bool usable() const { return ready && !cordoned; }
+};
+std::optional<NodeView> node_view(const json& node);
+
+// Parses an integer quantity ("4"; "4k"-style suffixes are not GPUs: -1); -1 when not one.
+int gpu_quantity(const json& value);
+
+// The annotations of a decision: deepshare.io/gpus and deepshare.io/decision.
+std::string gpus_annotation(const std::string& node, const std::vector<int>& gpus);
+std::string decision_annotation(bool borrowed, bool shared, std::int64_t decided_ms);
+
+}  // namespace ds::k8s

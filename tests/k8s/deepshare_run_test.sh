@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# End-to-end: DeepShare as the scheduler on a REAL Kubernetes control plane (`deepshare k8s
+# run`, docs/kubernetes.md §8). A cluster of its own: 4 KWOK nodes x 4 nvidia.com/gpu, no
+# kube-scheduler, pods deleted as a kubelet would (POD_DELETE=graceful, POD_TERMINATE=1: an
+# evicted pod turns Failed at the end of its grace period, then goes). `deepshare k8s run`
+# runs in the background (stopped by PID) with the tenants of tests/k8s/deepshare2.yaml
+# (namespaces ewi and wor, 8 GPUs each), and:
+#  1. reclaim: ewi fills the 16 GPUs with 4 Jobs of 4 GPUs (8 of them borrowed; a 2 s grace
+#     period), then wor asks for its 8: DeepShare must evict two of ewi's pods (Eviction API)
+#     and bind wor's only once the API shows their GPUs free;
+#  2. `deepshare k8s replay --scheduler deepshare` of a Venus excerpt (2 tenants); 20 s in,
+#     the scheduler is killed (-9) and a new one started: it must adopt the running pods from
+#     the API (their decision annotations) and go on.
+# Checks, from the API's own records (a watch of every pod kept by kubectl for the whole run,
+# and the objects at the end):
+#  - the restarted scheduler adopted the pods that ran when the first one died;
+#  - every Job completed, every DeepShare pod Succeeded or was evicted (DisruptionTarget),
+#    none is left pending; the evicted ones were evicted through the Eviction API;
+#  - in the watch's order of events, no node ever had more nvidia.com/gpu bound to pods that
+#    are not ended than its allocatable;
+#  - a GPU pod in a namespace that is no tenant is not bound, and is told why (a Warning Event
+#    FailedScheduling and the condition PodScheduled=False with the reason);
+#  - every pod DeepShare bound carries its decision (deepshare.io/gpus names its node);
+#  - the replay wrote its report (summary.json, jobs.csv, observed.csv, replay.json).
+# About 2.5 minutes once the tools are built. Skips (77) without the Venus trace or jq.
+# Env: FROM, JOBS, LOAD (the excerpt), KILL_AFTER (s, 20); DS_TEST_OUT=DIR keeps the outputs and logs in DIR.
+set -uo pipefail
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=${1:-$SRC/build/bin}
+TRACE=${TRACE:-$SRC/../shared/traces/venus-sept/venus_sept_23859_jobs.csv}
+EXCERPT="from=${FROM:-3000},jobs=${JOBS:-30},load=${LOAD:-2},min=5,max=60"
+CONFIG=$SRC/tests/k8s/deepshare2.yaml
+[ -f "$TRACE" ] || { echo "SKIP: no Venus trace at $TRACE"; exit 77; }
+command -v jq >/dev/null || { echo "SKIP: jq not installed (scripts/setup-k8s.sh)"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+export BASE
+BASE=$(mktemp -d /tmp/dskrun.XXXX)
+SCHED_PID= WATCH_PID=
+cleanup() {
+  [ -n "$SCHED_PID" ] && kill "$SCHED_PID" 2>/dev/null
+  [ -n "$WATCH_PID" ] && kill "$WATCH_PID" 2>/dev/null
+  if [ -n "${DS_TEST_OUT:-}" ]; then
+    mkdir -p "$DS_TEST_OUT" && cp -r "$BASE/out" "$BASE/check" "$DS_TEST_OUT/" 2>/dev/null
+  fi
+  "$SRC/scripts/k8s/stop-cluster.sh" --purge >/dev/null 2>&1
+}
+trap cleanup EXIT
+mkdir -p "$BASE/check"
+NODES=4 GPUS=4 POD_DELETE=graceful POD_TERMINATE=1 "$SRC/scripts/k8s/start-cluster.sh" ||
+  fail "cluster"
+source "$BASE/env.sh"
+
+# The API's own record of every pod, in the order the API server sends the changes.
+kubectl get pods -A --watch --output-watch-events -o json >"$BASE/check/pods.watch" 2>"$BASE/check/watch.err" &
+WATCH_PID=$!
+"$BIN/deepshare" k8s run --config "$CONFIG" >"$BASE/check/scheduler.log" 2>&1 &
+SCHED_PID=$!
+for ns in ewi wor; do kubectl create namespace "$ns" >/dev/null || fail "namespace $ns"; done
+for ns in ewi wor; do
+  for _ in $(seq 1 100); do kubectl get sa default -n "$ns" >/dev/null 2>&1 && break; sleep 0.2; done
+done
+
+# A Job of one pod for DeepShare: NS NAME GPUS RUN_FOR GRACE_S
+job() {
+  cat <<EOF
+{"apiVersion": "batch/v1", "kind": "Job",
+ "metadata": {"name": "$2", "namespace": "$1", "labels": {"deepshare.io/test": "reclaim"}},
+ "spec": {"backoffLimit": 100,
+  "podFailurePolicy": {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]},
+  "template": {"metadata": {"annotations": {"deepshare.io/run-for": "$4"}},
+   "spec": {"schedulerName": "deepshare", "restartPolicy": "Never", "terminationGracePeriodSeconds": $5,
+    "containers": [{"name": "train", "image": "registry.invalid/deepshare/train:1",
+                    "resources": {"limits": {"nvidia.com/gpu": "$3"}}}]}}}}
+EOF
+}
+echo "== 1. reclaim: ewi borrows the whole cluster, wor comes back for its 8 GPUs"
+for i in 1 2 3 4; do job ewi borrow-$i 4 20s 2 | kubectl create -f - >/dev/null || fail "Job borrow-$i"; done
+for _ in $(seq 1 100); do
+  [ "$(kubectl get pods -n ewi --field-selector=status.phase=Running -o name | wc -l)" = 4 ] && break
+  sleep 0.2
+done
+[ "$(kubectl get pods -n ewi --field-selector=status.phase=Running -o name | wc -l)" = 4 ] ||
+  fail "DeepShare did not run ewi's 4 pods (scheduler log: $(tail -3 "$BASE/check/scheduler.log"))"
+for i in 1 2; do job wor reclaim-$i 4 5s 0 | kubectl create -f - >/dev/null || fail "Job reclaim-$i"; done
+kubectl wait --for=condition=Complete -n wor job/reclaim-1 job/reclaim-2 --timeout=60s >/dev/null ||
+  fail "wor's Jobs did not complete: $(kubectl get pods -A -o wide)"
+kubectl wait --for=condition=Complete -n ewi job --all --timeout=90s >/dev/null ||
+  fail "ewi's Jobs did not complete after their eviction: $(kubectl get pods -A -o wide)"
+
+echo "== 1b. refusal: a GPU pod in a namespace that is no tenant is told why, not bound"
+kubectl create namespace nobody >/dev/null || fail "namespace nobody"
+for _ in $(seq 1 100); do kubectl get sa default -n nobody >/dev/null 2>&1 && break; sleep 0.2; done
+kubectl run stray -n nobody --image=registry.invalid/x:1 --restart=Never \
+  --overrides='{"spec": {"schedulerName": "deepshare", "containers": [{"name": "stray",
+    "image": "registry.invalid/x:1", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}' >/dev/null ||
+  fail "pod nobody/stray"
+kubectl wait --for=condition=PodScheduled=false -n nobody pod/stray --timeout=30s >/dev/null ||
+  fail "nobody/stray was not told it will not be scheduled"
+msg=$(kubectl get pod stray -n nobody -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')
+echo "nobody/stray: $msg"
+case $msg in *"no DeepShare quota"*) ;; *) fail "the condition does not say why: $msg" ;; esac
+kubectl get events -n nobody -o json | jq -e '[.items[] | select(.reason == "FailedScheduling"
+  and .reportingComponent == "deepshare")] | length > 0' >/dev/null ||
+  fail "no FailedScheduling Event from deepshare for nobody/stray"
+[ -z "$(kubectl get pod stray -n nobody -o jsonpath='{.spec.nodeName}')" ] || fail "nobody/stray was bound"
+kubectl delete pod stray -n nobody --wait=false >/dev/null
+
+echo "== 2. replay a Venus excerpt with DeepShare scheduling ($EXCERPT); kill -9 the scheduler midway"
+"$BIN/deepshare" k8s replay --config "$CONFIG" --trace "$TRACE" --excerpt "$EXCERPT" \
+  --time-scale 60 --scheduler deepshare --out "$BASE/out" --timeout 150 --quiet &
+REPLAY_PID=$!
+sleep "${KILL_AFTER:-20}"
+kill -9 "$SCHED_PID"
+wait "$SCHED_PID" 2>/dev/null
+running=$(kubectl get pods -A --field-selector=status.phase=Running,spec.schedulerName=deepshare -o name | wc -l)
+echo "scheduler killed (-9) with $running DeepShare pods running; a new one starts"
+"$BIN/deepshare" k8s run --config "$CONFIG" >"$BASE/check/scheduler2.log" 2>&1 &
+SCHED_PID=$!
+wait "$REPLAY_PID" ||
+  fail "replay (not every job completed): $(grep -c '"level":"error"' "$BASE/check/scheduler2.log") errors in the scheduler's log"
+adopted=$(grep -c '"event":"adopt"' "$BASE/check/scheduler2.log")
+echo "the restarted scheduler adopted $adopted running pods"
+[ "$running" = 0 ] || [ "$adopted" -gt 0 ] || fail "the restarted scheduler adopted none of the $running running pods"
+for f in summary.json jobs.csv observed.csv replay.json; do
+  [ -s "$BASE/out/$f" ] || fail "replay wrote no $f"
+done
+
+sleep 1  # the last changes reach the watch
+kill "$SCHED_PID" && wait "$SCHED_PID"
+rc=$?
+SCHED_PID=
+[ "$rc" = 0 ] || fail "deepshare k8s run exited $rc on SIGTERM"
+kill "$WATCH_PID"
+WATCH_PID=
+grep -q '"event":"scheduler_stopped"' "$BASE/check/scheduler2.log" || fail "the scheduler did not stop cleanly"
+grep '"level":"error"' "$BASE/check/scheduler.log" "$BASE/check/scheduler2.log" && fail "the scheduler logged errors"
+
+kubectl get jobs -A -o json >"$BASE/check/jobs.json" || fail "list Jobs"
+kubectl get pods -A -o json >"$BASE/check/pods.json" || fail "list pods"
+kubectl get nodes -o json >"$BASE/check/nodes.json" || fail "list nodes"
+jobs=$(jq '[.items[] | select(.metadata.namespace == "ewi" or .metadata.namespace == "wor")] | length' "$BASE/check/jobs.json")
+done_jobs=$(jq '[.items[] | select(.metadata.namespace == "ewi" or .metadata.namespace == "wor")
+  | select(any(.status.conditions[]?; .type == "Complete" and .status == "True"))] | length' "$BASE/check/jobs.json")
+[ "$jobs" -ge 30 ] || fail "only $jobs Jobs in ewi and wor"
+[ "$jobs" = "$done_jobs" ] || fail "$done_jobs of $jobs Jobs complete"
+left=$(jq -r '.items[] | select(.spec.schedulerName == "deepshare")
+  | select(.status.phase != "Succeeded" and (any(.status.conditions[]?; .type == "DisruptionTarget") | not))
+  | .metadata.namespace + "/" + .metadata.name + " " + .status.phase' "$BASE/check/pods.json")
+[ -z "$left" ] || fail "DeepShare pods neither succeeded nor evicted: $left"
+
+# The watch, replayed in order: GPUs bound per node to pods that are not ended (a pod being
+# deleted still holds them, as the kubelet does), against the node's allocatable.
+jq -rs --slurpfile nodes "$BASE/check/nodes.json" '
+  ($nodes[0].items | map({key: .metadata.name, value: (.status.allocatable["nvidia.com/gpu"] // "0" | tonumber)})
+   | from_entries) as $cap
+  | reduce .[] as $e ({held: {}, peak: {}, over: [], evicted: {}, undecided: {}, bound: {}};
+      ($e.object) as $p | ($p.metadata.uid) as $u | ($p.spec.nodeName // "") as $n
+      | ([$p.spec.containers[].resources.limits["nvidia.com/gpu"] // "0" | tonumber] | add) as $g
+      | .held[$u] = (if $e.type == "DELETED" or $n == "" or $p.status.phase == "Succeeded"
+                       or $p.status.phase == "Failed" then null else {node: $n, gpus: $g} end)
+      | if any($p.status.conditions[]?; .type == "DisruptionTarget" and .reason == "EvictionByEvictionAPI")
+        then .evicted[$u] = true else . end
+      | if $n != "" and $p.spec.schedulerName == "deepshare" then
+          .bound[$u] = true
+          | (if (($p.metadata.annotations["deepshare.io/gpus"] // "") | startswith($n + ":")) then .
+             else .undecided[$u] = ($p.metadata.namespace + "/" + $p.metadata.name) end)
+        else . end
+      | if $n == "" then . else
+          ([.held[] | select(. != null and .node == $n) | .gpus] | add // 0) as $sum
+          | .peak[$n] = ([(.peak[$n] // 0), $sum] | max)
+          | if $sum > ($cap[$n] // 0) then .over += ["\($n): \($sum) > \($cap[$n] // 0) at \($p.metadata.namespace)/\($p.metadata.name) \($e.type)"] else . end
+        end)
+  | "peak nvidia.com/gpu bound per node: \(.peak | to_entries | map("\(.key)=\(.value)") | join(" "))",
+    "pods bound by DeepShare: \(.bound | length), evicted through the Eviction API: \(.evicted | length)",
+    (.over[] | "OVER " + .),
+    (.undecided | to_entries[] | "UNDECIDED " + .value),
+    (if (.evicted | length) < 2 then "FEW_EVICTIONS" else empty end)' \
+  "$BASE/check/pods.watch" >"$BASE/check/watch.txt" || fail "reading the pod watch"
+cat "$BASE/check/watch.txt"
+grep -q "^pods bound by DeepShare: [1-9]" "$BASE/check/watch.txt" || fail "the watch saw no pod bound by DeepShare"
+grep "^OVER " "$BASE/check/watch.txt" && fail "a node had more nvidia.com/gpu bound than allocatable"
+grep "^UNDECIDED " "$BASE/check/watch.txt" && fail "pods bound without DeepShare's decision"
+grep -q "^FEW_EVICTIONS" "$BASE/check/watch.txt" && fail "the reclaim evicted fewer than 2 pods"
+echo "PASS: every Job completed under DeepShare, no node over its nvidia.com/gpu, reclaim by eviction"
