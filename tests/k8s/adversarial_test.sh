@@ -16,7 +16,8 @@
 #    on create (also in a Job's template) and on a bound pod (set, changed, removed);
 #  - a user editing a bound pod: labels and their own annotations may change; nodeName, GPUs
 #    and schedulerName may not (the API's own validation); status, resize: 403 (RBAC);
-#  - 403 (RBAC): a Binding, an Eviction, unlabelling the namespace, another team's pods;
+#  - 403 (RBAC): a Binding, an Eviction, a PodDisruptionBudget, unlabelling the namespace,
+#    another team's pods;
 #  - a GPU pod in a managed namespace with no quota: left unbound, told why (FailedScheduling
 #    Event + PodScheduled=False), which its user can read.
 # Then, from the API's own records: a watch of every pod replayed in order never shows a node
@@ -221,6 +222,10 @@ refused "POST pods/binding" 'cannot create resource "pods/binding"' \
 echo '{"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "a-good", "namespace": "team-a"}}' >"$BASE/check/evict.json"
 refused "POST pods/eviction of her own pod" 'cannot create resource "pods/eviction"' \
   alice create --raw /api/v1/namespaces/team-a/pods/a-good/eviction -f "$BASE/check/evict.json"
+refused "a PodDisruptionBudget that would refuse DeepShare's evictions" \
+  'cannot create resource "poddisruptionbudgets"' alice create -f - < <(echo '{"apiVersion": "policy/v1",
+  "kind": "PodDisruptionBudget", "metadata": {"name": "keep", "namespace": "team-a"},
+  "spec": {"maxUnavailable": 0, "selector": {}}}')
 refused "unlabel the managed namespace" 'resource "namespaces"' \
   alice label namespace team-a deepshare.io/managed-
 refused "delete another team's pod" 'cannot delete resource "pods"' bob delete pod a-good -n team-a
