@@ -11,7 +11,7 @@
 #  - allowed: GPU pods and Jobs that name DeepShare run; a pod without GPUs runs under any
 #    scheduler; a GPU pod of an unmanaged namespace is kube-scheduler's (coexistence);
 #  - refused by admission, with the policy's sentence shown to the user: a GPU pod with a
-#    preset spec.nodeName, with another schedulerName (also in an init container, and through
+#    preset spec.nodeName or GPUs in an init container, with another schedulerName (also through
 #    a Job: the Job's FailedCreate Event carries the sentence), forged decision annotations
 #    on create (also in a Job's template) and on a bound pod (set, changed, removed);
 #  - a user editing a bound pod: labels and their own annotations may change; nodeName, GPUs
@@ -162,8 +162,8 @@ refused "preset nodeName with GPUs" "may not preset spec.nodeName" alice create 
   < <(pod a-node team-a deepshare 4 '{"nodeName": "gpu-node-1"}')
 refused "another schedulerName asking for GPUs" "must set spec.schedulerName: deepshare" \
   alice create -f - < <(pod a-other team-a default-scheduler 1)
-refused "GPUs asked by an init container, another scheduler" "must set spec.schedulerName" \
-  alice create -f - < <(pod a-init team-a default-scheduler 0 '{"initContainers": [{"name": "i",
+refused "GPUs asked by an init container" "not in an init container" \
+  alice create -f - < <(pod a-init team-a deepshare 1 '{"initContainers": [{"name": "i",
     "image": "registry.invalid/i:1", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}')
 refused "forged decision annotations on create" "only the scheduler may set" alice create -f - \
   < <(pod a-forged team-a deepshare 1 '{}' '{"deepshare.io/gpus": "gpu-node-1:0",
