@@ -150,7 +150,12 @@ driver::EngineJob K8sAdapter::engine_job(const PodView& p) {
   e.spec.name = p.ref();
   e.spec.tenant = t == ns_tenants_.end() ? TenantId() : t->second;
   e.spec.gpus = std::max(1, p.gpus);
-  e.spec.preemptible = p.controlled;
+  // A pod DeepShare placed on borrowed GPUs stays preemptible whatever its owner references
+  // say now: a user may strip them (or make its Job release it by a label change) to escape
+  // the reclaim once a restarted scheduler adopts it. Only a controlled pod is ever placed on
+  // borrowed GPUs, and the decision annotation is DeepShare's alone (the admission policy).
+  e.spec.preemptible =
+      p.controlled || (p.bound() && p.decision_node == p.node && p.decision_borrowed);
   e.spec.colocatable = false;  // whole GPUs only (no MPS yet)
   // The API keeps whole seconds; the first sighting refines it within that second.
   const std::int64_t created_ms = p.created_s >= 0 ? p.created_s * 1000 : wall_;

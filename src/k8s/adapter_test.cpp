@@ -190,6 +190,25 @@ TEST(K8sAdapter, PodBoundBySomeoneElseGetsFreeGpus) {
   EXPECT_EQ(h.job("u0")->placement, (Placement{NodeAlloc{NodeId(0), 0b1100}}));
 }
 
+// A pod that runs on borrowed GPUs and lost its controller reference (a user removed it, or
+// its Job released it after a label change) is still preemptible when a restarted scheduler
+// adopts it; a bare pod without such a decision is not.
+TEST(K8sAdapter, BorrowedPodStaysPreemptibleWithoutItsOwner) {
+  Harness h;
+  json orphan = bound(pod("u1", "a", 2), "gpu-node-1");
+  orphan["metadata"].erase("ownerReferences");
+  orphan["metadata"]["annotations"] = {{kGpusAnnotation, "gpu-node-1:0,1"},
+                                       {kDecisionAnnotation, "borrowed=1,shared=0,decided=7"}};
+  json bare = bound(pod("u2", "a", 2), "gpu-node-2");
+  bare["metadata"].erase("ownerReferences");
+  bare["metadata"]["annotations"] = {{kGpusAnnotation, "gpu-node-2:0,1"},
+                                     {kDecisionAnnotation, "borrowed=0,shared=0,decided=7"}};
+  h.fold({orphan, bare});
+  ASSERT_TRUE(h.job("u1") && h.job("u2"));
+  EXPECT_TRUE(h.job("u1")->spec.preemptible) << "its decision says it borrowed";
+  EXPECT_FALSE(h.job("u2")->spec.preemptible) << "a bare pod on its own quota";
+}
+
 TEST(K8sAdapter, CordonedNodeIsNotUsable) {
   Harness h;
   h.nodes[1] = node("gpu-node-1", 4, true, true);
