@@ -12,6 +12,7 @@
 #include "trace/k8s_pods.hpp"
 #include "trace/load.hpp"
 #include "trace/native_writer.hpp"
+#include "trace/slurm_nodes.hpp"
 #include "trace/trace_test_util.hpp"
 
 namespace ds {
@@ -51,7 +52,7 @@ TEST(K8sJson, Rfc3339IsReadStrictly) {
 }
 
 TEST(K8sPods, FinishedPodsWithGpusAndTheSkippedByReason) {
-  const K8sPodsRead r = read_k8s_pods(fixture("pods.json"));
+  const K8sPodsRead r = read_k8s_pods(read_k8s_list(fixture("pods.json"), "kubectl get pods"));
   EXPECT_EQ(r.items, 10u);
   const std::map<std::string, std::size_t> skipped = {{"pending", 1},
                                                       {"still running", 1},
@@ -68,7 +69,7 @@ TEST(K8sPods, FinishedPodsWithGpusAndTheSkippedByReason) {
   EXPECT_EQ(a.start_s, kDec1 + 9 * 3600 + 30);  // status.startTime
   EXPECT_EQ(a.end_s, kDec1 + 10 * 3600 + 30);
   EXPECT_EQ(a.node, "gn1");
-  EXPECT_FALSE(a.of_job);
+  EXPECT_EQ(a.job, "");
   const K8sPod& b = by.at("team-a/train-2");
   EXPECT_EQ(b.gpus, 1);  // requests only
   EXPECT_EQ(b.phase, "Failed");
@@ -77,13 +78,13 @@ TEST(K8sPods, FinishedPodsWithGpusAndTheSkippedByReason) {
   EXPECT_EQ(b.start_s, kDec1 + 8 * 3600 + 6 * 60);   // no startTime: the container's
   const K8sPod& x = by.at("team-b/job-x-7fk2p");
   EXPECT_EQ(x.gpus, 3);  // containers 1 + 1 (one as a JSON number), the init container 3
-  EXPECT_TRUE(x.of_job);
+  EXPECT_EQ(x.job, "team-b/job-x");
   EXPECT_EQ(x.end_s - x.start_s, 1200);  // the last container's end
   EXPECT_EQ(by.at("team-c/done").gpu_type, "Tesla-T4");
 }
 
 TEST(K8sNodes, GpusModelsAndMemory) {
-  const K8sCluster c = read_k8s_nodes(fixture("nodes.json"));
+  const K8sCluster c = read_k8s_nodes(read_k8s_list(fixture("nodes.json"), "kubectl get nodes"), GpuMemoryRule({}));
   std::map<std::string, Node> by;
   for (const auto& n : c.cluster.nodes) by[n.name] = n;
   ASSERT_EQ(by.size(), 3u);  // cpu1 has no GPU
@@ -200,7 +201,7 @@ TEST(K8sImport, ClearErrorsNameFilePodAndField) {
       dir.write("nodes.json", R"({"items":[{"metadata":{"name":"n1"},"status":{"allocatable":)"
                               R"({"nvidia.com/gpu":"4"}}}]})");
   auto pods = [&](const std::string& text) {
-    return input_error([&] { (void)import_k8s({dir.write("pods.json", text), nodes, "", ""}); });
+    return input_error([&] { (void)import_k8s(K8sFiles{dir.write("pods.json", text), nodes, "", ""}); });
   };
   EXPECT_THAT(pods(pods_list(a_pod()) + "x"),
               HasSubstr("pods.json: not JSON (parse error at line 1, column "));
@@ -252,7 +253,7 @@ TEST(K8sImport, NodeAndQueueErrors) {
   TempDir dir;
   const std::string pods = dir.write("pods.json", pods_list(a_pod()));
   auto with_nodes = [&](const std::string& text) {
-    return input_error([&] { (void)import_k8s({pods, dir.write("nodes.json", text), "", ""}); });
+    return input_error([&] { (void)import_k8s(K8sFiles{pods, dir.write("nodes.json", text), "", ""}); });
   };
   EXPECT_THAT(with_nodes(R"({"items":[{"metadata":{"name":"n"},"status":{"allocatable":)"
                          R"({"nvidia.com/gpu":"65"}}}]})"),
@@ -270,7 +271,7 @@ TEST(K8sImport, NodeAndQueueErrors) {
                           R"({"nvidia.com/gpu":"4"}}}]})");
   auto with_queues = [&](const std::string& cq, const std::string& lq) {
     return input_error([&] {
-      (void)import_k8s({pods, nodes, dir.write("cq.json", cq), dir.write("lq.json", lq)});
+      (void)import_k8s(K8sFiles{pods, nodes, dir.write("cq.json", cq), dir.write("lq.json", lq)});
     });
   };
   const std::string lq = R"({"items":[{"metadata":{"name":"q","namespace":"ns"},)"
@@ -287,7 +288,7 @@ TEST(K8sImport, NodeAndQueueErrors) {
               HasSubstr("lq.json: LocalQueue 'ns/q' (item 0): field 'spec.clusterQueue': expected "
                         "a ClusterQueue of "));
   EXPECT_THAT(input_error([&] {
-                (void)import_k8s({pods, nodes, "cq.json", ""});
+                (void)import_k8s(K8sFiles{pods, nodes, "cq.json", ""});
               }),
               HasSubstr("--clusterqueues and --localqueues go together"));
 }

@@ -151,8 +151,9 @@ std::vector<Case> k8s_cases() {
        "imported 1 jobs of 1 tenants on 1 nodes (4 GPUs)", Outputs::Ignore, "",
        [](const fs::path& d) {
          EXPECT_EQ(read(d / "out" / "trace.csv"),
-                   "job_id,tenant,submit_s,duration_s,gpus,state,k8s_start_s,k8s_end_s,k8s_node\n"
-                   "team-a/train,team-a,1767225600,3600,2,COMPLETED,1767225605,1767229205,\n");
+                   "job_id,tenant,submit_s,duration_s,gpus,state,k8s_start_s,k8s_end_s,k8s_node,"
+                   "k8s_job\n"
+                   "team-a/train,team-a,1767225600,3600,2,COMPLETED,1767225605,1767229205,,\n");
          EXPECT_NE(read(d / "out" / "cluster.yaml").find("quota_gpus: 4, class: guaranteed"),
                    std::string::npos);
        }},
