@@ -65,7 +65,7 @@ std::string k8s_path_text(std::initializer_list<std::string_view> path) {
 
 void K8sItem::fail(const std::string& field, const std::string& expected) const {
   throw InputError(SourceLocation{file},
-                   what + ": field " + quote_input(field) + ": expected " + expected);
+                   what + ": field " + quote_input(field, 200) + ": expected " + expected);
 }
 
 const json* K8sItem::find(std::initializer_list<std::string_view> path) const {
