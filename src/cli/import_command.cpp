@@ -204,7 +204,8 @@ K8sSiteLists k8s_lists(const K8sImportArgs& args) {
     return {read_k8s_files(args.files), "", {}};
   }
   const auto& f = args.files;
-  for (const auto& [option, value] : {std::pair{"--pods", f.pods}, {"--nodes", f.nodes},
+  for (const auto& [option, value] : {std::pair{"--pods", f.pods},
+                                      {"--nodes", f.nodes},
                                       {"--clusterqueues", f.clusterqueues},
                                       {"--localqueues", f.localqueues}})
     if (!value.empty())
@@ -235,8 +236,7 @@ K8sImport import_k8s_to(const K8sImportArgs& args, const std::string& dir, bool 
                                  ? std::string(" (no Kueue queues: quotas split evenly)")
                                  : " and " + site.lists.clusterqueues->source;
   write_site(dir, imp.workload, recorded_columns(imp),
-             "`deepshare import k8s` from " + site.lists.nodes.source + queues,
-             seconds_since(t0));
+             "`deepshare import k8s` from " + site.lists.nodes.source + queues, seconds_since(t0));
   return imp;
 }
 

@@ -28,8 +28,7 @@ K8sSiteLists fetch_k8s_lists(const std::string& kubeconfig, const std::string& c
   out.lists.pods = api_list(c, "/api/v1/pods", "pods");
   out.lists.nodes = api_list(c, "/api/v1/nodes", "nodes");
   const auto version = k8s::preferred_version(c, kKueue);
-  if (!version)
-    throw InputError("asking the API server for Kueue's API: " + version.error().str());
+  if (!version) throw InputError("asking the API server for Kueue's API: " + version.error().str());
   if (!version.value()) {
     out.notes.push_back("k8s: " + out.server + " serves no " + kKueue +
                         " (Kueue is not installed): no queues read");

@@ -23,7 +23,7 @@ namespace ds {
 
 struct K8sSiteLists {
   K8sLists lists;
-  std::string server;               // for messages: "https://127.0.0.1:6443"
+  std::string server;              // for messages: "https://127.0.0.1:6443"
   std::vector<std::string> notes;  // assumption 2's
 };
 

@@ -107,8 +107,8 @@ double queue_weight(const K8sItem& cq, std::size_t& zero) {
   if (w->is_number() && w->get<double>() >= 0 && w->get<double>() <= 1e9) v = w->get<double>();
   if (w->is_string()) v = parse_k8s_weight(w->get<std::string>());
   if (!v)
-    cq.fail("spec.fairSharing.weight", "a weight such as 1, 0.5 or 500m, in 0..1e9, got " +
-                                           quote_input(w->dump(), 40));
+    cq.fail("spec.fairSharing.weight",
+            "a weight such as 1, 0.5 or 500m, in 0..1e9, got " + quote_input(w->dump(), 40));
   if (*v < 1e-9) {
     ++zero;
     return 1e-9;

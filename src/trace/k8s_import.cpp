@@ -90,8 +90,7 @@ void check_files(const K8sFiles& files) {
 K8sLists read_k8s_files(const K8sFiles& files) {
   check_files(files);
   K8sLists out{read_k8s_list(files.pods, "kubectl get pods -A -o json"),
-               read_k8s_list(files.nodes, "kubectl get nodes -o json"),
-               std::nullopt, std::nullopt};
+               read_k8s_list(files.nodes, "kubectl get nodes -o json"), std::nullopt, std::nullopt};
   if (!files.clusterqueues.empty()) {
     out.clusterqueues = read_k8s_list(files.clusterqueues, "kubectl get clusterqueues -o json");
     out.localqueues = read_k8s_list(files.localqueues, "kubectl get localqueues -A -o json");
@@ -115,7 +114,8 @@ K8sImport import_k8s(const K8sLists& lists, const K8sImportOptions& options) {
   w.notes = std::move(nodes.notes);
   const std::vector<K8sPod> pods = importable(read, w.cluster);
   w.notes.push_back("k8s: " + source + ": " + std::to_string(read.items) + " pods");
-  if (const auto n = std::count_if(pods.begin(), pods.end(), [](auto& p) { return !p.job.empty(); }))
+  if (const auto n =
+          std::count_if(pods.begin(), pods.end(), [](auto& p) { return !p.job.empty(); }))
     w.notes.push_back("k8s: " + std::to_string(n) +
                       " pods belong to Jobs: each pod is a job of its own (retries included)");
   if (!read.skipped.empty()) w.notes.push_back("k8s: skipped pods: " + counts_text(read.skipped));

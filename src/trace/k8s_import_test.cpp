@@ -84,7 +84,8 @@ TEST(K8sPods, FinishedPodsWithGpusAndTheSkippedByReason) {
 }
 
 TEST(K8sNodes, GpusModelsAndMemory) {
-  const K8sCluster c = read_k8s_nodes(read_k8s_list(fixture("nodes.json"), "kubectl get nodes"), GpuMemoryRule({}));
+  const K8sCluster c =
+      read_k8s_nodes(read_k8s_list(fixture("nodes.json"), "kubectl get nodes"), GpuMemoryRule({}));
   std::map<std::string, Node> by;
   for (const auto& n : c.cluster.nodes) by[n.name] = n;
   ASSERT_EQ(by.size(), 3u);  // cpu1 has no GPU
@@ -201,7 +202,9 @@ TEST(K8sImport, ClearErrorsNameFilePodAndField) {
       dir.write("nodes.json", R"({"items":[{"metadata":{"name":"n1"},"status":{"allocatable":)"
                               R"({"nvidia.com/gpu":"4"}}}]})");
   auto pods = [&](const std::string& text) {
-    return input_error([&] { (void)import_k8s(K8sFiles{dir.write("pods.json", text), nodes, "", ""}); });
+    return input_error([&] {
+      (void)import_k8s(K8sFiles{dir.write("pods.json", text), nodes, "", ""});
+    });
   };
   EXPECT_THAT(pods(pods_list(a_pod()) + "x"),
               HasSubstr("pods.json: not JSON (parse error at line 1, column "));
@@ -253,7 +256,9 @@ TEST(K8sImport, NodeAndQueueErrors) {
   TempDir dir;
   const std::string pods = dir.write("pods.json", pods_list(a_pod()));
   auto with_nodes = [&](const std::string& text) {
-    return input_error([&] { (void)import_k8s(K8sFiles{pods, dir.write("nodes.json", text), "", ""}); });
+    return input_error([&] {
+      (void)import_k8s(K8sFiles{pods, dir.write("nodes.json", text), "", ""});
+    });
   };
   EXPECT_THAT(with_nodes(R"({"items":[{"metadata":{"name":"n"},"status":{"allocatable":)"
                          R"({"nvidia.com/gpu":"65"}}}]})"),
@@ -323,8 +328,10 @@ TEST(K8sPods, NodeAffinityRequiresAModelLikeTheNodeSelector) {
       pod_with("one", affinity(term("In", R"("A100")"))) + "," +
           pod_with("same", affinity(term("In", R"("A100")") + "," + term("In", R"("A100")"))) +
           "," + pod_with("two", affinity(term("In", R"("A100","T4")"))) + "," +
-          pod_with("alternatives", affinity(term("In", R"("A100")") + "," + term("In", R"("T4")"))) +
-          "," + pod_with("open", affinity(term("In", R"("A100")") + R"(,{"matchExpressions":[]})")) +
+          pod_with("alternatives",
+                   affinity(term("In", R"("A100")") + "," + term("In", R"("T4")"))) +
+          "," +
+          pod_with("open", affinity(term("In", R"("A100")") + R"(,{"matchExpressions":[]})")) +
           "," + pod_with("notin", affinity(term("NotIn", R"("T4")"))) + "," +
           pod_with("both", selector + "," + affinity(term("In", R"("A100")")))));
   std::map<std::string, K8sPod> by;
@@ -364,10 +371,10 @@ TEST(K8sPods, NodeAffinityRequiresAModelLikeTheNodeSelector) {
 // without kind, messages naming the API's URL; Kueue's fair-sharing weights; --gpu-memory.
 TEST(K8sImport, ListsFromTheApiWithKueueWeightsAndGpuMemory) {
   K8sLists lists;
-  lists.pods = api_list("/api/v1/pods", pod_with("a", R"("x":1)") + "," +
-                                            pod_with("b", R"("x":1)").replace(
-                                                pod_with("b", R"("x":1)").find(R"("ns")"), 4,
-                                                R"("nb")"));
+  lists.pods = api_list("/api/v1/pods",
+                        pod_with("a", R"("x":1)") + "," +
+                            pod_with("b", R"("x":1)")
+                                .replace(pod_with("b", R"("x":1)").find(R"("ns")"), 4, R"("nb")"));
   lists.nodes = api_list(
       "/api/v1/nodes",
       R"({"metadata":{"name":"g1","labels":{"nvidia.com/gpu.product":"A100"}},)"
@@ -382,15 +389,14 @@ TEST(K8sImport, ListsFromTheApiWithKueueWeightsAndGpuMemory) {
            (weight.empty() ? "" : R"(,"fairSharing":{"weight":)" + weight + "}") + "}}";
   };
   auto lq = [](const std::string& ns, const std::string& cq) {
-    return R"({"metadata":{"name":"q","namespace":")" + ns + R"("},"spec":{"clusterQueue":")" +
-           cq + R"("}})";
+    return R"({"metadata":{"name":"q","namespace":")" + ns + R"("},"spec":{"clusterQueue":")" + cq +
+           R"("}})";
   };
   lists.clusterqueues =
-      api_list("/apis/kueue.x-k8s.io/v1beta2/clusterqueues", cq("c1", R"("500m")") + "," +
-                                                                 cq("c2", "") + "," +
-                                                                 cq("c3", R"("0")"));
-  lists.localqueues = api_list("/apis/kueue.x-k8s.io/v1beta2/localqueues",
-                               lq("ns", "c1") + "," + lq("nb", "c2"));
+      api_list("/apis/kueue.x-k8s.io/v1beta2/clusterqueues",
+               cq("c1", R"("500m")") + "," + cq("c2", "") + "," + cq("c3", R"("0")"));
+  lists.localqueues =
+      api_list("/apis/kueue.x-k8s.io/v1beta2/localqueues", lq("ns", "c1") + "," + lq("nb", "c2"));
   K8sImportOptions options;
   options.gpu_memory = {"a100=80", "*=32"};
   const K8sImport imp = import_k8s(lists, options);
@@ -427,7 +433,8 @@ TEST(K8sImport, ListsFromTheApiWithKueueWeightsAndGpuMemory) {
   EXPECT_THAT(input_error([&] { (void)import_k8s(lists, {{"a100"}}); }),
               HasSubstr("--gpu-memory 'a100': expected MODEL=GIB"));
   EXPECT_THAT(input_error([&] {
-                (void)k8s_list(nlohmann::json::array(), "https://h/api/v1/pods", "GET /api/v1/pods");
+                (void)k8s_list(nlohmann::json::array(), "https://h/api/v1/pods",
+                               "GET /api/v1/pods");
               }),
               HasSubstr("https://h/api/v1/pods: no 'items' list; expected the output of `GET "
                         "/api/v1/pods`"));

@@ -151,8 +151,7 @@ K8sList parse_k8s_list(const std::string& text, const std::string& source,
 K8sList k8s_list(json list, const std::string& source, const std::string& command) {
   const auto items = list.is_object() ? list.find("items") : list.end();
   if (!list.is_object() || items == list.end() || !items->is_array())
-    throw InputError(SourceLocation{source}, "no 'items' list; expected the output of `" +
-                                                 command +
+    throw InputError(SourceLocation{source}, "no 'items' list; expected the output of `" + command +
                                                  "` (a List, not a single object or YAML)");
   return {source, std::move(list)};
 }

@@ -108,8 +108,8 @@ std::vector<std::string> term_models(const K8sItem& pod, const json& term, const
       pod.fail(eat + ".values", "a non-empty array of GPU models (operator In)");
     for (const json& v : *values) {
       if (!v.is_string() || v.get<std::string>().empty())
-        pod.fail(eat + ".values", "GPU models as non-empty strings, got " +
-                                      quote_input(v.dump(), 40));
+        pod.fail(eat + ".values",
+                 "GPU models as non-empty strings, got " + quote_input(v.dump(), 40));
       models.push_back(v.get<std::string>());
     }
   }
@@ -119,9 +119,10 @@ std::vector<std::string> term_models(const K8sItem& pod, const json& term, const
 // The one model the required node affinity allows; "" with `several` set when it allows
 // several, "" alone when it does not constrain the model.
 std::string affinity_model(const K8sItem& pod, bool& several) {
-  const std::string at = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
-  const json* req =
-      pod.find({"spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"});
+  const std::string at =
+      "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
+  const json* req = pod.find(
+      {"spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"});
   if (!req) return {};
   const K8sItem r{pod.file, pod.what, *req};
   const json* terms = r.find({"nodeSelectorTerms"});

@@ -44,8 +44,8 @@ struct K8sPod {
   std::int64_t submit_s = 0;
   std::int64_t start_s = 0;
   std::int64_t end_s = 0;
-  std::string job;       // NAMESPACE/NAME of the batch/v1 Job that owns it; empty: none
-  bool any_of = false;   // its affinity allows several GPU models (assumption 5)
+  std::string job;      // NAMESPACE/NAME of the batch/v1 Job that owns it; empty: none
+  bool any_of = false;  // its affinity allows several GPU models (assumption 5)
 };
 
 struct K8sPodsRead {

@@ -179,10 +179,12 @@ std::vector<Case> k8s_cases() {
       {"K8sClusterQueueBadWeight",
        {{"pods.json", list_of(kPod)},
         {"nodes.json", kNodesJson},
-        {"cq.json", list_of(R"({"metadata":{"name":"cq"},"spec":{"fairSharing":{"weight":"-2"}}})")},
+        {"cq.json",
+         list_of(R"({"metadata":{"name":"cq"},"spec":{"fairSharing":{"weight":"-2"}}})")},
         {"lq.json", list_of(R"({"metadata":{"name":"q","namespace":"team-a"},"spec":)"
                             R"({"clusterQueue":"cq"}})")}},
-       import_k8s("--clusterqueues {d}/cq.json --localqueues {d}/lq.json"), 2,
+       import_k8s("--clusterqueues {d}/cq.json --localqueues {d}/lq.json"),
+       2,
        "cq.json: ClusterQueue 'cq' (item 0): field 'spec.fairSharing.weight': expected a weight "
        "such as 1, 0.5 or 500m, in 0..1e9, got '\"-2\"'"},
       {"K8sGpuMemoryWithoutGib", k8s_files(list_of(kPod)), import_k8s("--gpu-memory a100"), 2,
@@ -192,8 +194,8 @@ std::vector<Case> k8s_cases() {
        [](const fs::path& d) {
          EXPECT_NE(read(d / "out" / "cluster.yaml").find("gpu_memory_gib: 80"), std::string::npos);
        }},
-      {"K8sKubeconfigAndFiles", k8s_files(list_of(kPod)),
-       import_k8s("--kubeconfig {d}/nodes.json"), 2,
+      {"K8sKubeconfigAndFiles", k8s_files(list_of(kPod)), import_k8s("--kubeconfig {d}/nodes.json"),
+       2,
        "--pods: --kubeconfig reads the objects from the API server; give files (--pods, "
        "--nodes...) or --kubeconfig, not both"},
       {"K8sContextWithoutKubeconfig", k8s_files(list_of(kPod)), import_k8s("--context admin"), 2,
