@@ -227,8 +227,11 @@ K8sSiteLists k8s_lists(const K8sImportArgs& args) {
 K8sImport import_k8s_to(const K8sImportArgs& args, const std::string& dir, bool force) {
   refuse_existing(dir, force);
   const auto t0 = std::chrono::steady_clock::now();
-  std::fprintf(stderr, "importing %s ...\n",
-               args.kubeconfig.empty() ? args.files.pods.c_str() : args.kubeconfig.c_str());
+  if (!args.kubeconfig.empty())
+    std::fprintf(stderr, "reading pods, nodes and Kueue's queues from the API server of %s ...\n",
+                 args.kubeconfig.c_str());
+  else if (!args.files.pods.empty())
+    std::fprintf(stderr, "importing %s ...\n", args.files.pods.c_str());
   K8sSiteLists site = k8s_lists(args);
   K8sImport imp = import_k8s(site.lists, args.options);
   imp.workload.notes.insert(imp.workload.notes.begin(), site.notes.begin(), site.notes.end());
