@@ -24,7 +24,8 @@
 #  - `deepshare whatif --from k8s --kubeconfig` writes its verdict and report;
 # and prints `deepshare fidelity`: the real Kueue against the simulator's `kueue`
 # re-implementation on the same excerpt (reported, not asserted: docs/baselines.md says how
-# far apart they were when measured). About 3.5 minutes once the tools are built.
+# far apart they were when measured). About 3 minutes once the tools are built (162 s via
+# ctest here, 2026-12-06).
 # Needs the Venus trace in ../shared/traces, jq and the tools of scripts/k8s/build-tools.sh
 # (built here if missing; Kueue's cold build is long: docs/kubernetes.md §2); skips (77)
 # without trace or jq.
