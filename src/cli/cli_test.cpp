@@ -175,9 +175,9 @@ TEST(Cli, WhatifFromKubernetesObjects) {
                         "report/fifo-pooled/jobs.csv", "verdict.txt"})
     EXPECT_TRUE(fs::exists(tmp / "w" / f)) << f;
   const std::string trace = read(tmp / "w" / "site" / "trace.csv");
-  EXPECT_NE(trace.find("k8s_start_s,k8s_end_s,k8s_node\n"), std::string::npos) << trace;
+  EXPECT_NE(trace.find("k8s_start_s,k8s_end_s,k8s_node,k8s_job\n"), std::string::npos) << trace;
   EXPECT_NE(trace.find("team-b/job-x-7fk2p,team-b,1796116200,1200,3,COMPLETED,,1796116205,"
-                       "1796117405,gn1\n"),
+                       "1796117405,gn1,team-b/job-x\n"),
             std::string::npos)
       << trace;
   const std::string cluster = read(tmp / "w" / "site" / "cluster.yaml");

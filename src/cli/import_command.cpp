@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "cli/k8s_site.hpp"
 #include "cli/validators.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -39,11 +40,13 @@ std::vector<ExtraColumn> recorded_columns(const SlurmImport& imp) {
 }
 
 std::vector<ExtraColumn> recorded_columns(const K8sImport& imp) {
-  std::vector<ExtraColumn> cols = {{"k8s_start_s", {}}, {"k8s_end_s", {}}, {"k8s_node", {}}};
+  std::vector<ExtraColumn> cols = {
+      {"k8s_start_s", {}}, {"k8s_end_s", {}}, {"k8s_node", {}}, {"k8s_job", {}}};
   for (const auto& r : imp.recorded) {
     cols[0].values.push_back(std::to_string(r.start_s));
     cols[1].values.push_back(std::to_string(r.end_s));
     cols[2].values.push_back(r.node);
+    cols[3].values.push_back(r.job);
   }
   return cols;
 }
@@ -108,7 +111,8 @@ void register_import_k8s(CLI::App* imp,
       ->check(non_empty_path());
   k8s->add_flag("--force", g_args.force, "Replace trace.csv and cluster.yaml in --out");
   k8s->footer(
-      "Example:\n"
+      "Examples:\n"
+      "  deepshare import k8s --kubeconfig ~/.kube/config --out site   # from the API server\n"
       "  kubectl get pods -A -o json > pods.json\n"
       "  kubectl get nodes -o json > nodes.json\n"
       "  kubectl get clusterqueues -o json > clusterqueues.json   # with Kueue\n"
@@ -143,21 +147,31 @@ void add_slurm_import_options(CLI::App* cmd, SlurmImportArgs& a, bool required) 
       ->check(non_empty_path());
   cmd->add_option("--partition", a.options.partition,
                   "Only this partition's jobs and nodes (default: all)");
-  cmd->add_option("--gpu-memory", a.options.gpu_memory,
+  add_gpu_memory_option(cmd, a.options.gpu_memory);
+}
+
+void add_gpu_memory_option(CLI::App* cmd, std::vector<std::string>& gpu_memory) {
+  cmd->add_option("--gpu-memory", gpu_memory,
                   "GPU memory of a model in GiB, MODEL=GIB (repeatable), for models whose name "
-                  "does not say it, e.g. a100=80; '*=GIB' for every model (or none) not known");
+                  "(or, on Kubernetes, label nvidia.com/gpu.memory) does not say it, e.g. "
+                  "a100=80; '*=GIB' for every model (or none) not known");
 }
 
 void add_k8s_import_options(CLI::App* cmd, K8sImportArgs& a, bool nodes) {
-  auto* pods = cmd->add_option("--pods", a.files.pods,
-                               "Pods: `kubectl get pods -A -o json` (finished pods with "
-                               "nvidia.com/gpu become jobs)")
-                   ->check(non_empty_path());
+  cmd->add_option("--kubeconfig", a.kubeconfig,
+                  "Read pods, nodes and Kueue's queues straight from the API server of this "
+                  "kubeconfig (instead of --pods, --nodes and the queue files)")
+      ->check(non_empty_path());
+  cmd->add_option("--context", a.context,
+                  "The kubeconfig's context to use (default: its current-context)");
+  cmd->add_option("--pods", a.files.pods,
+                  "Pods: `kubectl get pods -A -o json` (finished pods with nvidia.com/gpu "
+                  "become jobs)")
+      ->check(non_empty_path());
   if (nodes) {
-    pods->required();
     cmd->add_option("--nodes", a.files.nodes, "Nodes: `kubectl get nodes -o json`")
-        ->required()
         ->check(non_empty_path());
+    add_gpu_memory_option(cmd, a.options.gpu_memory);
   }
   cmd->add_option("--clusterqueues", a.files.clusterqueues,
                   "Kueue's quotas (optional, with --localqueues): `kubectl get clusterqueues -o "
@@ -180,16 +194,52 @@ SlurmImport import_slurm_to(const SlurmImportArgs& args, const std::string& dir,
   return imp;
 }
 
+namespace {
+
+// The Lists from the files, or from the API server with --kubeconfig (then no file is given).
+K8sSiteLists k8s_lists(const K8sImportArgs& args) {
+  if (args.kubeconfig.empty()) {
+    if (!args.context.empty())
+      throw InputError("--context: names a context of --kubeconfig, which is not given");
+    return {read_k8s_files(args.files), "", {}};
+  }
+  const auto& f = args.files;
+  for (const auto& [option, value] : {std::pair{"--pods", f.pods},
+                                      {"--nodes", f.nodes},
+                                      {"--clusterqueues", f.clusterqueues},
+                                      {"--localqueues", f.localqueues}})
+    if (!value.empty())
+      throw InputError(std::string(option) +
+                       ": --kubeconfig reads the objects from the API server; give files "
+                       "(--pods, --nodes...) or --kubeconfig, not both");
+#ifdef DEEPSHARE_HAVE_K8S
+  return fetch_k8s_lists(args.kubeconfig, args.context);
+#else
+  throw InputError(
+      "--kubeconfig: this build has no Kubernetes client (libcurl was not found when it was "
+      "built); save the objects with kubectl and pass --pods and --nodes (deepshare import "
+      "k8s --help)");
+#endif
+}
+
+}  // namespace
+
 K8sImport import_k8s_to(const K8sImportArgs& args, const std::string& dir, bool force) {
   refuse_existing(dir, force);
   const auto t0 = std::chrono::steady_clock::now();
-  std::fprintf(stderr, "importing %s ...\n", args.files.pods.c_str());
-  K8sImport imp = import_k8s(args.files);
-  const std::string queues = args.files.clusterqueues.empty()
+  if (!args.kubeconfig.empty())
+    std::fprintf(stderr, "reading pods, nodes and Kueue's queues from the API server of %s ...\n",
+                 args.kubeconfig.c_str());
+  else if (!args.files.pods.empty())
+    std::fprintf(stderr, "importing %s ...\n", args.files.pods.c_str());
+  K8sSiteLists site = k8s_lists(args);
+  K8sImport imp = import_k8s(site.lists, args.options);
+  imp.workload.notes.insert(imp.workload.notes.begin(), site.notes.begin(), site.notes.end());
+  const std::string queues = !site.lists.clusterqueues
                                  ? std::string(" (no Kueue queues: quotas split evenly)")
-                                 : " and " + args.files.clusterqueues;
+                                 : " and " + site.lists.clusterqueues->source;
   write_site(dir, imp.workload, recorded_columns(imp),
-             "`deepshare import k8s` from " + args.files.nodes + queues, seconds_since(t0));
+             "`deepshare import k8s` from " + site.lists.nodes.source + queues, seconds_since(t0));
   return imp;
 }
 

@@ -24,13 +24,20 @@ struct SlurmImportArgs {
 
 struct K8sImportArgs {
   K8sFiles files;
+  K8sImportOptions options;
+  std::string kubeconfig;  // non-empty: the Lists from the API server (cli/k8s_site.hpp)
+  std::string context;
 };
 
 // Adds --sacct --assoc --qos --nodes --partition --gpu-memory to `cmd`; `required`: CLI11
 // requires --sacct, --assoc and --nodes (`whatif` checks them itself, per --from).
 void add_slurm_import_options(CLI::App* cmd, SlurmImportArgs& args, bool required = true);
-// Adds --pods --clusterqueues --localqueues and, with `nodes`, --nodes to `cmd`.
+// Adds --kubeconfig --context --pods --clusterqueues --localqueues and, with `nodes`, --nodes
+// and --gpu-memory to `cmd` (`whatif` has those two of the Slurm options: one of each).
 void add_k8s_import_options(CLI::App* cmd, K8sImportArgs& args, bool nodes);
+
+// Adds --gpu-memory MODEL=GIB (GpuMemoryRule, trace/slurm_nodes.hpp) to `cmd`.
+void add_gpu_memory_option(CLI::App* cmd, std::vector<std::string>& gpu_memory);
 
 // Imports (notes to stderr) and writes DIR/trace.csv and DIR/cluster.yaml; an existing file
 // there is an error unless `force`. Returns the import.

@@ -73,7 +73,7 @@ const ComparisonRow* row_of(const std::vector<ComparisonRow>& rows, const std::s
 // Step 1's result, whichever the source.
 struct Site {
   Workload workload;
-  std::string records;   // the file named in messages (sacct's, the pods')
+  std::string records;   // named in messages: sacct's file, the pods' file or the API's URL
   std::string recorded;  // recorded_line
 };
 
@@ -82,9 +82,9 @@ void check_source_options(CLI::App* cmd) {
   const bool k8s = g_args.from == "k8s";
   if (!k8s && g_args.from != "slurm")
     throw InputError("whatif --from " + quote_input(g_args.from) + ": expected slurm or k8s");
-  const std::vector<std::string> slurm_only = {"--sacct", "--assoc", "--qos", "--partition",
-                                               "--gpu-memory"};
-  const std::vector<std::string> k8s_only = {"--pods", "--clusterqueues", "--localqueues"};
+  const std::vector<std::string> slurm_only = {"--sacct", "--assoc", "--qos", "--partition"};
+  const std::vector<std::string> k8s_only = {"--kubeconfig", "--context", "--pods",
+                                             "--clusterqueues", "--localqueues"};
   for (const auto& o : k8s ? slurm_only : k8s_only)
     if (cmd->count(o) > 0)
       throw InputError("whatif --from " + g_args.from + ": " + o + " is an option of --from " +
@@ -94,9 +94,11 @@ void check_source_options(CLI::App* cmd) {
 Site import_site(const std::string& dir) {
   if (g_args.from == "k8s") {
     g_args.k8s.files.nodes = g_args.slurm.files.nodes;  // one --nodes for both sources
+    g_args.k8s.options.gpu_memory = g_args.slurm.options.gpu_memory;  // and one --gpu-memory
     K8sImport imp = import_k8s_to(g_args.k8s, dir, g_args.force);
     std::string rec = recorded_line(imp);
-    return {std::move(imp.workload), g_args.k8s.files.pods, std::move(rec)};
+    std::string records = imp.workload.name;  // the pods' file, or the API's URL
+    return {std::move(imp.workload), std::move(records), std::move(rec)};
   }
   SlurmImport imp = import_slurm_to(g_args.slurm, dir, g_args.force);
   std::string rec = recorded_line(imp);
@@ -228,7 +230,7 @@ void register_whatif(CLI::App& app,
       "with the site's policy and the other baselines, write the report, print a verdict");
   cmd->add_option("--from", g_args.from,
                   "Where the records come from: slurm (sacct, sacctmgr, scontrol) or k8s "
-                  "(kubectl's JSON of pods, nodes and Kueue's queues)")
+                  "(kubectl's JSON of pods, nodes and Kueue's queues, or --kubeconfig)")
       ->capture_default_str();
   add_slurm_import_options(cmd, g_args.slurm, false);
   add_k8s_import_options(cmd, g_args.k8s, false);
@@ -254,7 +256,8 @@ void register_whatif(CLI::App& app,
       "  deepshare whatif --from slurm --sacct sacct.txt --assoc assoc.txt --qos qos.txt "
       "--nodes nodes.txt --out whatif\n"
       "  deepshare whatif --from k8s --pods pods.json --nodes nodes.json --clusterqueues "
-      "clusterqueues.json --localqueues localqueues.json --out whatif");
+      "clusterqueues.json --localqueues localqueues.json --out whatif\n"
+      "  deepshare whatif --from k8s --kubeconfig ~/.kube/config --out whatif");
   on_selected(cmd, [cmd] { return cmd_whatif(cmd); });
 }
 

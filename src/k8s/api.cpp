@@ -27,4 +27,23 @@ Result<json> create_event(Client& c, const EventSpec& spec) {
   return c.post(events_path(body["metadata"]["namespace"].get<std::string>()), body);
 }
 
+Result<std::optional<std::string>> preferred_version(Client& c, const std::string& group) {
+  const std::string path = "/apis/" + group;
+  auto r = c.get(path);
+  if (!r) {
+    if (r.error().not_found()) return std::optional<std::string>();
+    return r.error();
+  }
+  const json* v = r->is_object() ? &*r : nullptr;
+  if (v && v->contains("preferredVersion") && (*v)["preferredVersion"].is_object() &&
+      (*v)["preferredVersion"].value("version", json()).is_string())
+    return std::optional<std::string>((*v)["preferredVersion"]["version"].get<std::string>());
+  ApiError e;
+  e.kind = ErrorKind::Decode;
+  e.method = "GET";
+  e.path = path;
+  e.message = "an APIGroup without preferredVersion.version";
+  return e;
+}
+
 }  // namespace ds::k8s

@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/csv.hpp"
 #include "core/error.hpp"
 #include "core/limits.hpp"
 #include "trace/k8s_json.hpp"
@@ -26,15 +27,17 @@ std::string object_name(const std::string& path, const json& obj, std::size_t in
   return name;
 }
 
-// Assumption 2: the label's MiB, the model's, or 0 (unknown).
-std::int64_t gpu_memory_mib(const K8sItem& node, const std::string& model) {
+// Assumption 2: the override's MiB, the label's, the model's, or 0 (unknown).
+std::int64_t gpu_memory_mib(const K8sItem& node, const std::string& model,
+                            const GpuMemoryRule& memory) {
+  if (const auto named = memory.named(model)) return *named;
   if (const json* v = node.find({"metadata", "labels", "nvidia.com/gpu.memory"})) {
     const std::int64_t mib =
         node.quantity(*v, "metadata.labels.nvidia.com/gpu.memory", limits::kMaxGpuMemoryMib);
     if (mib == 0) node.fail("metadata.labels.nvidia.com/gpu.memory", "MiB > 0, got 0");
     return mib;
   }
-  return slurm_gpu_memory_mib(model);
+  return memory.mib(model);
 }
 
 std::int64_t node_gpus(const K8sItem& node) {
@@ -54,7 +57,8 @@ void node_notes(K8sCluster& out, std::size_t gpu_less, const std::vector<std::st
         "k8s: GPU memory of " +
         (model.empty() ? std::string("nodes without a GPU model") : "model " + quote_input(model)) +
         " is not known: assumed 24 GiB on " + std::to_string(count) +
-        " nodes (label nvidia.com/gpu.memory absent; edit cluster.yaml)");
+        " nodes (label nvidia.com/gpu.memory absent; set it with --gpu-memory " +
+        (model.empty() ? std::string("'*=GIB'") : model + "=GIB") + ")");
   if (!cordoned.empty())
     out.notes.push_back("k8s: " + std::to_string(cordoned.size()) +
                         " nodes were cordoned when dumped, kept as capacity (e.g. " +
@@ -95,10 +99,46 @@ std::int64_t queue_gpus(const K8sItem& cq) {
   return sum;
 }
 
+// Assumption 3: one ClusterQueue's fair-sharing weight; `zero` counts weights of 0.
+double queue_weight(const K8sItem& cq, std::size_t& zero) {
+  const json* w = cq.find({"spec", "fairSharing", "weight"});
+  if (!w) return 1;
+  std::optional<double> v;
+  if (w->is_number() && w->get<double>() >= 0 && w->get<double>() <= 1e9) v = w->get<double>();
+  if (w->is_string()) v = parse_k8s_weight(w->get<std::string>());
+  if (!v)
+    cq.fail("spec.fairSharing.weight",
+            "a weight such as 1, 0.5 or 500m, in 0..1e9, got " + quote_input(w->dump(), 40));
+  if (*v < 1e-9) {
+    ++zero;
+    return 1e-9;
+  }
+  return *v;
+}
+
 }  // namespace
 
-K8sCluster read_k8s_nodes(const std::string& path) {
-  const json list = read_k8s_list(path, "kubectl get nodes -o json");
+std::optional<double> parse_k8s_weight(std::string_view text) {
+  const bool milli = !text.empty() && text.back() == 'm';
+  if (milli) text.remove_suffix(1);
+  const auto dot = text.find('.');
+  const std::string_view whole = text.substr(0, dot);
+  const std::string_view frac = dot == std::string_view::npos ? "" : text.substr(dot + 1);
+  const auto digits = [](std::string_view d) {
+    return d.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  if (text.empty() || text.size() > 24 || !digits(whole) || !digits(frac) ||
+      (whole.empty() && frac.empty()) || (dot != std::string_view::npos && frac.empty()))
+    return std::nullopt;
+  const auto v = parse_double(std::string(text));
+  if (!v) return std::nullopt;
+  const double w = milli ? *v / 1000 : *v;
+  if (w > 1e9) return std::nullopt;
+  return w;
+}
+
+K8sCluster read_k8s_nodes(const K8sList& list, const GpuMemoryRule& memory) {
+  const std::string& path = list.source;
   K8sCluster out;
   NodeTally tally;
   std::size_t gpu_less = 0, index = 0;
@@ -122,7 +162,7 @@ K8sCluster read_k8s_nodes(const std::string& path) {
     tally.add(SourceLocation{path}, 1, gpus);
     const std::string model =
         node.string({"metadata", "labels", "nvidia.com/gpu.product"}, false).value_or("");
-    std::int64_t mib = gpu_memory_mib(node, model);
+    std::int64_t mib = gpu_memory_mib(node, model, memory);
     if (mib == 0) {
       mib = kDefaultGpuMemoryMib;
       ++assumed[model];
@@ -140,12 +180,12 @@ K8sCluster read_k8s_nodes(const std::string& path) {
   return out;
 }
 
-K8sQueues read_k8s_queues(const std::string& cq_path, const std::string& lq_path) {
+K8sQueues read_k8s_queues(const K8sList& cqs, const K8sList& lqs) {
+  const std::string& cq_path = cqs.source;
+  const std::string& lq_path = lqs.source;
   K8sQueues out;
   std::unordered_map<std::string, std::size_t> index_of;
-  std::size_t index = 0;
-  const json cqs = read_k8s_list(cq_path, "kubectl get clusterqueues -o json");
-  const json lqs = read_k8s_list(lq_path, "kubectl get localqueues -A -o json");
+  std::size_t index = 0, zero = 0;
   for (const json& obj : k8s_items(cqs)) {
     const std::string name = object_name(cq_path, obj, index, "ClusterQueue", false);
     const K8sItem cq{
@@ -153,8 +193,12 @@ K8sQueues read_k8s_queues(const std::string& cq_path, const std::string& lq_path
         obj};
     if (!index_of.emplace(name, out.cluster_queues.size()).second)
       cq.fail("metadata.name", "a ClusterQueue listed once");
-    out.cluster_queues.emplace_back(name, queue_gpus(cq));
+    out.cluster_queues.push_back({name, queue_gpus(cq), queue_weight(cq, zero)});
   }
+  if (zero > 0)
+    out.notes.push_back("k8s: " + std::to_string(zero) +
+                        " ClusterQueues have fair-sharing weight 0: their tenants get the "
+                        "smallest weight, 1e-9");
   std::size_t ambiguous = 0;
   index = 0;
   for (const json& obj : k8s_items(lqs)) {
@@ -185,22 +229,22 @@ std::vector<int> kueue_quotas(const std::vector<std::string>& namespaces,
   std::vector<int> quota(namespaces.size(), 0);
   std::size_t unqueued = 0, split = 0, unused = 0;
   std::int64_t unused_gpus = 0;
-  for (const auto& [cq, gpus] : q.cluster_queues) {
+  for (const K8sClusterQueue& cq : q.cluster_queues) {
     std::vector<std::size_t> members;
     std::vector<double> d;
     for (std::size_t i = 0; i < namespaces.size(); ++i)
       if (const auto it = q.queue_of_namespace.find(namespaces[i]);
-          it != q.queue_of_namespace.end() && it->second == cq) {
+          it != q.queue_of_namespace.end() && it->second == cq.name) {
         members.push_back(i);
         d.push_back(demand[i]);
       }
     if (members.size() > 1) ++split;
     if (members.empty()) {
       ++unused;
-      unused_gpus += gpus;
+      unused_gpus += cq.gpus;
     }
     const std::vector<int> parts =
-        members.empty() ? std::vector<int>{} : split_quota(static_cast<int>(gpus), d);
+        members.empty() ? std::vector<int>{} : split_quota(static_cast<int>(cq.gpus), d);
     for (std::size_t k = 0; k < members.size(); ++k) quota[members[k]] = parts[k];
   }
   for (const auto& ns : namespaces) unqueued += q.queue_of_namespace.contains(ns) ? 0 : 1;
@@ -224,7 +268,13 @@ K8sTenants k8s_tenants(const std::vector<std::string>& namespaces,
                        const std::vector<double>& demand, const K8sQueues* queues, int total_gpus) {
   K8sTenants out;
   std::vector<int> quota;
+  std::vector<double> weight(namespaces.size(), 1.0);
   if (queues) {
+    for (std::size_t i = 0; i < namespaces.size(); ++i)
+      if (const auto it = queues->queue_of_namespace.find(namespaces[i]);
+          it != queues->queue_of_namespace.end())
+        for (const auto& cq : queues->cluster_queues)
+          if (cq.name == it->second) weight[i] = cq.weight;
     out.notes = queues->notes;
     quota = kueue_quotas(namespaces, demand, *queues, out.notes);
   } else {
@@ -239,6 +289,7 @@ K8sTenants k8s_tenants(const std::vector<std::string>& namespaces,
     t.id = TenantId(static_cast<std::uint32_t>(i));
     t.name = namespaces[i];
     t.quota_gpus = quota[i];
+    t.weight = weight[i];
     t.cls = quota[i] > 0 ? TenantClass::Guaranteed : TenantClass::BestEffort;
     out.tenants.push_back(std::move(t));
   }

@@ -8,13 +8,18 @@
 //     64 GPUs on a node is an error (DeepShare's limit). All nodes are in the shared pool.
 //     Cordoned nodes (spec.unschedulable) are kept as capacity and noted.
 //  2. GPU model: the label "nvidia.com/gpu.product" (NVIDIA GPU feature discovery); none: no
-//     model. GPU memory: the label "nvidia.com/gpu.memory" (MiB), else the model's name or the
-//     table of slurm_nodes.hpp (A100 40 GiB, H100 80, ...), else 24 GiB, noted per model.
+//     model. GPU memory: the --gpu-memory override MODEL=GIB, else the label
+//     "nvidia.com/gpu.memory" (MiB), else the model's name or the table of slurm_nodes.hpp
+//     (A100 40 GiB, H100 80, ...), else the override *=GIB, else 24 GiB, noted per model
+//     (GpuMemoryRule: the Slurm importer's rule with the label in second place).
 //  3. Kueue: a ClusterQueue's quota is the sum over spec.resourceGroups[].flavors[] of the
 //     nominalQuota of resource "nvidia.com/gpu" (several flavors: several GPU models, one
 //     quota); borrowing and lending limits and cohorts are not read (the `kueue` policy's
 //     --set options model them). A namespace's ClusterQueue is its LocalQueues'
-//     spec.clusterQueue (several different ones: the first in file order, noted).
+//     spec.clusterQueue (several different ones: the first in file order, noted). Fair
+//     sharing: a ClusterQueue's spec.fairSharing.weight (a quantity: "2", "0.5", "500m";
+//     Kueue's default 1) is the weight of each of its namespaces' tenants (the cluster file's
+//     `weight`); weight 0 (Kueue: borrow last) becomes the smallest weight, 1e-9, noted.
 //  4. A namespace is a tenant. A ClusterQueue's quota is shared by its namespaces in
 //     proportion to their pods' GPU time (largest remainder; equal when none), noted when
 //     split. A namespace with pods and no LocalQueue is a best-effort tenant with quota 0
@@ -25,8 +30,11 @@
 //     else best-effort. SLO, checkpoint interval and slowdown keep the cluster file's defaults.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/cluster.hpp"
@@ -39,17 +47,28 @@ struct K8sCluster {
   std::vector<std::string> notes;
 };
 
-K8sCluster read_k8s_nodes(const std::string& path);
+struct K8sList;
+class GpuMemoryRule;
 
-// Kueue's queues: each ClusterQueue's GPU quota, and each namespace's ClusterQueue.
+K8sCluster read_k8s_nodes(const K8sList& nodes, const GpuMemoryRule& memory);
+
+// Kueue's queues: each ClusterQueue's GPU quota and weight, and each namespace's ClusterQueue.
+struct K8sClusterQueue {
+  std::string name;
+  std::int64_t gpus = 0;
+  double weight = 1;
+};
 struct K8sQueues {
-  std::vector<std::pair<std::string, std::int64_t>> cluster_queues;  // name, GPUs; file order
+  std::vector<K8sClusterQueue> cluster_queues;  // file order
   std::map<std::string, std::string> queue_of_namespace;
   std::vector<std::string> notes;
 };
 
-K8sQueues read_k8s_queues(const std::string& clusterqueues_path,
-                          const std::string& localqueues_path);
+K8sQueues read_k8s_queues(const K8sList& clusterqueues, const K8sList& localqueues);
+
+// A Kueue weight (assumption 3): a decimal quantity, optionally with the suffix m (1/1000);
+// nullopt when it is not one or is past 1e9.
+std::optional<double> parse_k8s_weight(std::string_view text);
 
 // Assumptions 4 and 5: the tenants of `namespaces` (in order) whose pods used `demand`
 // GPU-seconds each; `queues` null: no Kueue files; `total_gpus` for the even split.

@@ -12,6 +12,7 @@
 #include "trace/k8s_pods.hpp"
 #include "trace/load.hpp"
 #include "trace/native_writer.hpp"
+#include "trace/slurm_nodes.hpp"
 #include "trace/trace_test_util.hpp"
 
 namespace ds {
@@ -51,7 +52,7 @@ TEST(K8sJson, Rfc3339IsReadStrictly) {
 }
 
 TEST(K8sPods, FinishedPodsWithGpusAndTheSkippedByReason) {
-  const K8sPodsRead r = read_k8s_pods(fixture("pods.json"));
+  const K8sPodsRead r = read_k8s_pods(read_k8s_list(fixture("pods.json"), "kubectl get pods"));
   EXPECT_EQ(r.items, 10u);
   const std::map<std::string, std::size_t> skipped = {{"pending", 1},
                                                       {"still running", 1},
@@ -68,7 +69,7 @@ TEST(K8sPods, FinishedPodsWithGpusAndTheSkippedByReason) {
   EXPECT_EQ(a.start_s, kDec1 + 9 * 3600 + 30);  // status.startTime
   EXPECT_EQ(a.end_s, kDec1 + 10 * 3600 + 30);
   EXPECT_EQ(a.node, "gn1");
-  EXPECT_FALSE(a.of_job);
+  EXPECT_EQ(a.job, "");
   const K8sPod& b = by.at("team-a/train-2");
   EXPECT_EQ(b.gpus, 1);  // requests only
   EXPECT_EQ(b.phase, "Failed");
@@ -77,13 +78,14 @@ TEST(K8sPods, FinishedPodsWithGpusAndTheSkippedByReason) {
   EXPECT_EQ(b.start_s, kDec1 + 8 * 3600 + 6 * 60);   // no startTime: the container's
   const K8sPod& x = by.at("team-b/job-x-7fk2p");
   EXPECT_EQ(x.gpus, 3);  // containers 1 + 1 (one as a JSON number), the init container 3
-  EXPECT_TRUE(x.of_job);
+  EXPECT_EQ(x.job, "team-b/job-x");
   EXPECT_EQ(x.end_s - x.start_s, 1200);  // the last container's end
   EXPECT_EQ(by.at("team-c/done").gpu_type, "Tesla-T4");
 }
 
 TEST(K8sNodes, GpusModelsAndMemory) {
-  const K8sCluster c = read_k8s_nodes(fixture("nodes.json"));
+  const K8sCluster c =
+      read_k8s_nodes(read_k8s_list(fixture("nodes.json"), "kubectl get nodes"), GpuMemoryRule({}));
   std::map<std::string, Node> by;
   for (const auto& n : c.cluster.nodes) by[n.name] = n;
   ASSERT_EQ(by.size(), 3u);  // cpu1 has no GPU
@@ -200,7 +202,9 @@ TEST(K8sImport, ClearErrorsNameFilePodAndField) {
       dir.write("nodes.json", R"({"items":[{"metadata":{"name":"n1"},"status":{"allocatable":)"
                               R"({"nvidia.com/gpu":"4"}}}]})");
   auto pods = [&](const std::string& text) {
-    return input_error([&] { (void)import_k8s({dir.write("pods.json", text), nodes, "", ""}); });
+    return input_error([&] {
+      (void)import_k8s(K8sFiles{dir.write("pods.json", text), nodes, "", ""});
+    });
   };
   EXPECT_THAT(pods(pods_list(a_pod()) + "x"),
               HasSubstr("pods.json: not JSON (parse error at line 1, column "));
@@ -252,7 +256,9 @@ TEST(K8sImport, NodeAndQueueErrors) {
   TempDir dir;
   const std::string pods = dir.write("pods.json", pods_list(a_pod()));
   auto with_nodes = [&](const std::string& text) {
-    return input_error([&] { (void)import_k8s({pods, dir.write("nodes.json", text), "", ""}); });
+    return input_error([&] {
+      (void)import_k8s(K8sFiles{pods, dir.write("nodes.json", text), "", ""});
+    });
   };
   EXPECT_THAT(with_nodes(R"({"items":[{"metadata":{"name":"n"},"status":{"allocatable":)"
                          R"({"nvidia.com/gpu":"65"}}}]})"),
@@ -270,7 +276,7 @@ TEST(K8sImport, NodeAndQueueErrors) {
                           R"({"nvidia.com/gpu":"4"}}}]})");
   auto with_queues = [&](const std::string& cq, const std::string& lq) {
     return input_error([&] {
-      (void)import_k8s({pods, nodes, dir.write("cq.json", cq), dir.write("lq.json", lq)});
+      (void)import_k8s(K8sFiles{pods, nodes, dir.write("cq.json", cq), dir.write("lq.json", lq)});
     });
   };
   const std::string lq = R"({"items":[{"metadata":{"name":"q","namespace":"ns"},)"
@@ -287,9 +293,161 @@ TEST(K8sImport, NodeAndQueueErrors) {
               HasSubstr("lq.json: LocalQueue 'ns/q' (item 0): field 'spec.clusterQueue': expected "
                         "a ClusterQueue of "));
   EXPECT_THAT(input_error([&] {
-                (void)import_k8s({pods, nodes, "cq.json", ""});
+                (void)import_k8s(K8sFiles{pods, nodes, "cq.json", ""});
               }),
               HasSubstr("--clusterqueues and --localqueues go together"));
+}
+
+// Inline Lists as the API returns them: no file, named by the server's URL.
+K8sList api_list(const std::string& path, const std::string& items) {
+  return parse_k8s_list(R"({"kind":"List","metadata":{},"items":[)" + items + "]}",
+                        "https://127.0.0.1:6443" + path, "GET " + path);
+}
+// A finished pod of 1 GPU with `spec` merged in (nodeSelector, affinity).
+std::string pod_with(const std::string& name, const std::string& spec) {
+  std::string p = a_pod();
+  p.replace(p.find(R"("name":"p")"), 10, R"("name":")" + name + R"(")");
+  p.replace(p.find(R"("spec":{)") + 8, 0, spec + ",");
+  return p;
+}
+std::string affinity(const std::string& terms) {
+  return R"("affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":)"
+         R"({"nodeSelectorTerms":[)" +
+         terms + "]}}}";
+}
+std::string term(const std::string& op, const std::string& values) {
+  return R"({"matchExpressions":[{"key":"kubernetes.io/arch","operator":"In","values":["amd64"]},)"
+         R"({"key":"nvidia.com/gpu.product","operator":")" +
+         op + R"(","values":[)" + values + "]}]}";
+}
+
+TEST(K8sPods, NodeAffinityRequiresAModelLikeTheNodeSelector) {
+  const std::string selector = R"("nodeSelector":{"nvidia.com/gpu.product":"A100"})";
+  const K8sPodsRead r = read_k8s_pods(api_list(
+      "/api/v1/pods",
+      pod_with("one", affinity(term("In", R"("A100")"))) + "," +
+          pod_with("same", affinity(term("In", R"("A100")") + "," + term("In", R"("A100")"))) +
+          "," + pod_with("two", affinity(term("In", R"("A100","T4")"))) + "," +
+          pod_with("alternatives",
+                   affinity(term("In", R"("A100")") + "," + term("In", R"("T4")"))) +
+          "," +
+          pod_with("open", affinity(term("In", R"("A100")") + R"(,{"matchExpressions":[]})")) +
+          "," + pod_with("notin", affinity(term("NotIn", R"("T4")"))) + "," +
+          pod_with("both", selector + "," + affinity(term("In", R"("A100")")))));
+  std::map<std::string, K8sPod> by;
+  for (const auto& p : r.pods) by[p.name] = p;
+  ASSERT_EQ(by.size(), 7u);
+  EXPECT_EQ(by["ns/one"].gpu_type, "A100");
+  EXPECT_EQ(by["ns/same"].gpu_type, "A100");
+  EXPECT_EQ(by["ns/both"].gpu_type, "A100");
+  for (const char* any : {"ns/two", "ns/alternatives"}) {
+    EXPECT_EQ(by[any].gpu_type, "") << any;
+    EXPECT_TRUE(by[any].any_of) << any;  // noted by the import
+  }
+  for (const char* open : {"ns/open", "ns/notin"}) {
+    EXPECT_EQ(by[open].gpu_type, "") << open;
+    EXPECT_FALSE(by[open].any_of) << open;
+  }
+  auto error = [](const std::string& pod) {
+    return input_error([&] { (void)read_k8s_pods(api_list("/api/v1/pods", pod)); });
+  };
+  EXPECT_THAT(error(pod_with("x", R"("nodeSelector":{"nvidia.com/gpu.product":"T4"},)" +
+                                      affinity(term("In", R"("A100")")))),
+              HasSubstr("https://127.0.0.1:6443/api/v1/pods: pod 'ns/x' (item 0): field "
+                        "'spec.affinity.nodeAffinity': expected the GPU model of "
+                        "spec.nodeSelector ('T4'), got 'A100'"));
+  EXPECT_THAT(error(pod_with("x", affinity(term("In", "")))),
+              HasSubstr("field 'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuring"
+                        "Execution.nodeSelectorTerms[0].matchExpressions[1].values': expected a "
+                        "non-empty array of GPU models (operator In)"));
+  EXPECT_THAT(error(pod_with("x", affinity(term("In", "7")))),
+              HasSubstr("expected GPU models as non-empty strings, got '7'"));
+  EXPECT_THAT(error(pod_with("x", R"("affinity":{"nodeAffinity":{"requiredDuringScheduling)"
+                                  R"(IgnoredDuringExecution":{"nodeSelectorTerms":{}}}})")),
+              HasSubstr("nodeSelectorTerms': expected an array"));
+}
+
+// The import from Lists as the API returns them (cli/k8s_site.hpp fetches them): items
+// without kind, messages naming the API's URL; Kueue's fair-sharing weights; --gpu-memory.
+TEST(K8sImport, ListsFromTheApiWithKueueWeightsAndGpuMemory) {
+  K8sLists lists;
+  lists.pods = api_list("/api/v1/pods",
+                        pod_with("a", R"("x":1)") + "," +
+                            pod_with("b", R"("x":1)")
+                                .replace(pod_with("b", R"("x":1)").find(R"("ns")"), 4, R"("nb")"));
+  lists.nodes = api_list(
+      "/api/v1/nodes",
+      R"({"metadata":{"name":"g1","labels":{"nvidia.com/gpu.product":"A100"}},)"
+      R"("status":{"allocatable":{"nvidia.com/gpu":"4"}}},)"
+      R"({"metadata":{"name":"g2","labels":{"nvidia.com/gpu.product":"L40S",)"
+      R"("nvidia.com/gpu.memory":"46068"}},"status":{"allocatable":{"nvidia.com/gpu":"4"}}},)"
+      R"({"metadata":{"name":"g3"},"status":{"allocatable":{"nvidia.com/gpu":"2"}}})");
+  auto cq = [](const std::string& name, const std::string& weight) {
+    return R"({"metadata":{"name":")" + name +
+           R"("},"spec":{"resourceGroups":[{"flavors":[{"name":"f","resources":[{"name":)"
+           R"("nvidia.com/gpu","nominalQuota":"4"}]}]}])" +
+           (weight.empty() ? "" : R"(,"fairSharing":{"weight":)" + weight + "}") + "}}";
+  };
+  auto lq = [](const std::string& ns, const std::string& cq) {
+    return R"({"metadata":{"name":"q","namespace":")" + ns + R"("},"spec":{"clusterQueue":")" + cq +
+           R"("}})";
+  };
+  lists.clusterqueues =
+      api_list("/apis/kueue.x-k8s.io/v1beta2/clusterqueues",
+               cq("c1", R"("500m")") + "," + cq("c2", "") + "," + cq("c3", R"("0")"));
+  lists.localqueues =
+      api_list("/apis/kueue.x-k8s.io/v1beta2/localqueues", lq("ns", "c1") + "," + lq("nb", "c2"));
+  K8sImportOptions options;
+  options.gpu_memory = {"a100=80", "*=32"};
+  const K8sImport imp = import_k8s(lists, options);
+  const Workload& w = imp.workload;
+  ASSERT_EQ(w.jobs.size(), 2u);
+  EXPECT_EQ(w.name, "https://127.0.0.1:6443/api/v1/pods");
+  std::map<std::string, Tenant> t;
+  for (const auto& x : w.tenants) t[x.name] = x;
+  EXPECT_DOUBLE_EQ(t["ns"].weight, 0.5);  // 500m
+  EXPECT_DOUBLE_EQ(t["nb"].weight, 1);    // Kueue's default
+  EXPECT_EQ(t["ns"].quota_gpus, 4);
+  std::map<std::string, Node> n;
+  for (const auto& x : w.cluster.nodes) n[x.name] = x;
+  EXPECT_EQ(n["g1"].gpu_memory_mib, 80 * 1024);  // the override over the table's 40
+  EXPECT_EQ(n["g2"].gpu_memory_mib, 46068);      // the label
+  EXPECT_EQ(n["g3"].gpu_memory_mib, 32 * 1024);  // *=GIB: no model
+  const std::string notes = all_notes(w);
+  EXPECT_THAT(notes, HasSubstr("k8s: https://127.0.0.1:6443/api/v1/pods: 2 pods"));
+  EXPECT_THAT(notes, HasSubstr("1 ClusterQueues have fair-sharing weight 0"));
+  // Without the overrides: the table, and the default noted with the option to set it.
+  const K8sImport plain = import_k8s(lists);
+  EXPECT_THAT(all_notes(plain.workload),
+              HasSubstr("GPU memory of nodes without a GPU model is not known: assumed 24 GiB on "
+                        "1 nodes (label nvidia.com/gpu.memory absent; set it with --gpu-memory "
+                        "'*=GIB')"));
+  // Errors name the API's URL and the object.
+  K8sLists bad = lists;
+  bad.clusterqueues = api_list("/apis/kueue.x-k8s.io/v1beta2/clusterqueues",
+                               cq("c1", R"("heavy")") + "," + cq("c2", ""));
+  EXPECT_THAT(input_error([&] { (void)import_k8s(bad); }),
+              HasSubstr("https://127.0.0.1:6443/apis/kueue.x-k8s.io/v1beta2/clusterqueues: "
+                        "ClusterQueue 'c1' (item 0): field 'spec.fairSharing.weight': expected a "
+                        "weight such as 1, 0.5 or 500m, in 0..1e9, got '\"heavy\"'"));
+  EXPECT_THAT(input_error([&] { (void)import_k8s(lists, {{"a100"}}); }),
+              HasSubstr("--gpu-memory 'a100': expected MODEL=GIB"));
+  EXPECT_THAT(input_error([&] {
+                (void)k8s_list(nlohmann::json::array(), "https://h/api/v1/pods",
+                               "GET /api/v1/pods");
+              }),
+              HasSubstr("https://h/api/v1/pods: no 'items' list; expected the output of `GET "
+                        "/api/v1/pods`"));
+}
+
+TEST(K8sCluster, KueueWeightsAreQuantities) {
+  EXPECT_EQ(parse_k8s_weight("1"), 1.0);
+  EXPECT_EQ(parse_k8s_weight("2.5"), 2.5);
+  EXPECT_EQ(parse_k8s_weight("500m"), 0.5);
+  EXPECT_EQ(parse_k8s_weight(".5"), 0.5);
+  EXPECT_EQ(parse_k8s_weight("0"), 0.0);
+  for (const char* bad : {"", "m", "-1", "1e3", "1.", "1k", "0x10", " 1", "1000000001", "a"})
+    EXPECT_FALSE(parse_k8s_weight(bad).has_value()) << bad;
 }
 
 }  // namespace

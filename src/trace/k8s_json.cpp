@@ -1,6 +1,7 @@
 #include "trace/k8s_json.hpp"
 
 #include <cctype>
+#include <utility>
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
@@ -64,7 +65,7 @@ std::string k8s_path_text(std::initializer_list<std::string_view> path) {
 
 void K8sItem::fail(const std::string& field, const std::string& expected) const {
   throw InputError(SourceLocation{file},
-                   what + ": field " + quote_input(field) + ": expected " + expected);
+                   what + ": field " + quote_input(field, 200) + ": expected " + expected);
 }
 
 const json* K8sItem::find(std::initializer_list<std::string_view> path) const {
@@ -125,11 +126,15 @@ std::int64_t K8sItem::quantity(const json& value, const std::string& field,
   return *n;
 }
 
-json read_k8s_list(const std::string& path, const std::string& command) {
-  const std::string text = read_input_file(path);
-  const std::string expected = "expected the output of `" + command + "`";
+K8sList read_k8s_list(const std::string& path, const std::string& command) {
+  return parse_k8s_list(read_input_file(path), path, command);
+}
+
+K8sList parse_k8s_list(const std::string& text, const std::string& source,
+                       const std::string& command) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw InputError(SourceLocation{path}, "file is empty; " + expected);
+    throw InputError(SourceLocation{source},
+                     "file is empty; expected the output of `" + command + "`");
   json doc;
   try {
     doc = json::parse(text);
@@ -137,17 +142,22 @@ json read_k8s_list(const std::string& path, const std::string& command) {
     std::string what = e.what();  // "[json.exception.parse_error.101] parse error at ..."
     if (const auto at = what.find("] "); at != std::string::npos) what.erase(0, at + 2);
     if (what.size() > 200) what = what.substr(0, 200) + "...";
-    throw InputError(SourceLocation{path}, "not JSON (" + what + "); " + expected);
+    throw InputError(SourceLocation{source},
+                     "not JSON (" + what + "); expected the output of `" + command + "`");
   }
-  const auto items = doc.is_object() ? doc.find("items") : doc.end();
-  if (!doc.is_object() || items == doc.end() || !items->is_array())
-    throw InputError(SourceLocation{path},
-                     "no 'items' list; " + expected + " (a List, not a single object or YAML)");
-  return doc;
+  return k8s_list(std::move(doc), source, command);
 }
 
-const json& k8s_items(const json& list) {
-  return list.at("items");
+K8sList k8s_list(json list, const std::string& source, const std::string& command) {
+  const auto items = list.is_object() ? list.find("items") : list.end();
+  if (!list.is_object() || items == list.end() || !items->is_array())
+    throw InputError(SourceLocation{source}, "no 'items' list; expected the output of `" + command +
+                                                 "` (a List, not a single object or YAML)");
+  return {source, std::move(list)};
+}
+
+const json& k8s_items(const K8sList& list) {
+  return list.list.at("items");
 }
 
 }  // namespace ds

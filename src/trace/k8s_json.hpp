@@ -46,11 +46,23 @@ struct K8sItem {
   [[noreturn]] void fail(const std::string& field, const std::string& expected) const;
 };
 
+// A List (assumption 1) and where it came from, named in every message about its objects: a
+// file kubectl wrote, or the API's URL when read straight from the API server.
+struct K8sList {
+  std::string source;
+  nlohmann::json list;
+};
+
 // The parsed file (assumption 1); `command` is what writes it, for messages
 // ("kubectl get pods -A -o json").
-nlohmann::json read_k8s_list(const std::string& path, const std::string& command);
-// The list's items (an array, checked by read_k8s_list).
-const nlohmann::json& k8s_items(const nlohmann::json& list);
+K8sList read_k8s_list(const std::string& path, const std::string& command);
+// The same from text (a file's, or an API answer's), named `source` in messages.
+K8sList parse_k8s_list(const std::string& text, const std::string& source,
+                       const std::string& command);
+// Checks that `list` is a List (an object with an `items` array), as read_k8s_list does.
+K8sList k8s_list(nlohmann::json list, const std::string& source, const std::string& command);
+// The list's items (an array, checked by k8s_list).
+const nlohmann::json& k8s_items(const K8sList& list);
 
 // "2026-12-01T09:00:00Z", "2026-12-01T10:00:00.5+01:00" -> Unix seconds; nullopt when not
 // strict RFC 3339 or out of range (assumption 2).

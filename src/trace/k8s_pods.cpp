@@ -77,13 +77,82 @@ std::pair<std::optional<std::int64_t>, std::optional<std::int64_t>> run_times(co
   return {start ? start : first, last};
 }
 
-bool owned_by_job(const K8sItem& pod) {
+// The name of the Job that owns the pod; empty when none does.
+std::string owning_job(const K8sItem& pod) {
   const json* owners = pod.find({"metadata", "ownerReferences"});
-  if (!owners) return false;
+  if (!owners) return {};
   if (!owners->is_array()) pod.fail("metadata.ownerReferences", "an array");
-  return std::any_of(owners->begin(), owners->end(), [](const json& o) {
-    return o.is_object() && o.value("kind", json()).is_string() && o["kind"] == "Job";
-  });
+  for (const json& o : *owners)
+    if (o.is_object() && o.value("kind", json()) == "Job" && o.value("name", json()).is_string())
+      return o["name"].get<std::string>();
+  return {};
+}
+
+// Assumption 5's affinity: the models one term's In expressions on kProduct allow (empty: the
+// term does not constrain the model).
+std::vector<std::string> term_models(const K8sItem& pod, const json& term, const std::string& at) {
+  const K8sItem t{pod.file, pod.what, term};
+  const json* exprs = t.find({"matchExpressions"});
+  if (!exprs) return {};
+  if (!exprs->is_array()) pod.fail(at + ".matchExpressions", "an array");
+  std::vector<std::string> models;
+  for (std::size_t i = 0; i < exprs->size(); ++i) {
+    const std::string eat = at + ".matchExpressions[" + std::to_string(i) + "]";
+    const K8sItem e{pod.file, pod.what, (*exprs)[i]};
+    if (!(*exprs)[i].is_object()) pod.fail(eat, "an object (key, operator, values)");
+    if (e.string({"key"}, false).value_or("") != kProduct ||
+        e.string({"operator"}, false).value_or("") != "In")
+      continue;
+    const json* values = e.find({"values"});
+    if (!values || !values->is_array() || values->empty())
+      pod.fail(eat + ".values", "a non-empty array of GPU models (operator In)");
+    for (const json& v : *values) {
+      if (!v.is_string() || v.get<std::string>().empty())
+        pod.fail(eat + ".values",
+                 "GPU models as non-empty strings, got " + quote_input(v.dump(), 40));
+      models.push_back(v.get<std::string>());
+    }
+  }
+  return models;
+}
+
+// The one model the required node affinity allows; "" with `several` set when it allows
+// several, "" alone when it does not constrain the model.
+std::string affinity_model(const K8sItem& pod, bool& several) {
+  const std::string at =
+      "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
+  const json* req = pod.find(
+      {"spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"});
+  if (!req) return {};
+  const K8sItem r{pod.file, pod.what, *req};
+  const json* terms = r.find({"nodeSelectorTerms"});
+  if (!terms) return {};
+  if (!terms->is_array()) pod.fail(at + ".nodeSelectorTerms", "an array");
+  std::vector<std::string> models;
+  for (std::size_t i = 0; i < terms->size(); ++i) {
+    const std::string tat = at + ".nodeSelectorTerms[" + std::to_string(i) + "]";
+    if (!(*terms)[i].is_object()) pod.fail(tat, "an object (matchExpressions, matchFields)");
+    std::vector<std::string> m = term_models(pod, (*terms)[i], tat);
+    if (m.empty()) return {};  // this alternative runs on any model
+    models.insert(models.end(), m.begin(), m.end());
+  }
+  std::sort(models.begin(), models.end());
+  models.erase(std::unique(models.begin(), models.end()), models.end());
+  several = models.size() > 1;
+  return models.size() == 1 ? models.front() : std::string();
+}
+
+// Assumption 5: the required model from the nodeSelector, else the affinity.
+std::string required_model(const K8sItem& pod, bool& several) {
+  const std::string selected = pod.string({"spec", "nodeSelector", kProduct}, false).value_or("");
+  bool any = false;
+  const std::string affine = affinity_model(pod, any);
+  if (!selected.empty() && !affine.empty() && selected != affine)
+    pod.fail("spec.affinity.nodeAffinity", "the GPU model of spec.nodeSelector (" +
+                                               quote_input(selected) + "), got " +
+                                               quote_input(affine));
+  several = selected.empty() && any;
+  return selected.empty() ? affine : selected;
 }
 
 // One item: the pod, or the reason it is skipped.
@@ -106,9 +175,9 @@ std::variant<K8sPod, std::string> read_pod(const std::string& path, const json& 
     pod.fail("status.phase",
              "Pending, Running, Succeeded, Failed or Unknown, got " + quote_input(p.phase));
   p.gpus = pod_gpus(pod);
-  p.gpu_type = pod.string({"spec", "nodeSelector", kProduct}, false).value_or("");
+  p.gpu_type = required_model(pod, p.any_of);
   p.node = pod.string({"spec", "nodeName"}, false).value_or("");
-  p.of_job = owned_by_job(pod);
+  if (const std::string job = owning_job(pod); !job.empty()) p.job = p.ns + "/" + job;
   const auto [start, end] = run_times(pod);
   if (p.gpus == 0) return "no GPUs (CPU-only)";
   if (!start) return "finished without starting";
@@ -123,8 +192,8 @@ std::variant<K8sPod, std::string> read_pod(const std::string& path, const json& 
 
 }  // namespace
 
-K8sPodsRead read_k8s_pods(const std::string& path) {
-  const json list = read_k8s_list(path, "kubectl get pods -A -o json");
+K8sPodsRead read_k8s_pods(const K8sList& list) {
+  const std::string& path = list.source;
   K8sPodsRead out;
   std::unordered_map<std::string, std::size_t> seen;
   for (const json& obj : k8s_items(list)) {

@@ -17,7 +17,14 @@
 //     resources.limits "nvidia.com/gpu" (else its requests; extended resources have
 //     limits = requests).
 //  5. A required GPU model: spec.nodeSelector "nvidia.com/gpu.product" (GPU feature
-//     discovery's label on the nodes); node affinity is not read.
+//     discovery's label on the nodes), else the node affinity that requires one:
+//     spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution, when every
+//     one of its nodeSelectorTerms (they are alternatives) has a matchExpression on that key
+//     with operator In, and they name one model between them. Several models (In [a, b], or
+//     terms naming different ones) cannot be one DeepShare constraint: the pod is imported
+//     without a model and counted (a note). Other operators (NotIn, Exists...) and preferred
+//     affinity are not read. A nodeSelector and an affinity naming different models is an
+//     error (no node could have run the pod).
 #pragma once
 
 #include <cstdint>
@@ -37,7 +44,8 @@ struct K8sPod {
   std::int64_t submit_s = 0;
   std::int64_t start_s = 0;
   std::int64_t end_s = 0;
-  bool of_job = false;  // owned by a batch/v1 Job
+  std::string job;      // NAMESPACE/NAME of the batch/v1 Job that owns it; empty: none
+  bool any_of = false;  // its affinity allows several GPU models (assumption 5)
 };
 
 struct K8sPodsRead {
@@ -46,7 +54,9 @@ struct K8sPodsRead {
   std::size_t items = 0;
 };
 
-// Throws InputError (file, pod, field, what was expected) on bad input.
-K8sPodsRead read_k8s_pods(const std::string& path);
+struct K8sList;
+
+// Throws InputError (file or API, pod, field, what was expected) on bad input.
+K8sPodsRead read_k8s_pods(const K8sList& pods);
 
 }  // namespace ds

@@ -135,21 +135,6 @@ std::vector<RawNode> raw_nodes(const std::string& path, const std::string& text)
   return out;
 }
 
-std::unordered_map<std::string, std::int64_t> overrides(const std::vector<std::string>& given) {
-  std::unordered_map<std::string, std::int64_t> out;
-  for (const auto& g : given) {
-    const auto eq = g.find('=');
-    const auto gib = eq == std::string::npos ? std::nullopt : parse_double(g.substr(eq + 1));
-    const double max = static_cast<double>(limits::kMaxGpuMemoryMib) / 1024;
-    if (eq == 0 || !gib || !(*gib >= 1.0 / 1024 && *gib <= max))
-      throw InputError("--gpu-memory " + quote_input(g) + ": expected MODEL=GIB with GIB in " +
-                       range_text(1.0 / 1024, max) + ", e.g. a100=80");
-    const std::string model = g.substr(0, eq) == "*" ? "*" : normalized(g.substr(0, eq));
-    out[model] = std::max<std::int64_t>(1, std::llround(*gib * 1024));
-  }
-  return out;
-}
-
 // Assumptions 2 and 3: (model, GPUs) of one node; models empty for no model.
 std::vector<std::pair<std::string, std::int64_t>> node_gpus(const std::string& path,
                                                             const RawNode& n) {
@@ -199,9 +184,34 @@ std::int64_t slurm_gpu_memory_mib(std::string_view model) {
   return 0;
 }
 
+GpuMemoryRule::GpuMemoryRule(const std::vector<std::string>& overrides) {
+  for (const auto& g : overrides) {
+    const auto eq = g.find('=');
+    const auto gib = eq == std::string::npos ? std::nullopt : parse_double(g.substr(eq + 1));
+    const double max = static_cast<double>(limits::kMaxGpuMemoryMib) / 1024;
+    if (eq == 0 || !gib || !(*gib >= 1.0 / 1024 && *gib <= max))
+      throw InputError("--gpu-memory " + quote_input(g) + ": expected MODEL=GIB with GIB in " +
+                       range_text(1.0 / 1024, max) + ", e.g. a100=80");
+    const std::string model = g.substr(0, eq) == "*" ? "*" : normalized(g.substr(0, eq));
+    mib_[model] = std::max<std::int64_t>(1, std::llround(*gib * 1024));
+  }
+}
+
+std::optional<std::int64_t> GpuMemoryRule::named(std::string_view model) const {
+  if (const auto o = mib_.find(normalized(model)); o != mib_.end()) return o->second;
+  return std::nullopt;
+}
+
+std::int64_t GpuMemoryRule::mib(std::string_view model) const {
+  if (const auto n = named(model)) return *n;
+  if (const std::int64_t m = slurm_gpu_memory_mib(model); m > 0) return m;
+  if (const auto any = mib_.find("*"); any != mib_.end()) return any->second;
+  return 0;
+}
+
 SlurmCluster read_slurm_nodes(const std::string& path, const SlurmNodesOptions& options) {
   const std::string text = read_input_file(path);
-  const auto memory = overrides(options.gpu_memory);
+  const GpuMemoryRule memory(options.gpu_memory);
   SlurmCluster out;
   NodeTally tally;
   std::size_t gpu_less = 0, split = 0, other_partition = 0;
@@ -230,10 +240,7 @@ SlurmCluster read_slurm_nodes(const std::string& path, const SlurmNodesOptions& 
                                     "; DeepShare models at most " +
                                     std::to_string(kMaxGpusPerNode) + " GPUs per node");
       tally.add(where, 1, gpus);
-      std::int64_t mib = 0;
-      if (const auto o = memory.find(normalized(model)); o != memory.end()) mib = o->second;
-      if (mib == 0) mib = slurm_gpu_memory_mib(model);
-      if (const auto any = memory.find("*"); mib == 0 && any != memory.end()) mib = any->second;
+      std::int64_t mib = memory.mib(model);
       if (mib == 0) {
         mib = kDefaultGpuMemoryMib;
         ++assumed[model];

@@ -18,7 +18,11 @@
 //     only its nodes are read. Nodes DOWN or DRAINED when dumped are kept (capacity) and noted.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "model/cluster.hpp"
@@ -39,5 +43,19 @@ SlurmCluster read_slurm_nodes(const std::string& path, const SlurmNodesOptions& 
 
 // GPU memory in MiB of a model name by assumption 4's first two rules; 0 when unknown.
 std::int64_t slurm_gpu_memory_mib(std::string_view model);
+
+// Assumption 4 whole, from the `--gpu-memory` overrides ("MODEL=GIB", "*=GIB"): one rule for
+// the Slurm and the Kubernetes importers. Throws InputError for a malformed override.
+class GpuMemoryRule {
+ public:
+  explicit GpuMemoryRule(const std::vector<std::string>& overrides);
+  // The override MODEL=GIB of this model (names compared without case and punctuation).
+  [[nodiscard]] std::optional<std::int64_t> named(std::string_view model) const;
+  // named, else the name's or the table's (slurm_gpu_memory_mib), else *=GIB; 0: unknown.
+  [[nodiscard]] std::int64_t mib(std::string_view model) const;
+
+ private:
+  std::unordered_map<std::string, std::int64_t> mib_;  // normalized model or "*" -> MiB
+};
 
 }  // namespace ds

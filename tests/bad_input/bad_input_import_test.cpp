@@ -151,11 +151,58 @@ std::vector<Case> k8s_cases() {
        "imported 1 jobs of 1 tenants on 1 nodes (4 GPUs)", Outputs::Ignore, "",
        [](const fs::path& d) {
          EXPECT_EQ(read(d / "out" / "trace.csv"),
-                   "job_id,tenant,submit_s,duration_s,gpus,state,k8s_start_s,k8s_end_s,k8s_node\n"
-                   "team-a/train,team-a,1767225600,3600,2,COMPLETED,1767225605,1767229205,\n");
+                   "job_id,tenant,submit_s,duration_s,gpus,state,k8s_start_s,k8s_end_s,k8s_node,"
+                   "k8s_job\n"
+                   "team-a/train,team-a,1767225600,3600,2,COMPLETED,1767225605,1767229205,,\n");
          EXPECT_NE(read(d / "out" / "cluster.yaml").find("quota_gpus: 4, class: guaranteed"),
                    std::string::npos);
        }},
+      {"K8sPodsAffinityAgainstNodeSelector",
+       k8s_files(list_of(with(
+           kPod, R"("spec":{)",
+           R"("spec":{"nodeSelector":{"nvidia.com/gpu.product":"A100"},"affinity":{"nodeAffinity":)"
+           R"({"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{)"
+           R"("matchExpressions":[{"key":"nvidia.com/gpu.product","operator":"In","values":)"
+           R"(["T4"]}]}]}}},)"))),
+       import_k8s(), 2,
+       "pods.json: pod 'team-a/train' (item 0): field 'spec.affinity.nodeAffinity': expected the "
+       "GPU model of spec.nodeSelector ('A100'), got 'T4'"},
+      {"K8sPodsAffinityWithoutValues",
+       k8s_files(list_of(with(
+           kPod, R"("spec":{)",
+           R"("spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":)"
+           R"({"nodeSelectorTerms":[{"matchExpressions":[{"key":"nvidia.com/gpu.product",)"
+           R"("operator":"In"}]}]}}},)"))),
+       import_k8s(), 2,
+       "nodeSelectorTerms[0].matchExpressions[0].values': expected a non-empty array of GPU "
+       "models (operator In)"},
+      {"K8sClusterQueueBadWeight",
+       {{"pods.json", list_of(kPod)},
+        {"nodes.json", kNodesJson},
+        {"cq.json",
+         list_of(R"({"metadata":{"name":"cq"},"spec":{"fairSharing":{"weight":"-2"}}})")},
+        {"lq.json", list_of(R"({"metadata":{"name":"q","namespace":"team-a"},"spec":)"
+                            R"({"clusterQueue":"cq"}})")}},
+       import_k8s("--clusterqueues {d}/cq.json --localqueues {d}/lq.json"),
+       2,
+       "cq.json: ClusterQueue 'cq' (item 0): field 'spec.fairSharing.weight': expected a weight "
+       "such as 1, 0.5 or 500m, in 0..1e9, got '\"-2\"'"},
+      {"K8sGpuMemoryWithoutGib", k8s_files(list_of(kPod)), import_k8s("--gpu-memory a100"), 2,
+       "--gpu-memory 'a100': expected MODEL=GIB"},
+      {"K8sGpuMemoryOverridesTheTable", k8s_files(list_of(kPod)),
+       import_k8s("--gpu-memory a100=80"), 0, "imported 1 jobs", Outputs::Ignore, "",
+       [](const fs::path& d) {
+         EXPECT_NE(read(d / "out" / "cluster.yaml").find("gpu_memory_gib: 80"), std::string::npos);
+       }},
+      {"K8sKubeconfigAndFiles", k8s_files(list_of(kPod)), import_k8s("--kubeconfig {d}/nodes.json"),
+       2,
+       "--pods: --kubeconfig reads the objects from the API server; give files (--pods, "
+       "--nodes...) or --kubeconfig, not both"},
+      {"K8sContextWithoutKubeconfig", k8s_files(list_of(kPod)), import_k8s("--context admin"), 2,
+       "--context: names a context of --kubeconfig, which is not given"},
+      {"WhatifFromSlurmWithKubeconfig", k8s_files(list_of(kPod)),
+       "whatif --from slurm --kubeconfig {d}/nodes.json --quiet --out {d}/out", 2,
+       "whatif --from slurm: --kubeconfig is an option of --from k8s"},
       {"WhatifFromKubernetesWithoutPods", k8s_files(list_of(kPod)),
        "whatif --from k8s --nodes {d}/nodes.json --quiet --out {d}/out", 2,
        "--pods: a file is required"},

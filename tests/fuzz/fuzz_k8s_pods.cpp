@@ -1,5 +1,6 @@
 // The Kubernetes importer from its pods: `kubectl get pods -A -o json`, imported with small
-// fixed nodes (two GPU models) and Kueue queues, and without the queues (the even split), so
+// fixed nodes (two GPU models) and Kueue queues (a fair-sharing weight), and without the
+// queues (the even split), so
 // that the model check, the tenants' quotas and the workload's own checks run too; then the
 // native files written from the result.
 #include "core/error.hpp"
@@ -22,7 +23,8 @@ DEEPSHARE_FUZZ_TARGET(k8s_pods) {
   const std::string cq = write(
       dir, "cq.json",
       R"({"kind":"List","items":[{"metadata":{"name":"cq"},"spec":{"resourceGroups":[)"
-      R"({"flavors":[{"name":"a100","resources":[{"name":"nvidia.com/gpu","nominalQuota":"4"}]}]}]}}]})");
+      R"({"flavors":[{"name":"a100","resources":[{"name":"nvidia.com/gpu","nominalQuota":"4"}]}]}],)"
+      R"("fairSharing":{"weight":"500m"}}}]})");
   const std::string lq = write(dir, "lq.json",
                                R"({"kind":"List","items":[{"metadata":{"name":"q","namespace":)"
                                R"("team-a"},"spec":{"clusterQueue":"cq"}}]})");
