@@ -14,6 +14,7 @@ void K8sAdapter::api_failed(const char* what, const std::string& ref, const ApiE
 
 void K8sAdapter::event(const PodView& p, const char* type, const char* reason, const char* action,
                        const std::string& note) {
+  if (!fence_.may_send()) return;
   EventSpec s;
   s.regarding = {
       {"apiVersion", "v1"}, {"kind", "Pod"}, {"namespace", p.ns}, {"name", p.name}, {"uid", p.uid}};
@@ -29,6 +30,7 @@ void K8sAdapter::event(const PodView& p, const char* type, const char* reason, c
 // kube-scheduler's FailedScheduling).
 void K8sAdapter::tell(const PodView& p, const std::string& reason, const char* event_reason) {
   event(p, "Warning", event_reason, "Scheduling", "DeepShare: " + reason);
+  if (!fence_.may_send()) return;
   const json body = {{"status",
                       {{"conditions", json::array({{{"type", "PodScheduled"},
                                                     {"status", "False"},
@@ -91,11 +93,15 @@ driver::Actuator::Handover K8sAdapter::hand_over(JobId id) {
       {"metadata",
        {{"annotations",
          {{kGpusAnnotation, gpus_annotation(node.name, gpus)},
-          {kDecisionAnnotation, decision_annotation(j.start->borrowed, j.start->shared, now_)}}}}}};
+          {kDecisionAnnotation,
+           decision_annotation(j.start->borrowed, j.start->shared, now_, fence_.epoch())}}}}}};
+  if (!fence_.may_send()) return Handover::Failed;
   if (auto r = client_.patch(pods_path(p->ns, p->name), ann, PatchType::Merge); !r) {
     api_failed("annotate_failed", p->ref(), r.error());
     return Handover::Failed;
   }
+  if (!fence_.may_send())
+    return Handover::Failed;  // checked again: the annotation took a round trip
   if (auto r = bind_pod(client_, p->ns, p->name, node.name); !r) {
     api_failed("bind_failed", p->ref(), r.error());
     return Handover::Failed;
@@ -112,6 +118,7 @@ driver::Actuator::Handover K8sAdapter::hand_over(JobId id) {
 }
 
 bool K8sAdapter::evict(const PodJob& j) {
+  if (!fence_.may_send()) return false;
   if (auto r = evict_pod(client_, j.ns, j.name, std::nullopt); !r) {
     if (r.error().not_found()) return true;  // gone already
     api_failed("evict_failed", j.ns + "/" + j.name, r.error());

@@ -9,11 +9,17 @@
 #     period), then wor asks for its 8: DeepShare must evict two of ewi's pods (Eviction API)
 #     and bind wor's only once the API shows their GPUs free;
 #  2. `deepshare k8s replay --scheduler deepshare` of a Venus excerpt (2 tenants); 20 s in,
-#     the scheduler is killed (-9) and a new one started: it must adopt the running pods from
-#     the API (their decision annotations) and go on.
+#     the leader is killed (-9): the standby takes the Lease over and must adopt the running
+#     pods from the API (their decision annotations) and go on.
+# Leader election (a Lease deepshare-system/deepshare-scheduler, 6 s): two schedulers run from
+# the start, A (leader) and B (standby, started once A leads). B must bind nothing while A
+# leads, take over once A is killed, and give the Lease up at its clean stop.
 # Checks, from the API's own records (a watch of every pod kept by kubectl for the whole run,
 # and the objects at the end):
-#  - the restarted scheduler adopted the pods that ran when the first one died;
+#  - B logged nothing it decided before it led; it adopted the pods that ran when A died;
+#  - every binding's decision carries the epoch of its leader (A: 1, B: 2), in the watch's
+#    order never an older epoch after a newer one; the Lease shows 2 transitions, no holder
+#    after B's clean stop;
 #  - every Job completed, every DeepShare pod Succeeded or was evicted (DisruptionTarget),
 #    none is left pending; the evicted ones were evicted through the Eviction API;
 #  - in the watch's order of events, no node ever had more nvidia.com/gpu bound to pods that
@@ -35,9 +41,10 @@ command -v jq >/dev/null || { echo "SKIP: jq not installed (scripts/setup-k8s.sh
 fail() { echo "FAIL: $*"; exit 1; }
 export BASE
 BASE=$(mktemp -d /tmp/dskrun.XXXX)
-SCHED_PID= WATCH_PID=
+SCHED_PID= STANDBY_PID= WATCH_PID=
 cleanup() {
   [ -n "$SCHED_PID" ] && kill "$SCHED_PID" 2>/dev/null
+  [ -n "$STANDBY_PID" ] && kill "$STANDBY_PID" 2>/dev/null
   [ -n "$WATCH_PID" ] && kill "$WATCH_PID" 2>/dev/null
   if [ -n "${DS_TEST_OUT:-}" ]; then
     mkdir -p "$DS_TEST_OUT" && cp -r "$BASE/out" "$BASE/check" "$DS_TEST_OUT/" 2>/dev/null
@@ -49,12 +56,24 @@ mkdir -p "$BASE/check"
 NODES=4 GPUS=4 POD_DELETE=graceful POD_TERMINATE=1 "$SRC/scripts/k8s/start-cluster.sh" ||
   fail "cluster"
 source "$BASE/env.sh"
+source "$SRC/tests/k8s/gpu_watch_lib.sh"
 
 # The API's own record of every pod, in the order the API server sends the changes.
 kubectl get pods -A --watch --output-watch-events -o json >"$BASE/check/pods.watch" 2>"$BASE/check/watch.err" &
 WATCH_PID=$!
-"$BIN/deepshare" k8s run --config "$CONFIG" >"$BASE/check/scheduler.log" 2>&1 &
+# Two schedulers, one Lease: A leads, B waits as a standby.
+kubectl create namespace deepshare-system >/dev/null || fail "namespace deepshare-system"
+LEASE_ARGS=(--lease-duration 6)
+"$BIN/deepshare" k8s run --config "$CONFIG" "${LEASE_ARGS[@]}" --identity sched-a \
+  >"$BASE/check/scheduler.log" 2>&1 &
 SCHED_PID=$!
+for _ in $(seq 1 150); do grep -q '"event":"leader"' "$BASE/check/scheduler.log" && break; sleep 0.2; done
+grep -q '"event":"leader"' "$BASE/check/scheduler.log" || fail "A did not take the Lease: $(tail -3 "$BASE/check/scheduler.log")"
+"$BIN/deepshare" k8s run --config "$CONFIG" "${LEASE_ARGS[@]}" --identity sched-b \
+  >"$BASE/check/scheduler2.log" 2>&1 &
+STANDBY_PID=$!
+for _ in $(seq 1 150); do grep -q '"event":"standby"' "$BASE/check/scheduler2.log" && break; sleep 0.2; done
+grep -q '"event":"standby"' "$BASE/check/scheduler2.log" || fail "B is no standby: $(tail -3 "$BASE/check/scheduler2.log")"
 for ns in ewi wor; do kubectl create namespace "$ns" >/dev/null || fail "namespace $ns"; done
 for ns in ewi wor; do
   for _ in $(seq 1 100); do kubectl get sa default -n "$ns" >/dev/null 2>&1 && break; sleep 0.2; done
@@ -105,22 +124,31 @@ kubectl get events -n nobody -o json | jq -e '[.items[] | select(.reason == "Fai
 [ -z "$(kubectl get pod stray -n nobody -o jsonpath='{.spec.nodeName}')" ] || fail "nobody/stray was bound"
 kubectl delete pod stray -n nobody --wait=false >/dev/null
 
-echo "== 2. replay a Venus excerpt with DeepShare scheduling ($EXCERPT); kill -9 the scheduler midway"
+echo "== 2. replay a Venus excerpt with DeepShare scheduling ($EXCERPT); kill -9 the leader midway"
 "$BIN/deepshare" k8s replay --config "$CONFIG" --trace "$TRACE" --excerpt "$EXCERPT" \
   --time-scale 60 --scheduler deepshare --out "$BASE/out" --timeout 150 --quiet &
 REPLAY_PID=$!
 sleep "${KILL_AFTER:-20}"
+grep -q '"event":"leader"' "$BASE/check/scheduler2.log" && fail "B took the Lease while A led"
+grep -q '"event":"start"' "$BASE/check/scheduler2.log" && fail "the standby decided a start"
 kill -9 "$SCHED_PID"
+killed_at=$(date +%s.%N)
 wait "$SCHED_PID" 2>/dev/null
+SCHED_PID=$STANDBY_PID STANDBY_PID=
 running=$(kubectl get pods -A --field-selector=status.phase=Running,spec.schedulerName=deepshare -o name | wc -l)
-echo "scheduler killed (-9) with $running DeepShare pods running; a new one starts"
-"$BIN/deepshare" k8s run --config "$CONFIG" >"$BASE/check/scheduler2.log" 2>&1 &
-SCHED_PID=$!
+echo "leader A killed (-9) with $running DeepShare pods running; standby B takes over"
+for _ in $(seq 1 300); do grep -q '"event":"leader"' "$BASE/check/scheduler2.log" && break; sleep 0.1; done
+grep -q '"event":"leader"' "$BASE/check/scheduler2.log" || fail "B did not take the Lease over"
+echo "B leads $(awk -v a="$killed_at" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s after the kill (Lease: 6 s; polled every 0.1 s)"
 wait "$REPLAY_PID" ||
   fail "replay (not every job completed): $(grep -c '"level":"error"' "$BASE/check/scheduler2.log") errors in the scheduler's log"
 adopted=$(grep -c '"event":"adopt"' "$BASE/check/scheduler2.log")
-echo "the restarted scheduler adopted $adopted running pods"
-[ "$running" = 0 ] || [ "$adopted" -gt 0 ] || fail "the restarted scheduler adopted none of the $running running pods"
+echo "the new leader adopted $adopted running pods"
+[ "$running" = 0 ] || [ "$adopted" -gt 0 ] || fail "the new leader adopted none of the $running running pods"
+# Nothing decided by B before it led: its first start comes after its "leader" line.
+first_start=$(grep -n '"event":"start"' "$BASE/check/scheduler2.log" | head -1 | cut -d: -f1)
+led_at=$(grep -n '"event":"leader"' "$BASE/check/scheduler2.log" | head -1 | cut -d: -f1)
+[ -z "$first_start" ] || [ "$first_start" -gt "$led_at" ] || fail "B decided a start before it led"
 for f in summary.json jobs.csv observed.csv replay.json; do
   [ -s "$BASE/out/$f" ] || fail "replay wrote no $f"
 done
@@ -133,6 +161,10 @@ SCHED_PID=
 kill "$WATCH_PID"
 WATCH_PID=
 grep -q '"event":"scheduler_stopped"' "$BASE/check/scheduler2.log" || fail "the scheduler did not stop cleanly"
+lease=$(kubectl get lease deepshare-scheduler -n deepshare-system -o jsonpath='{.spec.holderIdentity}/{.spec.leaseTransitions}') ||
+  fail "no Lease deepshare-system/deepshare-scheduler"
+echo "Lease after B's clean stop (holder/transitions): $lease"
+[ "$lease" = "/2" ] || fail "the Lease should have no holder and 2 transitions (A, then B): $lease"
 grep '"level":"error"' "$BASE/check/scheduler.log" "$BASE/check/scheduler2.log" && fail "the scheduler logged errors"
 
 kubectl get jobs -A -o json >"$BASE/check/jobs.json" || fail "list Jobs"
@@ -148,37 +180,28 @@ left=$(jq -r '.items[] | select(.spec.schedulerName == "deepshare")
   | .metadata.namespace + "/" + .metadata.name + " " + .status.phase' "$BASE/check/pods.json")
 [ -z "$left" ] || fail "DeepShare pods neither succeeded nor evicted: $left"
 
-# The watch, replayed in order: GPUs bound per node to pods that are not ended (a pod being
-# deleted still holds them, as the kubelet does), against the node's allocatable.
-jq -rs --slurpfile nodes "$BASE/check/nodes.json" '
-  ($nodes[0].items | map({key: .metadata.name, value: (.status.allocatable["nvidia.com/gpu"] // "0" | tonumber)})
-   | from_entries) as $cap
-  | reduce .[] as $e ({held: {}, peak: {}, over: [], evicted: {}, undecided: {}, bound: {}};
-      ($e.object) as $p | ($p.metadata.uid) as $u | ($p.spec.nodeName // "") as $n
-      | ([$p.spec.containers[].resources.limits["nvidia.com/gpu"] // "0" | tonumber] | add) as $g
-      | .held[$u] = (if $e.type == "DELETED" or $n == "" or $p.status.phase == "Succeeded"
-                       or $p.status.phase == "Failed" then null else {node: $n, gpus: $g} end)
-      | if any($p.status.conditions[]?; .type == "DisruptionTarget" and .reason == "EvictionByEvictionAPI")
-        then .evicted[$u] = true else . end
-      | if $n != "" and $p.spec.schedulerName == "deepshare" then
-          .bound[$u] = true
-          | (if (($p.metadata.annotations["deepshare.io/gpus"] // "") | startswith($n + ":")) then .
-             else .undecided[$u] = ($p.metadata.namespace + "/" + $p.metadata.name) end)
-        else . end
-      | if $n == "" then . else
-          ([.held[] | select(. != null and .node == $n) | .gpus] | add // 0) as $sum
-          | .peak[$n] = ([(.peak[$n] // 0), $sum] | max)
-          | if $sum > ($cap[$n] // 0) then .over += ["\($n): \($sum) > \($cap[$n] // 0) at \($p.metadata.namespace)/\($p.metadata.name) \($e.type)"] else . end
-        end)
-  | "peak nvidia.com/gpu bound per node: \(.peak | to_entries | map("\(.key)=\(.value)") | join(" "))",
-    "pods bound by DeepShare: \(.bound | length), evicted through the Eviction API: \(.evicted | length)",
-    (.over[] | "OVER " + .),
-    (.undecided | to_entries[] | "UNDECIDED " + .value),
-    (if (.evicted | length) < 2 then "FEW_EVICTIONS" else empty end)' \
-  "$BASE/check/pods.watch" >"$BASE/check/watch.txt" || fail "reading the pod watch"
+# The watch, replayed in order (gpu_watch_lib.sh): GPUs bound per node against allocatable.
+gpu_watch_check "$BASE/check/pods.watch" "$BASE/check/nodes.json" >"$BASE/check/watch.txt"
+[ $? = 2 ] && fail "reading the pod watch"
+# Each pod's first binding, in the watch's order, with the epoch of the leader that decided it.
+jq -rs '[.[] | .object | select(.spec.schedulerName == "deepshare" and (.spec.nodeName // "") != "")
+  | {uid: .metadata.uid, epoch: ((.metadata.annotations["deepshare.io/decision"] // "")
+      | (capture("epoch=(?<e>[0-9]+)").e // "none"))}]
+  | reduce .[] as $b ({seen: {}, order: []}; if .seen[$b.uid] then . else .seen[$b.uid] = true | .order += [$b.epoch] end)
+  | .order | "binding epochs in order: \(group_by(.) | map("\(.[0]) x\(length)") | join(", "))",
+    (if any(.[]; . == "none") then "NO_EPOCH" else empty end),
+    (. as $o | if [range(1; length) | select(($o[.] | tonumber? // 0) < ($o[. - 1] | tonumber? // 0))] | length > 0
+      then "EPOCH_BACK" else empty end)' "$BASE/check/pods.watch" >>"$BASE/check/watch.txt" ||
+  fail "reading the binding epochs"
+jq -rs '[.[] | .object | select(.metadata.namespace == "ewi" or .metadata.namespace == "wor")
+  | select(any(.status.conditions[]?; .type == "DisruptionTarget" and .reason == "EvictionByEvictionAPI"))
+  | .metadata.uid] | unique | if length < 2 then "FEW_EVICTIONS" else empty end' "$BASE/check/pods.watch" >>"$BASE/check/watch.txt"
 cat "$BASE/check/watch.txt"
-grep -q "^pods bound by DeepShare: [1-9]" "$BASE/check/watch.txt" || fail "the watch saw no pod bound by DeepShare"
+grep -q "^pods bound by deepshare: [1-9]" "$BASE/check/watch.txt" || fail "the watch saw no pod bound by DeepShare"
 grep "^OVER " "$BASE/check/watch.txt" && fail "a node had more nvidia.com/gpu bound than allocatable"
 grep "^UNDECIDED " "$BASE/check/watch.txt" && fail "pods bound without DeepShare's decision"
 grep -q "^FEW_EVICTIONS" "$BASE/check/watch.txt" && fail "the reclaim evicted fewer than 2 pods"
-echo "PASS: every Job completed under DeepShare, no node over its nvidia.com/gpu, reclaim by eviction"
+grep -q "^NO_EPOCH" "$BASE/check/watch.txt" && fail "a binding without its leader's epoch"
+grep -q "^EPOCH_BACK" "$BASE/check/watch.txt" && fail "a binding of a deposed leader after the new one's"
+grep -q "^binding epochs in order: 1 x[0-9]*, 2 x" "$BASE/check/watch.txt" || fail "bindings not of A (epoch 1) then B (epoch 2)"
+echo "PASS: every Job completed under DeepShare, no node over its nvidia.com/gpu, reclaim by eviction, leader failover"
