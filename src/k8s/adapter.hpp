@@ -20,6 +20,9 @@
 //    the pod's own grace period), re-issued until confirmed; reject / refuse = a Warning
 //    Event (FailedScheduling) and the condition PodScheduled=False with the reason, the pod
 //    left unbound for its owner to delete.
+// Every write to the API (annotate, bind, evict, Event, condition) goes through the leader
+// fence (driver/fence.hpp, a Lease: leader.hpp) and the decision carries its epoch; a bound
+// pod whose decision has a newer epoch than ours means another leader acts: this one stops.
 // Whole GPUs only (no MPS, no DRA), one pod per job (no gangs): docs/kubernetes.md §8.
 #pragma once
 
@@ -33,6 +36,7 @@
 
 #include "driver/clock.hpp"
 #include "driver/core.hpp"
+#include "driver/fence.hpp"
 #include "driver/journal.hpp"
 #include "driver/log.hpp"
 #include "driver/ports.hpp"
@@ -51,8 +55,9 @@ struct AdapterCounters {
 
 class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
  public:
-  // `ns_tenants`: namespace -> tenant; `scheduler`: the schedulerName DeepShare serves.
-  K8sAdapter(Client& client, driver::Log& log, driver::Journal& journal,
+  // `ns_tenants`: namespace -> tenant; `scheduler`: the schedulerName DeepShare serves;
+  // `fence`: asked before every write (it outlives the adapter).
+  K8sAdapter(Client& client, driver::Log& log, driver::Journal& journal, driver::Fence& fence,
              std::map<std::string, TenantId> ns_tenants, std::string scheduler = "deepshare");
 
   // The GPU nodes (allocatable nvidia.com/gpu > 0) of the first Node list, in natural name
@@ -67,6 +72,9 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   // GPUs that pods outside the model's running jobs hold, into the core's state.
   void sync_held();
   [[nodiscard]] const AdapterCounters& counters() const { return counters_; }
+  // The tenants changed (tenants.hpp): a pod refused for its namespace is admitted once that
+  // namespace is a tenant; a namespace dropped admits no new pod.
+  void set_tenants(std::map<std::string, TenantId> ns_tenants);
   // Tells a pod why DeepShare will not place it (Event + PodScheduled=False).
   void tell(const PodView& p, const std::string& reason, const char* event_reason);
 
@@ -121,6 +129,7 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   Client& client_;
   driver::Log& log_;
   driver::Journal& journal_;
+  driver::Fence& fence_;
   std::map<std::string, TenantId> ns_tenants_;
   std::string scheduler_;
   driver::Core* core_ = nullptr;
@@ -133,8 +142,9 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   std::unordered_map<std::string, int> api_used_;         // node -> GPUs the API shows held
   std::unordered_map<std::string, std::uint64_t> taken_;  // node -> GPUs placed this cycle
   std::unordered_map<std::string, Assumed> assumed_;      // uid -> binding not in the cache yet
-  std::set<std::string> refused_;   // pods told why they are not placed (never admitted)
-  std::set<std::string> rejected_;  // pods the policy rejected (no longer listed)
+  std::set<std::string> refused_;  // pods told why they are not placed (never admitted)
+  std::map<std::string, std::string> untenanted_;  // refused for their namespace: uid -> ns
+  std::set<std::string> rejected_;                 // pods the policy rejected (no longer listed)
   AdapterCounters counters_;
   std::string error_;
   driver::DriverClock clock_;

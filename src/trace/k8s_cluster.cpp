@@ -141,11 +141,15 @@ K8sCluster read_k8s_nodes(const std::string& path) {
 }
 
 K8sQueues read_k8s_queues(const std::string& cq_path, const std::string& lq_path) {
+  return k8s_queues(read_k8s_list(cq_path, "kubectl get clusterqueues -o json"), cq_path,
+                    read_k8s_list(lq_path, "kubectl get localqueues -A -o json"), lq_path);
+}
+
+K8sQueues k8s_queues(const json& cqs, const std::string& cq_path, const json& lqs,
+                     const std::string& lq_path) {
   K8sQueues out;
   std::unordered_map<std::string, std::size_t> index_of;
   std::size_t index = 0;
-  const json cqs = read_k8s_list(cq_path, "kubectl get clusterqueues -o json");
-  const json lqs = read_k8s_list(lq_path, "kubectl get localqueues -A -o json");
   for (const json& obj : k8s_items(cqs)) {
     const std::string name = object_name(cq_path, obj, index, "ClusterQueue", false);
     const K8sItem cq{

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,10 @@ struct K8sQueues {
 
 K8sQueues read_k8s_queues(const std::string& clusterqueues_path,
                           const std::string& localqueues_path);
+// The same from the lists themselves (objects with "items", as the API and kubectl give them;
+// `*_where` names them in errors): `deepshare k8s run` reads them live (src/k8s/tenants.hpp).
+K8sQueues k8s_queues(const nlohmann::json& clusterqueues, const std::string& cq_where,
+                     const nlohmann::json& localqueues, const std::string& lq_where);
 
 // Assumptions 4 and 5: the tenants of `namespaces` (in order) whose pods used `demand`
 // GPU-seconds each; `queues` null: no Kueue files; `total_gpus` for the even split.
