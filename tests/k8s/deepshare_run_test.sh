@@ -25,7 +25,9 @@
 #  - in the watch's order of events, no node ever had more nvidia.com/gpu bound to pods that
 #    are not ended than its allocatable;
 #  - a GPU pod in a namespace that is no tenant is not bound, and is told why (a Warning Event
-#    FailedScheduling and the condition PodScheduled=False with the reason);
+#    FailedScheduling and the condition PodScheduled=False with the reason); once the
+#    ConfigMap deepshare-tenants gives that namespace a quota, the same pod is bound (the
+#    tenants are read from the API and re-read without a restart);
 #  - every pod DeepShare bound carries its decision (deepshare.io/gpus names its node);
 #  - the replay wrote its report (summary.json, jobs.csv, observed.csv, replay.json).
 # About 2.5 minutes once the tools are built. Skips (77) without the Venus trace or jq.
@@ -61,9 +63,12 @@ source "$SRC/tests/k8s/gpu_watch_lib.sh"
 # The API's own record of every pod, in the order the API server sends the changes.
 kubectl get pods -A --watch --output-watch-events -o json >"$BASE/check/pods.watch" 2>"$BASE/check/watch.err" &
 WATCH_PID=$!
-# Two schedulers, one Lease: A leads, B waits as a standby.
+# Two schedulers, one Lease: A leads, B waits as a standby. Their tenants: the ConfigMap
+# deepshare-tenants (no Kueue here), watched.
 kubectl create namespace deepshare-system >/dev/null || fail "namespace deepshare-system"
-LEASE_ARGS=(--lease-duration 6)
+kubectl create configmap deepshare-tenants -n deepshare-system --from-literal=ewi=8 \
+  --from-literal=wor=8 >/dev/null || fail "ConfigMap deepshare-tenants"
+LEASE_ARGS=(--lease-duration 6 --tenants-from-api --metrics 127.0.0.1:0)
 "$BIN/deepshare" k8s run --config "$CONFIG" "${LEASE_ARGS[@]}" --identity sched-a \
   >"$BASE/check/scheduler.log" 2>&1 &
 SCHED_PID=$!
@@ -74,6 +79,12 @@ grep -q '"event":"leader"' "$BASE/check/scheduler.log" || fail "A did not take t
 STANDBY_PID=$!
 for _ in $(seq 1 150); do grep -q '"event":"standby"' "$BASE/check/scheduler2.log" && break; sleep 0.2; done
 grep -q '"event":"standby"' "$BASE/check/scheduler2.log" || fail "B is no standby: $(tail -3 "$BASE/check/scheduler2.log")"
+# The Prometheus endpoint of each (port 0: a free one, logged).
+metrics() { # LOG -> the scheduler's metrics text
+  curl -fsS "http://127.0.0.1:$(grep -o '"event":"metrics_listening".*"port":[0-9]*' "$1" | grep -o '[0-9]*$')/metrics"
+}
+metrics "$BASE/check/scheduler.log" | grep -qx 'deepshare_leader 1' || fail "A's metrics do not say it leads"
+metrics "$BASE/check/scheduler2.log" | grep -qx 'deepshare_leader 0' || fail "B's metrics do not say it waits"
 for ns in ewi wor; do kubectl create namespace "$ns" >/dev/null || fail "namespace $ns"; done
 for ns in ewi wor; do
   for _ in $(seq 1 100); do kubectl get sa default -n "$ns" >/dev/null 2>&1 && break; sleep 0.2; done
@@ -122,7 +133,19 @@ kubectl get events -n nobody -o json | jq -e '[.items[] | select(.reason == "Fai
   and .reportingComponent == "deepshare")] | length > 0' >/dev/null ||
   fail "no FailedScheduling Event from deepshare for nobody/stray"
 [ -z "$(kubectl get pod stray -n nobody -o jsonpath='{.spec.nodeName}')" ] || fail "nobody/stray was bound"
-kubectl delete pod stray -n nobody --wait=false >/dev/null
+
+echo "== 1c. quotas without a restart: namespace nobody gets 1 GPU in the ConfigMap, stray is bound"
+kubectl patch configmap deepshare-tenants -n deepshare-system --type merge -p '{"data": {"nobody": "1"}}' >/dev/null ||
+  fail "patch the ConfigMap"
+for _ in $(seq 1 150); do
+  [ -n "$(kubectl get pod stray -n nobody -o jsonpath='{.spec.nodeName}')" ] && break
+  sleep 0.2
+done
+[ -n "$(kubectl get pod stray -n nobody -o jsonpath='{.spec.nodeName}')" ] ||
+  fail "nobody/stray not bound after its namespace got a quota: $(grep tenants_ "$BASE/check/scheduler.log" | tail -2)"
+grep '"event":"tenants_reloaded"' "$BASE/check/scheduler.log" | tail -1
+grep -q '"event":"tenants_reloaded".*nobody=1' "$BASE/check/scheduler.log" || fail "no tenants_reloaded with nobody=1"
+kubectl delete pod stray -n nobody --grace-period=1 --wait=false >/dev/null
 
 echo "== 2. replay a Venus excerpt with DeepShare scheduling ($EXCERPT); kill -9 the leader midway"
 "$BIN/deepshare" k8s replay --config "$CONFIG" --trace "$TRACE" --excerpt "$EXCERPT" \
@@ -153,6 +176,11 @@ for f in summary.json jobs.csv observed.csv replay.json; do
   [ -s "$BASE/out/$f" ] || fail "replay wrote no $f"
 done
 
+metrics "$BASE/check/scheduler2.log" >"$BASE/check/metrics.txt" || fail "B's metrics endpoint"
+grep -E '^deepshare_(leader|starts_total|k8s_binds_total|tenant_quota_gpus|tenant_reloads_total)[ {]' "$BASE/check/metrics.txt"
+grep -qx 'deepshare_leader 1' "$BASE/check/metrics.txt" || fail "B's metrics do not say it leads"
+grep -q '^deepshare_tenant_quota_gpus{tenant="nobody"} 1$' "$BASE/check/metrics.txt" || fail "no live quota of nobody in the metrics"
+grep -q '^deepshare_k8s_binds_total [1-9]' "$BASE/check/metrics.txt" || fail "no binding counted in B's metrics"
 sleep 1  # the last changes reach the watch
 kill "$SCHED_PID" && wait "$SCHED_PID"
 rc=$?
