@@ -46,11 +46,12 @@
 namespace ds::k8s {
 
 struct AdapterCounters {
-  std::uint64_t refused = 0;         // pods refused before admission (Event + condition)
-  std::uint64_t binds = 0;           // bindings the API accepted
-  std::uint64_t evictions = 0;       // evictions the API accepted
-  std::uint64_t api_failures = 0;    // calls the API refused or that got no answer
-  std::uint64_t waits_for_gpus = 0;  // hand-overs deferred: the API shows the GPUs held
+  std::uint64_t refused = 0;          // pods refused before admission (Event + condition)
+  std::uint64_t binds = 0;            // bindings the API accepted
+  std::uint64_t evictions = 0;        // evictions the API accepted
+  std::uint64_t api_failures = 0;     // calls the API refused or that got no answer
+  std::uint64_t waits_for_gpus = 0;   // hand-overs deferred: the API shows the GPUs held
+  std::uint64_t wait_conditions = 0;  // PodScheduled=False conditions written for waiting pods
 };
 
 class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
@@ -77,6 +78,11 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   void set_tenants(std::map<std::string, TenantId> ns_tenants);
   // Tells a pod why DeepShare will not place it (Event + PodScheduled=False).
   void tell(const PodView& p, const std::string& reason, const char* event_reason);
+  // Waiting pods told why they wait (PodScheduled=False, reason Unschedulable, the typed
+  // waiting reason in the message), each only when its reason changed since it was last
+  // told, at most `max_writes` per call (the rest at the next cycle): 10,000 pods that start
+  // waiting at once cost 10,000 writes spread over cycles, and nothing while they wait on.
+  void report_waits(std::size_t max_writes);
 
   // --- driver::ClusterSource ---
   std::optional<driver::Observation> observe() override;
@@ -100,8 +106,9 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   struct PodJob {
     std::string uid, ns, name;
     int gpus = 0;
-    std::optional<StartJob> start;  // the current decision, until it is handed over
-    std::string bound_to;           // the node our binding put it on
+    std::optional<StartJob> start;       // the current decision, until it is handed over
+    std::string bound_to;                // the node our binding put it on
+    WaitReason told = WaitReason::None;  // the waiting reason its condition says
   };
   // A binding the API accepted that the cache does not show yet.
   struct Assumed {
@@ -125,6 +132,8 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   void event(const PodView& p, const char* type, const char* reason, const char* action,
              const std::string& note);
   void api_failed(const char* what, const std::string& ref, const ApiError& e);
+  // PodScheduled=False with `message` (a refusal or a waiting reason).
+  void condition(const PodView& p, const std::string& message);
 
   Client& client_;
   driver::Log& log_;

@@ -272,5 +272,30 @@ TEST(K8sAdapter, NewerEpochOnAPodDeposes) {
   EXPECT_FALSE(h.fence.may_send());
 }
 
+// Waiting pods are told their typed reason once per change, at most N writes per call: no
+// write while a reason stays, the rest of a burst at the next call. (No server here: each
+// write is an attempt that fails, counted in api_failures.)
+TEST(K8sAdapter, WaitingReasonsWrittenOncePerChange) {
+  Harness h;
+  h.fold({pod("p1", "a", 4), pod("p2", "a", 4), pod("p3", "b", 4)});
+  std::vector<JobId> ids;
+  for (const char* u : {"p1", "p2", "p3"}) ids.push_back(*h.core->book().find(u));
+  for (JobId id : ids) {
+    ASSERT_EQ(h.core->state().runtime(id).status, JobStatus::Pending);
+    h.core->state().set_wait(id, WaitReason::Quota, h.wall);
+  }
+  h.adapter->report_waits(2);
+  EXPECT_EQ(h.adapter->counters().wait_conditions, 2u) << "two per call";
+  h.adapter->report_waits(2);
+  EXPECT_EQ(h.adapter->counters().wait_conditions, 3u) << "the third at the next call";
+  h.adapter->report_waits(2);
+  h.adapter->report_waits(2);
+  EXPECT_EQ(h.adapter->counters().wait_conditions, 3u) << "nothing while the reasons stay";
+  EXPECT_EQ(h.adapter->counters().api_failures, 3u);
+  h.core->state().set_wait(ids[1], WaitReason::NoFit, h.wall + 1);
+  h.adapter->report_waits(2);
+  EXPECT_EQ(h.adapter->counters().wait_conditions, 4u) << "p2's reason changed";
+}
+
 }  // namespace
 }  // namespace ds::k8s

@@ -29,6 +29,10 @@
 #    ConfigMap deepshare-tenants gives that namespace a quota, the same pod is bound (the
 #    tenants are read from the API and re-read without a restart);
 #  - every pod DeepShare bound carries its decision (deepshare.io/gpus names its node);
+#  - pods that waited were told their typed waiting reason (PodScheduled=False, message
+#    "DeepShare: waiting (REASON): ...");
+#  - the metrics endpoints (--metrics 127.0.0.1:0): A says it leads and B that it waits, then
+#    B leads, counts its bindings and shows the live quota of namespace nobody;
 #  - the replay wrote its report (summary.json, jobs.csv, observed.csv, replay.json).
 # About 2.5 minutes once the tools are built. Skips (77) without the Venus trace or jq.
 # Env: FROM, JOBS, LOAD (the excerpt), KILL_AFTER (s, 20); DS_TEST_OUT=DIR keeps the outputs and logs in DIR.
@@ -177,7 +181,7 @@ for f in summary.json jobs.csv observed.csv replay.json; do
 done
 
 metrics "$BASE/check/scheduler2.log" >"$BASE/check/metrics.txt" || fail "B's metrics endpoint"
-grep -E '^deepshare_(leader|starts_total|k8s_binds_total|tenant_quota_gpus|tenant_reloads_total)[ {]' "$BASE/check/metrics.txt"
+grep -E '^deepshare_(leader|starts_total|k8s_binds_total|k8s_wait_conditions_total|tenant_quota_gpus|tenant_reloads_total)[ {]' "$BASE/check/metrics.txt"
 grep -qx 'deepshare_leader 1' "$BASE/check/metrics.txt" || fail "B's metrics do not say it leads"
 grep -q '^deepshare_tenant_quota_gpus{tenant="nobody"} 1$' "$BASE/check/metrics.txt" || fail "no live quota of nobody in the metrics"
 grep -q '^deepshare_k8s_binds_total [1-9]' "$BASE/check/metrics.txt" || fail "no binding counted in B's metrics"
@@ -224,7 +228,15 @@ jq -rs '[.[] | .object | select(.spec.schedulerName == "deepshare" and (.spec.no
 jq -rs '[.[] | .object | select(.metadata.namespace == "ewi" or .metadata.namespace == "wor")
   | select(any(.status.conditions[]?; .type == "DisruptionTarget" and .reason == "EvictionByEvictionAPI"))
   | .metadata.uid] | unique | if length < 2 then "FEW_EVICTIONS" else empty end' "$BASE/check/pods.watch" >>"$BASE/check/watch.txt"
+# Waiting pods told why: PodScheduled=False with "DeepShare: waiting (REASON)" while unbound.
+jq -rs '[.[] | .object | select(.spec.schedulerName == "deepshare" and (.spec.nodeName // "") == "")
+  | .metadata.uid as $u | .status.conditions[]? | select(.type == "PodScheduled" and .status == "False")
+  | .message | select(startswith("DeepShare: waiting (")) | {u: $u, r: (capture("waiting \\((?<r>[a-z-]+)\\)").r)}]
+  | unique | "waiting reasons told (pod, reason pairs): \(length): \(group_by(.r) | map("\(.[0].r) x\(length)") | join(", "))",
+    (if length == 0 then "NO_WAIT_REASON" else empty end)' "$BASE/check/pods.watch" >>"$BASE/check/watch.txt" ||
+  fail "reading the waiting reasons"
 cat "$BASE/check/watch.txt"
+grep -q "^NO_WAIT_REASON" "$BASE/check/watch.txt" && fail "no waiting pod was told why it waits"
 grep -q "^pods bound by deepshare: [1-9]" "$BASE/check/watch.txt" || fail "the watch saw no pod bound by DeepShare"
 grep "^OVER " "$BASE/check/watch.txt" && fail "a node had more nvidia.com/gpu bound than allocatable"
 grep "^UNDECIDED " "$BASE/check/watch.txt" && fail "pods bound without DeepShare's decision"
