@@ -83,6 +83,7 @@ void LeaderElector::unusable(const ApiError& e, const char* what) const {
 }
 
 bool LeaderElector::round() {
+  if (lost_) return false;  // a holder that lost the Lease never takes it again (deposed)
   const std::int64_t started = now_();
   last_round_ms_ = started;
   LeaseRecord r;
@@ -97,9 +98,11 @@ bool LeaderElector::round() {
   if (r.exists != last_.exists || r.resource_version != last_.resource_version)
     seen_since_ms_ = started;
   last_ = r;
-  if (epoch_ > 0 && renewed_ms_ >= 0 && r.holder != cfg_.identity) {
-    renewed_ms_ = -1;  // another holder wrote it: this one stops at once
+  if (epoch_ > 0 && r.holder != cfg_.identity) {
+    renewed_ms_ = -1;  // another holder wrote it: this one stops at once, for good
+    lost_ = true;
     log_.warn("lease_lost", {{"lease", cfg_.ns + "/" + cfg_.name}, {"holder", r.holder}});
+    return false;
   }
   const LeaseAction a = lease_step(r, cfg_.identity, seen_since_ms_, started, cfg_.duration_ms);
   if (a == LeaseAction::Wait) return false;
@@ -125,8 +128,9 @@ bool LeaderElector::write(LeaseAction a, std::int64_t started) {
     if (e.conflict()) {
       // Someone else wrote it since our read (or created it first): theirs. A holder whose
       // renewal conflicts stops acting now rather than at its deadline.
-      if (a == LeaseAction::Renew && renewed_ms_ >= 0) {
+      if (a == LeaseAction::Renew) {
         renewed_ms_ = -1;
+        lost_ = true;
         log_.warn("lease_lost", {{"lease", cfg_.ns + "/" + cfg_.name}, {"detail", e.str()}});
       }
       return false;

@@ -10,6 +10,9 @@
 //    resourceVersion) has not changed for leaseDurationSeconds of the standby's OWN clock since
 //    it first saw that record (client-go's rule: no comparison of two machines' clocks), or
 //    at once when the holder gave it up (holderIdentity empty, on a clean stop).
+//  - A holder that sees another holder, or whose renewal conflicts, has lost the Lease for
+//    good: it never takes it again (its process is deposed and exits; restarted, it is a
+//    new standby).
 //  - The holder stops acting (held() false) once renew_deadline has passed since the start of
 //    its last successful renewal: before any standby may take over (renew_deadline <
 //    lease duration), so two leaders never act at the same time as long as the clocks'
@@ -101,6 +104,7 @@ class LeaderElector final : public driver::Leadership {
   std::chrono::system_clock::time_point acquired_;  // acquireTime of our holding
   std::uint64_t epoch_ = 0;
   std::uint64_t renewals_ = 0;
+  bool lost_ = false;  // held it once and lost it: never again (the fence deposed it)
 };
 
 }  // namespace ds::k8s

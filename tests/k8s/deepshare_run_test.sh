@@ -34,7 +34,7 @@
 #  - the metrics endpoints (--metrics 127.0.0.1:0): A says it leads and B that it waits, then
 #    B leads, counts its bindings and shows the live quota of namespace nobody;
 #  - the replay wrote its report (summary.json, jobs.csv, observed.csv, replay.json).
-# About 2.5 minutes once the tools are built. Skips (77) without the Venus trace or jq.
+# About 2 minutes once the tools are built. Skips (77) without the Venus trace or jq.
 # Env: FROM, JOBS, LOAD (the excerpt), KILL_AFTER (s, 20); DS_TEST_OUT=DIR keeps the outputs and logs in DIR.
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
