@@ -39,6 +39,22 @@ void K8sAdapter::load_nodes(const std::vector<json>& nodes, std::int64_t gpu_mem
   node_objects_ = nodes;
 }
 
+std::vector<std::string> K8sAdapter::new_gpu_nodes(const std::vector<json>& nodes) const {
+  std::vector<std::string> out;
+  for (const auto& n : nodes)
+    if (auto v = node_view(n); v && v->gpus > 0 && !node_index_.count(v->name))
+      out.push_back(v->name);
+  return out;
+}
+
+void K8sAdapter::inherit(const K8sAdapter& old) {
+  assumed_ = old.assumed_;
+  refused_ = old.refused_;
+  rejected_ = old.rejected_;
+  untenanted_ = old.untenanted_;
+  counters_ = old.counters_;
+}
+
 void K8sAdapter::set_cycle(std::vector<json> pods, std::vector<json> nodes, Time now,
                            std::int64_t wall_ms, const driver::DriverClock& clock) {
   now_ = now;

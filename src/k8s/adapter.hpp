@@ -66,6 +66,12 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   void load_nodes(const std::vector<json>& nodes, std::int64_t gpu_memory_mib);
   [[nodiscard]] const Cluster& cluster() const { return cluster_; }
   void attach(driver::Core& core) { core_ = &core; }
+  // Nodes of `nodes` with allocatable nvidia.com/gpu that this adapter's cluster lacks.
+  [[nodiscard]] std::vector<std::string> new_gpu_nodes(const std::vector<json>& nodes) const;
+  // What a successor adapter (nodes added: scheduler.cpp rebuilds the model) must not lose:
+  // bindings the cache does not show yet, pods told why they are refused or rejected, the
+  // counters.
+  void inherit(const K8sAdapter& old);
 
   // This cycle's objects (copies of the informers' caches) and times.
   void set_cycle(std::vector<json> pods, std::vector<json> nodes, Time now, std::int64_t wall_ms,

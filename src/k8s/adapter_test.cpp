@@ -194,6 +194,17 @@ TEST(K8sAdapter, PodBoundBySomeoneElseGetsFreeGpus) {
   EXPECT_EQ(h.job("u0")->placement, (Placement{NodeAlloc{NodeId(0), 0b1100}}));
 }
 
+// A GPU node the API lists that the model lacks (added after the start) is named, so that the
+// scheduler rebuilds its model; a node without GPUs is not.
+TEST(K8sAdapter, NewGpuNodesAreNamed) {
+  Harness h;
+  EXPECT_TRUE(h.adapter->new_gpu_nodes(h.nodes).empty());
+  auto nodes = h.nodes;
+  nodes.push_back(node("gpu-node-3", 8));
+  nodes.push_back(node("cpu-node-2", 0));
+  EXPECT_EQ(h.adapter->new_gpu_nodes(nodes), (std::vector<std::string>{"gpu-node-3"}));
+}
+
 TEST(K8sAdapter, CordonedNodeIsNotUsable) {
   Harness h;
   h.nodes[1] = node("gpu-node-1", 4, true, true);

@@ -154,18 +154,7 @@ void PodScheduler::init() {
   for (std::size_t t = 0; t < cfg_.tenants.size(); ++t)
     if (!ns_tenants.emplace(cfg_.namespaces[t], cfg_.tenants[t].id).second)
       throw InputError("namespace " + cfg_.namespaces[t] + " is given to two tenants");
-  adapter_ = std::make_unique<K8sAdapter>(*client_, log_, journal_, fence_, std::move(ns_tenants),
-                                          cfg_.scheduler_name);
-  adapter_->load_nodes(nodes_->items(), cfg_.gpu_memory_mib);
-  PolicyOptions options;
-  for (const auto& [k, v] : cfg_.options) options.set(k + "=" + v);
-  const PolicyContext ctx{adapter_->cluster(), cfg_.tenants, options};
-  auto policy = make_policy(cfg_.policy, ctx);
-  core_ = std::make_unique<driver::Core>(adapter_->cluster(), cfg_.tenants, *adapter_, log_,
-                                         journal_, driver::Timing{cfg_.timeout_ms});
-  core_->set_policy(std::move(policy), false);
-  adapter_->attach(*core_);
-  core_->set_tenant_labels(cfg_.namespaces);
+  build_model();
   const std::string quotas = tenants_->summary();
   now_ = std::numeric_limits<Time>::min();
   log_.info("scheduler_ready", {{"server", client_->config().server},
@@ -179,6 +168,29 @@ void PodScheduler::init() {
                                 {"epoch", fence_.epoch()}});
 }
 
+// The adapter, the core and the policy on the GPU nodes the API lists now; the running pods
+// are adopted from their annotations at the next fold, as by a restarted scheduler.
+void PodScheduler::build_model() {
+  auto adapter = std::make_unique<K8sAdapter>(*client_, log_, journal_, fence_, tenants_->active(),
+                                              cfg_.scheduler_name);
+  adapter->load_nodes(nodes_->items(), cfg_.gpu_memory_mib);
+  if (adapter_) adapter->inherit(*adapter_);
+  PolicyOptions options;
+  for (const auto& [k, v] : cfg_.options) options.set(k + "=" + v);
+  const PolicyContext ctx{adapter->cluster(), cfg_.tenants, options};
+  auto policy = make_policy(cfg_.policy, ctx);
+  // Counters go on (Prometheus counters never go back).
+  const driver::CoreCounters kept = core_ ? core_->counters() : driver::CoreCounters{};
+  core_.reset();  // before its adapter
+  adapter_ = std::move(adapter);
+  core_ = std::make_unique<driver::Core>(adapter_->cluster(), cfg_.tenants, *adapter_, log_,
+                                         journal_, driver::Timing{cfg_.timeout_ms});
+  core_->counters_mut() = kept;
+  core_->set_policy(std::move(policy), false);
+  adapter_->attach(*core_);
+  core_->set_tenant_labels(cfg_.namespaces);
+}
+
 void PodScheduler::step() {
   if (leader_) leader_->tick();
   if (!fence_.acting()) return;  // deposed: nothing more from this one
@@ -186,9 +198,22 @@ void PodScheduler::step() {
   std::lock_guard<std::mutex> lock(mu_);
   const std::int64_t wall = driver::wall_now_ms();
   last_observe_ms_ = wall;
+  std::vector<json> nodes = nodes_->items();
+  if (const auto added = adapter_->new_gpu_nodes(nodes); !added.empty()) {
+    // The model's cluster is fixed (ClusterState): a new GPU node rebuilds it, as a restart
+    // would, keeping the bindings the cache does not show yet.
+    std::string names;
+    for (const auto& n : added) names += (names.empty() ? "" : ",") + n;
+    build_model();
+    ++nodes_added_;
+    log_.info("nodes_added", {{"nodes", names},
+                              {"gpu_nodes", adapter_->cluster().nodes.size()},
+                              {"gpus", adapter_->cluster().total_gpus()}});
+    journal_.line("nodes_added " + names);
+  }
   now_ = driver::cycle_time(now_, clock_.at(wall), core_->wake_at_ref());
   core_->set_time(now_, wall);
-  adapter_->set_cycle(pods_->items(), nodes_->items(), now_, wall, clock_);
+  adapter_->set_cycle(pods_->items(), std::move(nodes), now_, wall, clock_);
   if (read_tenants()) tenants_changed();
   if (auto n = adapter_->nodes()) core_->observe_nodes(*n);
   const auto obs = adapter_->observe();

@@ -18,6 +18,9 @@
 // Metrics (metrics_text(), k8s/metrics.cpp): the families every driver writes
 // (driver/metrics.hpp, the same names and meanings as `deepshare slurm run`) and the
 // adapter's own (deepshare_k8s_*).
+// Nodes: the GPU nodes listed at start; a GPU node added later rebuilds the model (adapter,
+// core, policy) at the next cycle, as a restart would (running pods adopted from their
+// annotations), keeping the bindings the cache does not show yet.
 // Not yet: gangs, DRA / MPS, an admission policy (issue #23).
 #pragma once
 
@@ -117,6 +120,7 @@ class PodScheduler {
   Time now_ = 0;
   std::uint64_t cycles_ = 0;
   std::uint64_t tenant_reloads_ = 0;
+  std::uint64_t nodes_added_ = 0;
   driver::Histogram cycle_seconds_{driver::latency_buckets()};
   std::int64_t last_observe_ms_ = 0;
   mutable std::mutex mu_;  // guards what metrics_text() reads against the cycle
@@ -127,6 +131,8 @@ class PodScheduler {
   bool read_tenants();
   // The tenants into the core, the adapter and a new policy.
   void tenants_changed();
+  // A new adapter, core and policy on the GPU nodes listed now (init, nodes added).
+  void build_model();
 };
 
 }  // namespace ds::k8s

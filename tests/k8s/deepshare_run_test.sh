@@ -29,6 +29,8 @@
 #    ConfigMap deepshare-tenants gives that namespace a quota, the same pod is bound (the
 #    tenants are read from the API and re-read without a restart);
 #  - every pod DeepShare bound carries its decision (deepshare.io/gpus names its node);
+#  - a GPU node added while they run (gpu-node-5) is taken in (nodes_added) and used (a Job
+#    runs there while the four others are cordoned);
 #  - pods that waited were told their typed waiting reason (PodScheduled=False, message
 #    "DeepShare: waiting (REASON): ...");
 #  - the metrics endpoints (--metrics 127.0.0.1:0): A says it leads and B that it waits, then
@@ -150,6 +152,24 @@ done
 grep '"event":"tenants_reloaded"' "$BASE/check/scheduler.log" | tail -1
 grep -q '"event":"tenants_reloaded".*nobody=1' "$BASE/check/scheduler.log" || fail "no tenants_reloaded with nobody=1"
 kubectl delete pod stray -n nobody --grace-period=1 --wait=false >/dev/null
+
+echo "== 1d. a GPU node added while the schedulers run (gpu-node-5, 4 GPUs) is used"
+kubectl get node gpu-node-1 -o json | jq '{apiVersion, kind,
+  metadata: {name: "gpu-node-5", labels: (.metadata.labels + {"kubernetes.io/hostname": "gpu-node-5"}),
+             annotations: {"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"}},
+  status: {capacity: .status.capacity, allocatable: .status.allocatable}}' | kubectl create -f - >/dev/null ||
+  fail "node gpu-node-5"
+for _ in $(seq 1 150); do grep -q '"event":"nodes_added"' "$BASE/check/scheduler.log" && break; sleep 0.2; done
+grep '"event":"nodes_added"' "$BASE/check/scheduler.log" || fail "A did not take gpu-node-5 in"
+# Used: with the four others cordoned, a 1-GPU Job of wor must run there.
+kubectl cordon gpu-node-1 gpu-node-2 gpu-node-3 gpu-node-4 >/dev/null || fail "cordon"
+job wor grow-1 1 2s 0 | kubectl create -f - >/dev/null || fail "Job grow-1"
+kubectl wait --for=condition=Complete -n wor job/grow-1 --timeout=60s >/dev/null ||
+  fail "wor/grow-1 did not run on the added node: $(kubectl get pods -n wor -o wide | tail -2)"
+node=$(kubectl get pods -n wor -l job-name=grow-1 -o jsonpath='{.items[0].spec.nodeName}')
+echo "wor/grow-1 ran on $node"
+[ "$node" = gpu-node-5 ] || fail "wor/grow-1 ran on $node, not on the added gpu-node-5"
+kubectl uncordon gpu-node-1 gpu-node-2 gpu-node-3 gpu-node-4 >/dev/null || fail "uncordon"
 
 echo "== 2. replay a Venus excerpt with DeepShare scheduling ($EXCERPT); kill -9 the leader midway"
 "$BIN/deepshare" k8s replay --config "$CONFIG" --trace "$TRACE" --excerpt "$EXCERPT" \
