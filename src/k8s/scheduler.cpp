@@ -111,11 +111,17 @@ void PodScheduler::tenants_changed() {
 bool PodScheduler::lead(const std::atomic<bool>& stop) {
   if (!client_) connect();
   if (!cfg_.leader_elect) return true;
-  leader_ = std::make_unique<LeaderElector>(*client_, cfg_.lease, log_);
-  fence_.set_lease(leader_.get());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    leader_ = std::make_unique<LeaderElector>(*client_, cfg_.lease, log_);
+    fence_.set_lease(leader_.get());
+  }
   bool told = false;
   while (!stop.load()) {
-    if (leader_->round()) return true;
+    {
+      std::lock_guard<std::mutex> lock(mu_);  // metrics_text() reads the Lease's state
+      if (leader_->round()) return true;
+    }
     if (!told) {
       log_.info("standby", {{"lease", cfg_.lease.ns + "/" + cfg_.lease.name},
                             {"identity", leader_->config().identity},
@@ -128,6 +134,7 @@ bool PodScheduler::lead(const std::atomic<bool>& stop) {
 }
 
 void PodScheduler::init() {
+  std::lock_guard<std::mutex> lock(mu_);  // the metrics endpoint may already be serving
   if (cfg_.tenants.size() != cfg_.namespaces.size())
     throw std::invalid_argument("Scheduler: one namespace per tenant");
   if (!client_) connect();
@@ -192,10 +199,10 @@ void PodScheduler::build_model() {
 }
 
 void PodScheduler::step() {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(mu_);  // metrics_text() reads the Lease's state too
   if (leader_) leader_->tick();
   if (!fence_.acting()) return;  // deposed: nothing more from this one
-  const auto t0 = std::chrono::steady_clock::now();
-  std::lock_guard<std::mutex> lock(mu_);
   const std::int64_t wall = driver::wall_now_ms();
   last_observe_ms_ = wall;
   std::vector<json> nodes = nodes_->items();
@@ -235,7 +242,10 @@ void PodScheduler::run(const std::atomic<bool>& stop, std::int64_t max_cycles) {
     step();
     std::this_thread::sleep_until(next);
   }
-  if (leader_ && !fence_.deposed()) leader_->release();
+  if (leader_ && !fence_.deposed()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    leader_->release();
+  }
   const SchedulerCounters c = counters();
   log_.info("scheduler_stopped", {{"cycles", c.cycles},
                                   {"starts", c.core.starts},
