@@ -94,7 +94,7 @@ void Controller::check_slurm_setup() {
 void Controller::init() {
   check_policy(cfg_.policy);
   if (fence_.lease() && !fence_.lease()->held())
-    throw InputError("the controller's lease (" + fence_.lease()->dir() + ") is not held");
+    throw InputError("the controller's lease (" + fence_.lease()->describe() + ") is not held");
   if (journal_.open(cfg_.journal, loop_.clock))
     log_.info("clock_restored", {{"journal", cfg_.journal}, {"scale", loop_.clock.scale}});
   set_wall(ports_.clock->now_ms());
