@@ -70,12 +70,14 @@ bool parked(const JobInfo& j) {
   return j.eligible_s >= kParkedSince;
 }
 
-// Held by DeepShare's own preemption (requeue-hold at restart count p), not by its user.
-bool our_hold(const JobInfo& j, const Record& r) {
-  return j.held && r.preempted_at && *r.preempted_at + 1 == j.restarts;
-}
-
 }  // namespace
+
+// Held by DeepShare's own preemption (requeue-hold at restart count p), not by its user: the
+// gate parks a job its user holds (or releases), and DeepShare's requeue-hold leaves the job's
+// BeginTime at Slurm's requeue time, so a parked hold is never DeepShare's own.
+bool our_hold(const JobInfo& j, const Record& r) {
+  return j.held && !parked(j) && r.preempted_at && *r.preempted_at + 1 == j.restarts;
+}
 
 SlurmAdapter::SlurmAdapter(const ControllerConfig& cfg, driver::Log& log, driver::Journal& journal,
                            driver::Fence& fence, slurm::Actuator& act, Tenants& tenants)
@@ -245,9 +247,14 @@ driver::Observation SlurmAdapter::observe(const std::vector<JobInfo>& jobs) {
   driver::Observation obs;
   const driver::JobBook& book = core_->book();
   for (const View& v : list) {
-    const bool known = book.find(v.ref).has_value();
-    const bool fresh = !known && phase_of(*v.j) != driver::Phase::Ended &&
-                       phase_of(*v.j) != driver::Phase::Ending && !book.tombstoned(v.ref);
+    const driver::Phase phase = phase_of(*v.j);
+    const bool unfinished = phase != driver::Phase::Ended && phase != driver::Phase::Ending;
+    // New, or back after it ended (its user requeued the finished job; the reconciler takes
+    // it as a new arrival): what it asks for is read again.
+    const bool back = book.returns(v.ref, unfinished, state());
+    const bool fresh =
+        back || (unfinished && !book.find(v.ref).has_value() && !book.tombstoned(v.ref));
+    if (back) reported_.erase(v.ref);
     if (fresh && !admit(v)) continue;
     obs.jobs.push_back(engine_job(v, fresh));
   }

@@ -38,6 +38,10 @@
 
 namespace ds::slurm {
 
+// Whether a held job is held by DeepShare's own preemption (requeue-hold), not by its user or
+// an administrator (adapter.cpp).
+bool our_hold(const JobInfo& j, const Record& r);
+
 struct AdapterCounters {
   std::uint64_t untrusted_pins = 0;
   std::uint64_t bad_records = 0;

@@ -530,5 +530,89 @@ TEST(ControllerFake, SoakOfTenThousandJobsKeepsMemoryFlat) {
 #endif
 }
 
+// Issue #24: a user's `scontrol requeue` of their own finished job. Slurm makes it pending
+// again (restart count + 1) and would start it by itself on its old GPUs a second later
+// (cred_expire on a real cluster); the controller takes it as a new arrival of its tenant,
+// parks it and starts it itself. Without that the job waited, unseen, for Slurm, whose
+// PrologSlurmctld refuses every such start (expect_sound counts the refusals).
+TEST(ControllerFake, RequeueOfAFinishedJobArrivesAgainAndRunsOnlyByDeepShare) {
+  Harness h;
+  auto ctl = h.start();
+  const auto a = h.fc.submit("alpha", 2, 3000);
+  h.run(*ctl, 8000);
+  ASSERT_TRUE(h.fc.stats(a).completed) << h.fc.describe(a);
+  h.fc.user_requeue(a);
+  h.run(*ctl, 10000);
+  EXPECT_EQ(h.fc.stats(a).starts, 2) << h.fc.describe(a);
+  EXPECT_TRUE(h.fc.stats(a).completed) << h.fc.describe(a);
+  EXPECT_EQ(ctl->counters().starts, 2u);
+  h.expect_sound();
+}
+
+// The same while no controller runs: Slurm's own attempts are refused by the prolog (the
+// job never runs outside DeepShare), and the next controller starts it.
+TEST(ControllerFake, RequeueWhileNoControllerRunsWaitsForTheNextOne) {
+  Harness h;
+  auto ctl = h.start();
+  const auto a = h.fc.submit("beta", 4, 3000);
+  h.run(*ctl, 8000);
+  ctl.reset();
+  h.fc.user_requeue(a);
+  h.fc.advance(10000);
+  EXPECT_GT(h.fc.prolog_refusals(), 0) << "Slurm never tried: the test tests nothing";
+  EXPECT_EQ(h.fc.stats(a).starts, 1) << h.fc.describe(a);
+  ctl = h.start();
+  h.run(*ctl, 10000);
+  EXPECT_EQ(h.fc.stats(a).starts, 2) << h.fc.describe(a);
+  EXPECT_TRUE(h.fc.stats(a).completed) << h.fc.describe(a);
+  EXPECT_EQ(h.fc.unpinned_starts(), 0);
+}
+
+// A user's hold of a job DeepShare preempted stays theirs: the job is not restarted when
+// its GPUs are free again, only after its user releases it, and then by DeepShare.
+TEST(ControllerFake, AUsersHoldOfAPreemptedJobStaysTheirs) {
+  FakeOptions o;
+  o.nodes = 1;
+  Harness h(o);
+  auto ctl = h.start();
+  const auto v = h.fc.submit("scav", 4, 60000);  // borrows the node
+  h.run(*ctl, 3000);
+  ASSERT_EQ(h.fc.stats(v).starts, 1) << h.fc.describe(v);
+  const auto owner = h.fc.submit("alpha", 4, 10000);  // entitled: reclaims it
+  h.run(*ctl, 3000);
+  ASSERT_EQ(h.fc.stats(v).requeues, 1) << h.fc.describe(v);
+  h.fc.user_hold(v, true);
+  h.run(*ctl, 30000);
+  EXPECT_TRUE(h.fc.stats(owner).completed) << h.fc.describe(owner);
+  EXPECT_EQ(h.fc.stats(v).starts, 1) << "the user's hold was undone: " << h.fc.describe(v);
+  h.fc.user_hold(v, false);
+  h.run(*ctl, 80000);
+  EXPECT_EQ(h.fc.stats(v).starts, 2) << h.fc.describe(v);
+  h.expect_sound();
+}
+
+// A user's hold of a job DeepShare has decided to start (its GPUs are still being freed by a
+// victim): the start is rolled back and the hold stays; the release lets DeepShare start it.
+TEST(ControllerFake, AUsersHoldDuringAStartRollsTheStartBack) {
+  FakeOptions o;
+  o.nodes = 1;
+  o.kill_ms = 4000;  // the victim holds its GPUs a while after the preemption
+  Harness h(o);
+  auto ctl = h.start();
+  const auto v = h.fc.submit("scav", 4, 60000);
+  h.run(*ctl, 3000);
+  const auto owner = h.fc.submit("alpha", 4, 5000);
+  h.run(*ctl, 1000);
+  ASSERT_EQ(h.fc.stats(v).requeues, 1) << h.fc.describe(v);
+  h.fc.user_hold(owner, true);
+  h.run(*ctl, 20000);
+  EXPECT_EQ(h.fc.stats(owner).starts, 0) << "the user's hold was undone: " << h.fc.describe(owner);
+  EXPECT_GE(ctl->counters().rollbacks, 1u);
+  h.fc.user_hold(owner, false);
+  h.run(*ctl, 100000);
+  EXPECT_TRUE(h.fc.stats(owner).completed) << h.fc.describe(owner);
+  h.expect_sound();
+}
+
 }  // namespace
 }  // namespace ds::slurm
