@@ -10,7 +10,9 @@
 # --gres=gpu:N, -G N, --gpus-per-task, --gres=gpu:a100:N; a 2-node job; an array of
 # 6 x 4 GPUs; a dependency on a long job; --begin; a --no-requeue job; reclaim with
 # preemption; scancel during a long KillWait; jobs of the second partition on the same
-# nodes; a quota change by sacctmgr without a restart.
+# nodes; a finished job requeued by its user (with and without a controller running: the
+# PrologSlurmctld refuses Slurm's own start); a preempted job held and released by its user;
+# a quota change by sacctmgr without a restart.
 # Every case is checked from Slurm's own records and the jobs' outputs; at the end, from
 # ~4 samples a second of `scontrol -d show job` and from every job's start/end lines:
 # no GPU ever held by two non-shared jobs at once, no tenant ever above its quota on
@@ -305,6 +307,55 @@ check "--no-requeue job never preempted (Restarts=0, completed)" \
   test "$(field "$nrq" Restarts)" = 0 -a "$(field "$nrq" JobState)" = COMPLETED
 scancel $v1 $v2 $v3 $v4 2>/dev/null
 wait_for 100 all_ended $v1 $v2 $v3 $v4
+
+echo "== 5b. what Slurm would start by itself: a finished job requeued, a preempted job held and released"
+# (issue #24) Only DeepShare starts a job of its partition: the PrologSlurmctld refuses any
+# other start before the job runs (deploy/slurm/prolog-slurmctld.sh), the controller takes a
+# finished job its user requeued as a new arrival, and a user's hold stays theirs.
+refusals() { grep -c "prolog_slurmctld JobId=$1 prolog exit status" "$BASE/log/slurmctld.log"; }
+starts() { grep -c '^start' "$O/$1.out" 2>/dev/null; }
+rq=$(sub "$alice" alpha 1 --gres=gpu:2)
+wait_for 75 ended "$rq"
+e=$(as "$alice" scontrol requeue "$rq" 2>&1); rc=$?
+wait_for 75 sh -c "[ \"\$(grep -c '^end' $O/$rq.out)\" = 2 ]"
+check "a finished job its user requeued (rc $rc${e:+: $e}) ran again, started by DeepShare as a new arrival (pin r=$(key "$rq" r), Restarts=$(field "$rq" Restarts), $(refusals "$rq") start(s) refused)" \
+  sh -c "[ $rc = 0 ] && [ $(starts "$rq") = 2 ] && [ '$(key "$rq" r)' = '$(field "$rq" Restarts)' ] && grep -q '\"event\":\"job_returned\",\"job\":\"$rq\"' $BASE/ctl.log"
+# the same while no controller runs: Slurm tries after cred_expire (10 s), its prolog refuses
+kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=""
+as "$alice" scontrol requeue "$rq"
+wait_for 100 sh -c "[ \$(grep -c 'prolog_slurmctld JobId=$rq prolog exit status' $BASE/log/slurmctld.log) -ge 1 ]"
+check "no controller: Slurm's own start of the requeued job was refused by the prolog before it ran ($(refusals "$rq") refusal(s), $(starts "$rq") starts, $(squeue -h -j "$rq" -o %T:%r))" \
+  sh -c "[ $(refusals "$rq") -ge 1 ] && [ $(starts "$rq") = 2 ] && [ \"\$(state $rq)\" = PENDING ]"
+start_ctl
+wait_for 100 sh -c "[ \"\$(grep -c '^end' $O/$rq.out)\" = 3 ]"
+check "the next controller started it (3 runs, pin r=$(key "$rq" r) = Restarts $(field "$rq" Restarts))" \
+  sh -c "[ $(starts "$rq") = 3 ] && [ '$(key "$rq" r)' = '$(field "$rq" Restarts)' ]"
+# a borrower DeepShare preempts, then its user holds it: it stays held when GPUs free up
+b1=$(sub "$dave" scav 60 --gres=gpu:4 --comment=ds:mem=22000)
+b2=$(sub "$dave" scav 60 --gres=gpu:4 --comment=ds:mem=22000)
+b3=$(sub "$dave" scav 60 --gres=gpu:4 --comment=ds:mem=22000)
+b4=$(sub "$dave" scav 60 --gres=gpu:4 --comment=ds:mem=22000)
+for j in $b1 $b2 $b3 $b4; do wait_for 75 is_state "$j" RUNNING; done
+own=$(sub "$bob" beta 4 --gres=gpu:4)
+held_by_ds() { for j in $b1 $b2 $b3 $b4; do [ "$(state "$j")" = PENDING ] && [ "$(field "$j" Restarts)" = 1 ] && { echo "$j"; return 0; }; done; return 1; }
+wait_for 75 held_by_ds >/dev/null
+hv=$(held_by_ds)
+if [ -n "$hv" ]; then
+  e=$(as "$dave" scontrol hold "$hv" 2>&1); rc=$?
+  wait_for 100 ended "$own"
+  sleep 3
+  # (Slurm keeps the reason job_requeued_in_held_state; the gate parked it: StartTime 2100)
+  check "a preempted job its user holds (rc $rc${e:+: $e}) stays held when its GPUs are free again ($hv: $(squeue -h -j "$hv" -o %T:%r), StartTime $(field "$hv" StartTime), $(starts "$hv") start(s))" \
+    sh -c "[ $rc = 0 ] && [ \"\$(squeue -h -j $hv -o %T:%Q)\" = PENDING:0 ] && [ $(starts "$hv") = 1 ] && scontrol show job $hv | grep -q 'StartTime=2100'"
+  as "$dave" scontrol release "$hv"
+  wait_for 100 is_state "$hv" RUNNING
+  check "released by its user, it was restarted by DeepShare (pin r=$(key "$hv" r) = Restarts $(field "$hv" Restarts), $(refusals "$hv") start(s) refused)" \
+    sh -c "[ \"\$(state $hv)\" = RUNNING ] && [ '$(key "$hv" r)' = '$(field "$hv" Restarts)' ] && [ $(refusals "$hv") = 0 ]"
+else
+  bad "a preempted job its user holds: the entitled job $own preempted no borrower"
+fi
+scancel $b1 $b2 $b3 $b4 2>/dev/null
+wait_for 100 all_ended $b1 $b2 $b3 $b4 "$own"
 
 echo "== 6. a quota change by sacctmgr applies without a restart"
 tq=$(date +%s.%N)
