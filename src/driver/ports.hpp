@@ -135,6 +135,9 @@ class Actuator {
   virtual void requeued_by_engine(JobId, const EngineJob&) {}
   // A running job taken into the model without a start of this driver object.
   virtual void adopted(JobId, const EngineJob&) {}
+  // A running job's run is borrowed from now on (its tenant's quota was cut): record it where
+  // a restarted driver reads it (Slurm: the pin's b=1).
+  virtual void lent_out(JobId) {}
   enum class Handover : std::uint8_t {
     Sent,     // the engine has the start now
     NotYet,   // it cannot hold it yet (a victim or an ending job still holds its GPUs)

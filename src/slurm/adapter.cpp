@@ -517,4 +517,19 @@ void SlurmAdapter::adopted(JobId id, const driver::EngineJob& e) {
   if (e.decision) jobs_[id.index()].pin = *view(e.key)->record.pin;
 }
 
+// A quota cut made the run borrowed: its pin says so (b=1), so that a restarted controller
+// adopts it as a borrower. A run without a pin of its own is adopted as borrowed anyway.
+void SlurmAdapter::lent_out(JobId id) {
+  SlurmJob& sj = jobs_[id.index()];
+  sj.pin.borrowed = true;
+  const View* v = view(sj.ref);
+  if (!v || !v->record.pin || v->record.pin->restart != v->j->restarts) return;
+  RecordFields f = parse_fields(v->j->admin_comment);
+  f["b"] = "1";
+  Update u;
+  u.job = sj.ref;
+  u.admin_comment = format_fields(f);
+  if (!act_update(u)) log_.warn("pin_update_failed", {{"job", sj.ref}, {"error", act_error()}});
+}
+
 }  // namespace ds::slurm

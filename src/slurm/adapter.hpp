@@ -91,6 +91,7 @@ class SlurmAdapter final : public driver::Actuator {
   void preempt_confirmed(JobId, const driver::EngineJob&) override;
   void requeued_by_engine(JobId, const driver::EngineJob&) override;
   void adopted(JobId, const driver::EngineJob&) override;
+  void lent_out(JobId) override;
   Handover hand_over(JobId) override;
   void take_back(JobId) override;
   void repeat_preempt(JobId) override;

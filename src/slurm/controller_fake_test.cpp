@@ -614,5 +614,48 @@ TEST(ControllerFake, AUsersHoldDuringAStartRollsTheStartBack) {
   h.expect_sound();
 }
 
+// Issue #24: a quota cut by sacctmgr reaches running jobs. scav runs 8 GPUs within its quota
+// of 8 when the quota is cut to 0: its runs become borrowed (preemptible, counted as such)
+// without a restart, and beta's entitled job reclaims GPUs from them at once instead of
+// waiting for them to end (before: they stayed guaranteed until they ended).
+TEST(ControllerFake, AQuotaCutMakesRunningJobsReclaimable) {
+  Harness h;
+  auto account = [](const char* name, std::int64_t quota) {
+    Association a;
+    a.account = name;
+    a.parent = "root";
+    a.grp_quota = quota;
+    return a;
+  };
+  h.fc.accounts = {account("root", -1), account("alpha", 8), account("beta", 8),
+                   account("scav", 8)};
+  h.fc.accounts[0].parent = "";
+  h.cfg.tenant_source = TenantSource::Slurm;
+  h.cfg.tenants_refresh_s = 1;
+  auto ctl = h.start();
+  auto metric = [&](const std::string& line) {
+    return ctl->metrics_text().find(line) != std::string::npos;
+  };
+  std::vector<std::uint32_t> scav, alpha;
+  for (int i = 0; i < 2; ++i) scav.push_back(h.fc.submit("scav", 4, 120000));
+  for (int i = 0; i < 2; ++i) alpha.push_back(h.fc.submit("alpha", 4, 120000));
+  h.run(*ctl, 3000);
+  for (auto id : scav) ASSERT_EQ(h.fc.stats(id).starts, 1) << h.fc.describe(id);
+  ASSERT_TRUE(metric("deepshare_tenant_borrowed_gpus{tenant=\"scav\"} 0\n"));
+  h.fc.accounts[3].grp_quota = 0;
+  h.run(*ctl, 3000);
+  EXPECT_TRUE(metric("deepshare_tenant_borrowed_gpus{tenant=\"scav\"} 8\n")) << ctl->metrics_text();
+  EXPECT_TRUE(metric("deepshare_tenant_borrowed_gpus{tenant=\"alpha\"} 0\n"));
+  const auto b = h.fc.submit("beta", 4, 5000);
+  h.run(*ctl, 10000);
+  EXPECT_EQ(h.fc.stats(b).starts, 1) << h.fc.describe(b);
+  int preempted = 0;
+  for (auto id : scav) preempted += h.fc.stats(id).requeues;
+  for (auto id : alpha) EXPECT_EQ(h.fc.stats(id).requeues, 0) << h.fc.describe(id);
+  EXPECT_EQ(preempted, 1);
+  h.run(*ctl, 400000);
+  h.expect_sound();
+}
+
 }  // namespace
 }  // namespace ds::slurm
