@@ -12,7 +12,8 @@
 # preemption; scancel during a long KillWait; jobs of the second partition on the same
 # nodes; a finished job requeued by its user (with and without a controller running: the
 # PrologSlurmctld refuses Slurm's own start); a preempted job held and released by its user;
-# a quota change by sacctmgr without a restart.
+# a quota change by sacctmgr without a restart, and a quota cut that makes running jobs
+# borrowers (reclaimed by an entitled job).
 # Every case is checked from Slurm's own records and the jobs' outputs; at the end, from
 # ~4 samples a second of `scontrol -d show job` and from every job's start/end lines:
 # no GPU ever held by two non-shared jobs at once, no tenant ever above its quota on
@@ -325,7 +326,7 @@ kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=""
 as "$alice" scontrol requeue "$rq"
 wait_for 100 sh -c "[ \$(grep -c 'prolog_slurmctld JobId=$rq prolog exit status' $BASE/log/slurmctld.log) -ge 1 ]"
 check "no controller: Slurm's own start of the requeued job was refused by the prolog before it ran ($(refusals "$rq") refusal(s), $(starts "$rq") starts, $(squeue -h -j "$rq" -o %T:%r))" \
-  sh -c "[ $(refusals "$rq") -ge 1 ] && [ $(starts "$rq") = 2 ] && [ \"\$(state $rq)\" = PENDING ]"
+  sh -c "[ $(refusals "$rq") -ge 1 ] && [ $(starts "$rq") = 2 ] && [ \"\$(squeue -h -j $rq -o %T)\" = PENDING ]"
 start_ctl
 wait_for 100 sh -c "[ \"\$(grep -c '^end' $O/$rq.out)\" = 3 ]"
 check "the next controller started it (3 runs, pin r=$(key "$rq" r) = Restarts $(field "$rq" Restarts))" \
@@ -350,7 +351,7 @@ if [ -n "$hv" ]; then
   as "$dave" scontrol release "$hv"
   wait_for 100 is_state "$hv" RUNNING
   check "released by its user, it was restarted by DeepShare (pin r=$(key "$hv" r) = Restarts $(field "$hv" Restarts), $(refusals "$hv") start(s) refused)" \
-    sh -c "[ \"\$(state $hv)\" = RUNNING ] && [ '$(key "$hv" r)' = '$(field "$hv" Restarts)' ] && [ $(refusals "$hv") = 0 ]"
+    sh -c "[ \"\$(squeue -h -j $hv -o %T)\" = RUNNING ] && [ '$(key "$hv" r)' = '$(field "$hv" Restarts)' ] && [ $(refusals "$hv") = 0 ]"
 else
   bad "a preempted job its user holds: the entitled job $own preempted no borrower"
 fi
@@ -366,6 +367,32 @@ q=$(sub "$dave" scav 3 --gres=gpu:2)
 wait_for 75 is_state "$q" RUNNING
 check "scav's job now runs within its quota (b=0)" test "$(key "$q" b)" = 0
 wait_for 50 ended "$q"
+
+echo "== 6a. a quota cut reaches running jobs"
+# (issue #24) scav runs 4 GPUs within its quota of 4, the cluster is full, then sacctmgr cuts
+# scav to 0: its run becomes borrowed (pin b=1) without a restart, and beta's entitled job
+# reclaims it instead of waiting for it to end.
+c1=$(sub "$dave" scav 60 --gres=gpu:4 --comment=ds:mem=22000)
+wait_for 75 is_state "$c1" RUNNING
+fill=""
+for u in "$alice:alpha" "$alice:alpha" "$bob:beta"; do fill="$fill $(sub "${u%%:*}" "${u#*:}" 60 --gres=gpu:4 --comment=ds:mem=22000)"; done
+for j in $fill; do wait_for 75 is_state "$j" RUNNING; done
+check "a full cluster; scav's job $c1 runs within its quota (b=$(key "$c1" b))" test "$(key "$c1" b)" = 0
+tc0=$(date +%s.%N)
+sacctmgr -i modify account scav set GrpTRES=gres/gpu=0 >/dev/null
+wait_for 50 sh -c "scontrol show job $c1 | grep -q 'AdminComment=.*;b=1;'"
+check "the quota cut reached scav's running job: borrowed now (b=$(key "$c1" b)), logged, without a restart" \
+  sh -c "[ '$(key "$c1" b)' = 1 ] && grep -q '\"event\":\"quota_cut_borrowed\".*\"job\":\"$c1\"' $BASE/ctl.log"
+ent2=$(sub "$bob" beta 3 --gres=gpu:4 --comment=ds:mem=22000)
+wait_for 100 is_state "$ent2" RUNNING
+waited=$(( $(epoch "$(field "$ent2" StartTime)") - $(epoch "$(field "$ent2" SubmitTime)") ))
+kept() { for j in $fill; do [ "$(field "$j" Restarts)" = 0 ] || return 1; done; }
+check "beta's entitled job $ent2 reclaimed the former guarantee (waited ${waited} s, SLO 2 s; $c1 Restarts=$(field "$c1" Restarts)), the entitled runs kept theirs" \
+  sh -c "[ \"\$(squeue -h -j $ent2 -o %T)\" = RUNNING ] && [ '$(field "$c1" Restarts)' -ge 1 ] && $(kept && echo true || echo false)"
+sacctmgr -i modify account scav set GrpTRES=gres/gpu=4 >/dev/null
+tc1=$(date +%s.%N)
+scancel $c1 $fill 2>/dev/null
+wait_for 100 all_ended $c1 $fill "$ent2"
 
 echo "== 6b. tenant trees: a coordinator's sub-account asks more than its parent"
 # alpha has 8; its sub-account asks 16 (issue #24): DeepShare guarantees it what fits (8),
@@ -405,8 +432,11 @@ overlaps=$(awk '{ k = $1 " " $2 " " $3 " " $4; c[k]++; j[k] = j[k] " " $5 } END 
 samples=$(cut -d' ' -f1 "$BASE/samples" | sort -u | wc -l)
 check "Slurm's records ($samples samples): no GPU ever held by two jobs whole, nor its slot twice${overlaps:+: $overlaps}" \
   test -z "$overlaps" -a "$samples" -gt 100
-over=$(awk -v tq="$tq" '$7 == "batch" && $9 == "0" && $10 == "0" && $4 == "W" { k = $1 " " $8; n[k]++ }
-  END { for (k in n) { split(k, a, " "); q = (a[2] == "scav") ? ((a[1] >= tq) ? 4 : 0) : 8; if (n[k] > q) print k, n[k] ">" q } }' "$BASE/holders" | head -5)
+# scav's quota: 0, 4 from section 6, 0 again while cut in 6a (from 2 s after the cut: the
+# controller reads quotas every tenants_refresh_s = 1 s), 4 after.
+over=$(awk -v tq="$tq" -v tc0="$tc0" -v tc1="$tc1" '$7 == "batch" && $9 == "0" && $10 == "0" && $4 == "W" { k = $1 " " $8; n[k]++ }
+  END { for (k in n) { split(k, a, " "); t = a[1] + 0
+    q = (a[2] == "scav") ? ((t >= tq && !(t >= tc0 + 2 && t < tc1)) ? 4 : 0) : 8; if (n[k] > q) print k, n[k] ">" q } }' "$BASE/holders" | head -5)
 check "no tenant ever held more GPUs than its quota without borrowing${over:+: $over}" test -z "$over"
 # The jobs' own start/end lines: intervals of non-shared jobs on one (node, GPU) never overlap.
 for f in "$O"/*.out; do
