@@ -657,5 +657,30 @@ TEST(ControllerFake, AQuotaCutMakesRunningJobsReclaimable) {
   h.expect_sound();
 }
 
+// Issue #24 item 5: a job running within its quota that Slurm requeues after a node failure
+// keeps its guarantee. alpha's job loses its node while scav borrows the only other one:
+// the job reclaims it when its SLO is due (2 s), not at the borrower's next checkpoint
+// (30 min by default; before, it waited for the borrower to end).
+TEST(ControllerFake, ANodeFailureRequeueKeepsItsGuarantee) {
+  FakeOptions o;
+  o.nodes = 2;
+  Harness h(o);
+  auto ctl = h.start();
+  const auto a = h.fc.submit("alpha", 4, 120000);
+  h.run(*ctl, 2000);
+  const auto v = h.fc.submit("scav", 4, 120000);  // borrows the other node
+  h.run(*ctl, 3000);
+  ASSERT_EQ(h.fc.stats(a).starts, 1) << h.fc.describe(a);
+  ASSERT_EQ(h.fc.stats(v).starts, 1) << h.fc.describe(v);
+  const int node = h.fc.stats(a).ran_on.front() == "node1" ? 0 : 1;
+  h.fc.set_node_up(node, false);
+  h.run(*ctl, 10000);
+  EXPECT_EQ(h.fc.stats(a).starts, 2) << h.fc.describe(a);
+  EXPECT_EQ(h.fc.stats(v).requeues, 1) << h.fc.describe(v);
+  h.fc.set_node_up(node, true);
+  h.run(*ctl, 400000);
+  h.expect_sound();
+}
+
 }  // namespace
 }  // namespace ds::slurm
