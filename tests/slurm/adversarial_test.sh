@@ -12,6 +12,7 @@
 # preemption; scancel during a long KillWait; jobs of the second partition on the same
 # nodes; a finished job requeued by its user (with and without a controller running: the
 # PrologSlurmctld refuses Slurm's own start); a preempted job held and released by its user;
+# a node failure (the requeued job reclaims a borrower when its SLO is due);
 # a quota change by sacctmgr without a restart, and a quota cut that makes running jobs
 # borrowers (reclaimed by an entitled job).
 # Every case is checked from Slurm's own records and the jobs' outputs; at the end, from
@@ -357,6 +358,29 @@ else
 fi
 scancel $b1 $b2 $b3 $b4 2>/dev/null
 wait_for 100 all_ended $b1 $b2 $b3 $b4 "$own"
+
+echo "== 5c. a node failure: the requeued job keeps its guarantee"
+# (issue #24 item 5) alpha's job runs within quota, scav borrows the other three nodes, then
+# alpha's node goes down: Slurm requeues the job, and it reclaims a borrower when its SLO
+# (2 s) is due, not at a borrower's checkpoint (30 min) or end (60 s).
+nf=$(sub "$alice" alpha 60 --gres=gpu:4 --comment=ds:mem=22000)
+wait_for 75 is_state "$nf" RUNNING
+bw=""
+for _ in 1 2 3; do bw="$bw $(sub "$dave" scav 60 --gres=gpu:4 --comment=ds:mem=22000)"; done
+for j in $bw; do wait_for 75 is_state "$j" RUNNING; done
+nfnode=$(squeue -h -j "$nf" -o %N)
+scontrol update NodeName="$nfnode" State=DOWN Reason=adversarial-test
+t_down=$(date +%s)
+moved() { local n; n=$(squeue -h -j "$nf" -t R -o %N); [ -n "$n" ] && [ "$n" != "$nfnode" ]; }
+wait_for 100 moved
+t_up=$(epoch "$(field "$nf" StartTime)")
+reclaimed=""
+for j in $bw; do [ "$(field "$j" Restarts)" -ge 1 ] && reclaimed="$reclaimed $j"; done
+check "node $nfnode down: job $nf was requeued by Slurm and restarted on $(squeue -h -j "$nf" -o %N) $((t_up - t_down)) s later by reclaiming a borrower (${reclaimed:-none}) (pin r=$(key "$nf" r), Restarts $(field "$nf" Restarts))" \
+  sh -c "[ -n '$reclaimed' ] && [ \"\$(squeue -h -j $nf -o %T)\" = RUNNING ] && [ '$(key "$nf" r)' = '$(field "$nf" Restarts)' ]"
+scontrol update NodeName="$nfnode" State=RESUME
+scancel $nf $bw 2>/dev/null
+wait_for 100 all_ended $nf $bw
 
 echo "== 6. a quota change by sacctmgr applies without a restart"
 tq=$(date +%s.%N)
