@@ -432,7 +432,19 @@ void SlurmAdapter::admitted(JobId id, const driver::EngineJob& e) {
   sj.fixed = parse_gres_request(v.j->tres_per_node);
   sj.restarts = v.j->restarts;
   if (e.decision && e.handed_over && e.phase != driver::Phase::Running) sj.pin = *v.record.pin;
+  // Pending after a run (a finished job its user requeued, a start the PrologSlurmctld
+  // refused): its credential may be revoked on any node.
+  if (v.j->restarts > 0 && v.j->state == JobState::Pending) revoked_everywhere(sj);
   jobs_[id.index()] = sj;
+}
+
+// slurmd kills a launch whose credential is from the second its job was requeued in
+// ("Job credential revoked"): a job requeued where the controller did not see it run waits
+// out the revocation on every node (must_wait_for_revocation).
+void SlurmAdapter::revoked_everywhere(SlurmJob& sj) const {
+  sj.requeued_from.clear();
+  for (const Node& n : cluster_.nodes) sj.requeued_from.push_back(n.name);
+  sj.pending_again_wall = wall_;
 }
 
 void SlurmAdapter::observed(JobId id, const driver::EngineJob& e) {
@@ -444,6 +456,13 @@ void SlurmAdapter::observed(JobId id, const driver::EngineJob& e) {
   if (!sj.requeued_from.empty() && sj.pending_again_wall == 0 && j.state == JobState::Pending &&
       !j.completing)
     sj.pending_again_wall = wall_;
+  // Requeued while pending in the controller's sight (Slurm's own start, refused by the
+  // PrologSlurmctld): Slurm counted a run. (A requeue the controller knows of has its nodes.)
+  if (j.restarts > sj.restarts && j.state == JobState::Pending && !j.completing &&
+      sj.requeued_from.empty()) {
+    sj.restarts = j.restarts;
+    revoked_everywhere(sj);
+  }
 }
 
 void SlurmAdapter::forgotten(JobId id) {

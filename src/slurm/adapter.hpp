@@ -159,6 +159,7 @@ class SlurmAdapter final : public driver::Actuator {
   [[nodiscard]] bool gpus_free_in_slurm(const SlurmJob& sj) const;
   [[nodiscard]] bool must_wait_for_revocation(const SlurmJob& sj) const;
   void note_requeue(SlurmJob& sj);
+  void revoked_everywhere(SlurmJob& sj) const;
   void park_again(const SlurmJob& sj);
   std::string record_text(const SlurmJob& sj, const View* v, bool with_pin) const;
   std::optional<Expressed> express(const StartJob& s, SlurmJob& sj);
