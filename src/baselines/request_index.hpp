@@ -136,7 +136,8 @@ class RequestIndex {
         notes.emplace_back(*it, r);
         slot_[job_of(*it)] = target;
         auto node = set.extract(it++);
-        hint = std::next(hinted ? into.insert(hint, std::move(node)) : into.insert(std::move(node)).position);
+        hint = std::next(hinted ? into.insert(hint, std::move(node))
+                                : into.insert(std::move(node)).position);
         hinted = true;
       }
     }
