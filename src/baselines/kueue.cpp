@@ -369,7 +369,7 @@ class Kueue final : public Policy {
     pass(q, resumes ? &from : nullptr, end ? &*end : nullptr, marked);
     for (JobId k : probes_) mark_[k] = stamp_;
     probes_.clear();
-    std::sort(notes_.begin(), notes_.end());
+    // In the order restate() found them (request_index.hpp: any order gives the same state).
     for (const auto& [id, reason] : notes_) note_wait(out, id, reason);
     return found;
   }

@@ -479,7 +479,7 @@ class Lucid final : public Policy {
       index.restate(c, nullptr, below, WaitReason::Fragmented, scan_.notes, none);
       if (below) index.restate(c, below, nullptr, WaitReason::NoFit, scan_.notes, none);
     }
-    std::sort(scan_.notes.begin(), scan_.notes.end());
+    // In the order restate() found them (request_index.hpp: any order gives the same state).
     for (const auto& [k, reason] : scan_.notes) note_wait(out, k.job, reason);
   }
 

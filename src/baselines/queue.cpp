@@ -277,7 +277,7 @@ void OrderedQueues::start_backfill(std::size_t p, const ClusterSnapshot& s, Deci
     index.restate(cls, &death, below, WaitReason::Fragmented, notes_, any);
     index.restate(cls, below, end, WaitReason::NoFit, notes_, any);
   }
-  std::sort(notes_.begin(), notes_.end());
+  // In the order restate() found them (request_index.hpp: any order gives the same state).
   for (const auto& [key, reason] : notes_) note_wait(out, key.job, reason);
   // The partition is full: the next job in order waits for room (as in start()).
   if (full) {
