@@ -216,6 +216,18 @@ std::optional<JobTable> SlurmApi::read_jobs(std::int64_t since) {
     o.comment = str(j.comment);
     o.admin_comment = str(j.admin_comment);
     o.num_nodes = j.num_nodes;
+    o.excluded_nodes = expand(j.exc_nodes);
+    // Per node: pn_min_cpus, or the job's minimum CPUs spread over its nodes; memory per
+    // node, or per CPU (MEM_PER_CPU) times those CPUs. NO_VAL*: nothing asked.
+    const std::uint32_t spread =
+        (j.num_cpus + std::max(j.num_nodes, 1u) - 1) / std::max(j.num_nodes, 1u);
+    o.cpus_per_node = std::max<std::uint32_t>(j.pn_min_cpus == NO_VAL16 ? 0 : j.pn_min_cpus,
+                                              j.num_cpus == NO_VAL ? 0 : spread);
+    if (j.pn_min_memory != NO_VAL64) {
+      const std::uint64_t mib = j.pn_min_memory & ~MEM_PER_CPU;
+      o.mem_per_node_mib =
+          (j.pn_min_memory & MEM_PER_CPU) ? mib * std::max(o.cpus_per_node, 1u) : mib;
+    }
     out.push_back(std::move(o));
   }
   slurm_free_job_info_msg(msg);
@@ -252,6 +264,8 @@ std::optional<std::vector<NodeInfo>> SlurmApi::nodes() {
     // Active features: the ones a node has now (they differ from `features` only on nodes
     // whose features a node_features plugin changes); DeepShare reads GPU models from them.
     o.features = split_list(str(n.features_act).empty() ? str(n.features) : str(n.features_act));
+    o.cpus = n.cpus;
+    o.memory_mib = n.real_memory;
     out.push_back(std::move(o));
   }
   slurm_free_node_info_msg(msg);

@@ -68,6 +68,13 @@ struct JobInfo {
   std::string comment;                     // user-writable: never trusted
   std::string admin_comment;               // operators only: DeepShare's record
   std::uint32_t num_nodes = 1;
+  // What Slurm must also find on a node to start the job (issue #24, feasible.hpp): the
+  // nodes it excludes (--exclude, expanded; DeepShare never writes them), its CPUs per node
+  // (--cpus-per-task x tasks) and memory per node in MiB (--mem, or --mem-per-cpu x CPUs);
+  // 0: none asked.
+  std::vector<std::string> excluded_nodes;
+  std::uint32_t cpus_per_node = 0;
+  std::uint64_t mem_per_node_mib = 0;
   [[nodiscard]] bool terminal() const {
     return state == JobState::Completed || state == JobState::Failed ||
            state == JobState::Cancelled || state == JobState::Other;
@@ -86,6 +93,8 @@ struct NodeInfo {
   std::string state;
   std::vector<std::string> partitions;
   std::vector<std::string> features;  // Slurm Features (active ones where Slurm has them)
+  std::uint32_t cpus = 0;             // CPUs (0: unknown, no limit)
+  std::uint64_t memory_mib = 0;       // RealMemory (0: unknown, no limit)
 };
 
 struct SlurmConfig {
