@@ -612,6 +612,14 @@ function gate.submit(conf, d, part_list, now)
       "user " .. tostring(d.user_name) .. " has no Slurm account: DeepShare tenants are Slurm accounts;"
         .. " ask an administrator (sacctmgr add user NAME account=TEAM)", gate.E.INVALID_ACCOUNT
   end
+  if set(d.reservation) then
+    -- A reservation holds its nodes for its window (maintenance, an operator's block):
+    -- DeepShare keeps every job off them for that window and does not schedule inside one.
+    return nil,
+      "--reservation is not supported in DeepShare partitions: DeepShare keeps its jobs off"
+        .. " reserved nodes for the reservation's window; submit without --reservation (or to"
+        .. " another partition)", gate.E.ACCESS_DENIED
+  end
   if d.shared == 2 or d.shared == 3 then
     -- --exclusive=user / =mcs: Slurm would start the job only on nodes free of other users'
     -- jobs, which DeepShare's placement does not know (issue #24): refused, not rolled back.

@@ -105,9 +105,14 @@ void SlurmAdapter::load_nodes(const std::vector<NodeInfo>& nodes) {
 std::vector<driver::EngineNode> SlurmAdapter::engine_nodes(
     const std::vector<NodeInfo>& nodes) const {
   std::vector<driver::EngineNode> out;
-  for (const auto& n : nodes)
-    if (node_index_.count(n.name))
+  for (const auto& n : nodes) {
+    if (!node_index_.count(n.name)) continue;
+    // A reservation DeepShare's next start could reach holds the node as a drain would.
+    if (const ReservedWindow* r = blocking_reservation(n, wall_ / 1000, lead_s_))
+      out.push_back({n.name, false, n.partitions.size() > 1, "RESERVED(" + r->name + ")"});
+    else
       out.push_back({n.name, n.usable, n.partitions.size() > 1, n.state});
+  }
   return out;
 }
 
@@ -238,6 +243,7 @@ driver::Observation SlurmAdapter::observe(const std::vector<JobInfo>& jobs) {
       u.slots |= a.slots;
     }
   }
+  lead_s_ = start_lead_s(jobs, cfg_.partition);
   views_.clear();
   tenants_refreshed_ = false;
   const std::vector<View> list = views_of(jobs);

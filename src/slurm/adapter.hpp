@@ -35,6 +35,7 @@
 #include "slurm/gres.hpp"
 #include "slurm/ports.hpp"
 #include "slurm/record.hpp"
+#include "slurm/reservations.hpp"
 #include "slurm/tenants.hpp"
 
 namespace ds::slurm {
@@ -169,6 +170,8 @@ class SlurmAdapter final : public driver::Actuator {
   driver::Core* core_ = nullptr;
   Cluster cluster_;
   std::vector<NodeLimits> limits_;  // per node: CPUs and memory (feasible.hpp)
+  // The longest time limit of the pending jobs at the last observation (reservations.hpp).
+  std::int64_t lead_s_ = kNoTimeLimit;
   std::unordered_map<std::string, std::size_t> node_index_;
   std::vector<SlurmJob> jobs_;                          // per JobId
   std::unordered_map<std::string, View> views_;         // this cycle's, by ref

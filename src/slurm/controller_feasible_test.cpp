@@ -1,9 +1,9 @@
-// Feasibility before placement on the fake cluster (feasible.hpp, issue #24): nodes of
-// different CPUs and memory, jobs that exclude nodes (--exclude) or ask more memory or CPUs
-// than some nodes have. Every online policy places each job only where Slurm can start it
-// (the fake counts a run pinned elsewhere: it would stay pending, and a real start be rolled
-// back); a job no node can hold is refused with the reason in its record.
-// Checked to fail: with spec_of's node mask left out (adapter.cpp), every case on the fake
+// Feasibility before placement on the fake cluster (feasible.hpp, reservations.hpp, issue
+// #24): nodes of different CPUs and memory, jobs that exclude nodes (--exclude) or ask more
+// memory or CPUs than some nodes have, a maintenance reservation. Every online policy places each
+// job only where Slurm can start it (the fake counts a run pinned elsewhere: it would stay pending,
+// and a real start be rolled back); a job no node can hold is refused with the reason in its
+// record. Checked to fail: with spec_of's node mask left out (adapter.cpp), every case on the fake
 // cluster fails for every policy (unstartable_pins > 0: runs pinned where Slurm cannot start
 // them, e.g. the job excluding node1 pinned to node1).
 #include <gtest/gtest.h>
@@ -14,6 +14,7 @@
 #include "registry/registry.hpp"
 #include "slurm/fake_harness.hpp"
 #include "slurm/feasible.hpp"
+#include "slurm/reservations.hpp"
 
 namespace ds::slurm {
 namespace {
@@ -83,6 +84,57 @@ INSTANTIATE_TEST_SUITE_P(EveryOnlinePolicy, Feasible, ::testing::ValuesIn(online
                              if (c == '-') c = '_';
                            return n;
                          });
+
+// A maintenance reservation on node1 and node2 from 30 s to 90 s: jobs without a time limit
+// never start there before it ends (Slurm would refuse them); jobs with a 10 s limit may
+// start there until 10 s + the margin before it. Every job ends, none pinned where Slurm
+// cannot start it.
+TEST_P(Feasible, ReservationsHoldTheirNodes) {
+  FakeHarness h(two_sizes());
+  h.cfg = fake_config(GetParam());
+  const std::int64_t t0 = h.fc.now_ms();
+  h.fc.reservations.push_back({"maint", {0, 1}, t0 + 30000, t0 + 90000});
+  auto ctl = h.start();
+  std::vector<std::uint32_t> open, limited;
+  for (int k = 0; k < 4; ++k) open.push_back(h.fc.submit("alpha", 4, 8000));
+  h.run(*ctl, 20000);
+  for (int k = 0; k < 4; ++k) {
+    limited.push_back(h.fc.submit("beta", 4, 5000));
+    h.fc.time_limit(limited.back(), 10);
+  }
+  h.run(*ctl, 200000);
+  for (auto id : open) {
+    const FakeJobStats& s = h.fc.stats(id);
+    EXPECT_TRUE(s.completed) << h.fc.describe(id);
+    if (s.first_start_ms < t0 + 90000) {
+      EXPECT_TRUE(only_on(s.ran_on, {"node3", "node4"})) << h.fc.describe(id);
+    }
+  }
+  for (auto id : limited) EXPECT_TRUE(h.fc.stats(id).completed) << h.fc.describe(id);
+  EXPECT_EQ(h.fc.unstartable_pins(), 0);
+  for (const auto& why : h.unsound()) ADD_FAILURE() << why;
+  EXPECT_EQ(ctl->counters().invalid_decisions, 0u);
+}
+
+// The window rule: a reservation holds a node while a job started now could reach it.
+TEST(FeasibleNodes, ReservationWindow) {
+  NodeInfo n;
+  n.reservations.push_back({"maint", 1000, 2000});
+  EXPECT_NE(blocking_reservation(n, 0, kNoTimeLimit), nullptr);     // no limit: until it ends
+  EXPECT_EQ(blocking_reservation(n, 2000, kNoTimeLimit), nullptr);  // over
+  EXPECT_EQ(blocking_reservation(n, 0, 600), nullptr);              // ends 340 s before the window
+  EXPECT_NE(blocking_reservation(n, 400, 600), nullptr);            // within the margin
+  EXPECT_NE(blocking_reservation(n, 1500, 10), nullptr);            // inside
+  std::vector<JobInfo> jobs(2);
+  jobs[0].partition = jobs[1].partition = "batch";
+  jobs[0].state = jobs[1].state = JobState::Pending;
+  jobs[0].time_limit_s = 60;
+  jobs[1].time_limit_s = 600;
+  EXPECT_EQ(start_lead_s(jobs, "batch"), 600);
+  EXPECT_EQ(start_lead_s(jobs, "other"), kNoTimeLimit);  // none pending: unlimited
+  jobs[1].time_limit_s = kNoTimeLimit;
+  EXPECT_EQ(start_lead_s(jobs, "batch"), kNoTimeLimit);
+}
 
 // More memory or CPUs than any node has, or every node excluded, or a 2-node job with one
 // node left: cancelled at once with the reason (x=), never started.

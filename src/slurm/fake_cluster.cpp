@@ -155,8 +155,18 @@ bool FakeCluster::can_hold(const JobInfo& i, std::size_t n) const {
     return false;
   if (n < o_.node_cpus.size() && o_.node_cpus[n] != 0 && i.cpus_per_node > o_.node_cpus[n])
     return false;
+  for (const FakeReservation& r : reservations) {
+    if (std::find(r.nodes.begin(), r.nodes.end(), static_cast<int>(n)) == r.nodes.end()) continue;
+    if (now_ >= r.end_ms) continue;
+    if (i.time_limit_s < 0 || now_ + i.time_limit_s * 1000 > r.start_ms) return false;
+  }
   return !(n < o_.node_memory_mib.size() && o_.node_memory_mib[n] != 0 &&
            i.mem_per_node_mib > o_.node_memory_mib[n]);
+}
+
+void FakeCluster::time_limit(std::uint32_t id, std::int64_t seconds) {
+  jobs_.at(id).info.time_limit_s = seconds;
+  changed();
 }
 
 void FakeCluster::require(std::uint32_t id, std::vector<std::string> excluded,
@@ -271,6 +281,9 @@ std::optional<std::vector<NodeInfo>> FakeCluster::nodes() {
       i.features = {o_.node_features[k]};
     if (k < o_.node_cpus.size()) i.cpus = o_.node_cpus[k];
     if (k < o_.node_memory_mib.size()) i.memory_mib = o_.node_memory_mib[k];
+    for (const FakeReservation& r : reservations)
+      if (now_ < r.end_ms && std::find(r.nodes.begin(), r.nodes.end(), n) != r.nodes.end())
+        i.reservations.push_back({r.name, r.start_ms / 1000, r.end_ms / 1000});
     out.push_back(i);
   }
   return out;

@@ -12,8 +12,9 @@
 //  - requeue-hold of a RUNNING job: PENDING + COMPLETING (holding its GPUs) for kill_ms,
 //    then held pending, restart count + 1; requeue of a job not running is a no-op;
 //  - a job starts only on nodes it does not exclude and whose CPUs and memory hold its
-//    request (node_cpus, node_memory_mib; require()); pinned elsewhere, it stays pending
-//    (counted: unstartable_pins);
+//    request (node_cpus, node_memory_mib; require()), and on a reserved node only if its
+//    time limit ends before the reservation's window (reservations); pinned elsewhere, it
+//    stays pending (counted: unstartable_pins);
 //  - cancel; completion after the job's run time (GPUs held for epilog_ms); finished jobs
 //    leave the table after min_job_age_ms;
 //  - change-only reads: "no change since T" or the whole table, T in whole seconds;
@@ -62,6 +63,13 @@ struct FakeOptions {
   std::vector<std::uint64_t> node_memory_mib;
 };
 
+// A reservation (scontrol create reservation): holds `nodes` (node1 = 0) in [start_ms, end_ms).
+struct FakeReservation {
+  std::string name;
+  std::vector<int> nodes;
+  std::int64_t start_ms = 0, end_ms = 0;
+};
+
 struct FakeJobStats {
   std::string account;
   int gpus = 0;
@@ -106,6 +114,11 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   FakeOptions& options() { return o_; }
   // slurmdbd's associations (sacctmgr): with any, the cluster has accounting (enforced).
   std::vector<Association> accounts;
+  // Reservations: a job starts on a reserved node only if its time limit ends before the
+  // window (Slurm 22.05; without a limit: never before the window ends).
+  std::vector<FakeReservation> reservations;
+  // The job's --time in seconds (-1: none), before DeepShare first reads it.
+  void time_limit(std::uint32_t id, std::int64_t seconds);
 
   // --- checks ---
   [[nodiscard]] const FakeJobStats& stats(std::uint32_t id) const { return stats_.at(id - 1); }

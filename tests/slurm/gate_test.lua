@@ -181,6 +181,8 @@ ch, msg = submit({ tres_per_node = "gres:gpu:4", shared = 2 })
 check("--exclusive=user refused with what to write", ch == nil and msg:find("--exclusive=user") and msg:find("-N K"), msg)
 ch, msg = submit({ tres_per_node = "gres:gpu:4", shared = 3 })
 check("--exclusive=mcs refused", ch == nil and msg:find("exclusive"), msg)
+ch, msg = submit({ tres_per_node = "gres:gpu:1", reservation = "maint" })
+check("--reservation refused", ch == nil and msg:find("--reservation is not supported"), msg)
 ch, msg = submit({ tres_per_node = "gres:gpu:1", shared = 1 })
 check("--oversubscribe passes", ch ~= nil, msg)
 
