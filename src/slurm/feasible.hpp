@@ -2,8 +2,8 @@
 // also find on a node"). Slurm starts a job only on nodes it does not exclude (--exclude)
 // and whose CPUs and memory can hold what it asks (--cpus-per-task, --mem, --mem-per-cpu).
 // DeepShare writes the job's node list itself, so a placement on a node Slurm cannot use
-// would be accepted as an update and then never start: the start is rolled back after
-// KillWait + start_margin_s, and the job retried there again and again. Instead the
+// never starts: Slurm leaves the job pending on GPUs DeepShare counts as its own (a real-Slurm
+// run with the mask disabled saw such starts stay in flight, docs/slurm.md §2). Instead the
 // controller turns these requirements into the job's node mask (JobSpec::allowed_nodes),
 // which every policy's placement honours like a GPU model, and refuses a job no set of
 // allowed nodes can ever hold, with the reason in its AdminComment.

@@ -3,8 +3,8 @@
 // routine maintenance with FLAGS=MAINT) holds its nodes for its window: Slurm 22.05 starts a
 // job that is not in the reservation on those nodes only if the job's time limit ends before
 // the window starts (a job without a time limit: never before the window ends). DeepShare
-// writes the job's node list itself, so a start there would be accepted as an update and never
-// happen (rolled back after KillWait + start_margin_s). Instead the controller treats a
+// writes the job's node list itself, so a start there would never happen (Slurm leaves the
+// job pending, feasible.hpp). Instead the controller treats a
 // reserved node as unusable (as a drained one: running jobs go on, nothing new is placed) from
 // the moment a job it may start could reach the window until the window ends: while
 //     now + lead + kReservationMarginS > start  and  now < end,

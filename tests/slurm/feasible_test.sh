@@ -14,8 +14,12 @@
 #     (scontrol update MinMemoryNode=, NumCPUs=): the node mask is read once;
 #  5. no start was rolled back (the controller logs no start_timeout: a start Slurm cannot
 #     honour is rolled back after KillWait + start_margin_s), no error logged.
-# Checked to fail: with the node mask left out of SlurmAdapter::spec_of, jobs of (1) are
-# pinned to node1-2 and rolled back (start_timeout), and never complete in time.
+# Checked to fail: with the node mask left out of SlurmAdapter::spec_of, two --mem=32G jobs
+# were pinned to node1/node2 and both --exclude jobs to node4; Slurm never started them and
+# 5 checks failed (every job ended, NodeList). No start_timeout was logged in that run either:
+# those starts stayed in flight for the whole minute (reported, issue #24). With the
+# reservation's hold left out (SlurmAdapter::engine_nodes), two jobs of (3) were pinned to
+# node1/node2 again and again: 16 start_timeout rollbacks in a minute, 3 checks failed.
 # Exit 77 (CTest: skipped) only when not root or the Slurm packages are missing.
 # Usage: tests/slurm/feasible_test.sh BUILD_BIN_DIR
 set -uo pipefail
