@@ -46,11 +46,19 @@ def p95_by_tenant(jobs_csv):
     return out
 
 
-def runs_of(out, policy):
+def run_number(d):
+    """The run's number: the digits that end its folder's name (run<k>/ or <k>/)."""
+    return int(re.search(r"(\d+)$", d).group(1))
+
+
+def runs_of(out, policy, pattern="run*"):
+    """The runs of one policy that have their fidelity outputs, in run order: OUT/POLICY/<pattern>
+    (bench/slurm_testbed.sh: run<k>/; bench/k8s_testbed.sh: <k>/)."""
     runs = []
-    for d in sorted(glob.glob(os.path.join(out, policy, "run*")), key=lambda p: int(p.rsplit("run", 1)[1])):
-        # run<k>/replay/ with the fidelity outputs in replay/fidelity/; folders written before
-        # replays were staged folders of their own hold both in run<k>/.
+    dirs = [d for d in glob.glob(os.path.join(out, policy, pattern)) if re.search(r"\d+$", d)]
+    for d in sorted(dirs, key=run_number):
+        # <run>/replay/ with the fidelity outputs in replay/fidelity/; folders written before
+        # replays were staged folders of their own hold both in <run>/.
         rp = os.path.join(d, "replay") if os.path.isdir(os.path.join(d, "replay")) else d
         fd = os.path.join(rp, "fidelity") if os.path.isdir(os.path.join(rp, "fidelity")) else d
         if not os.path.exists(os.path.join(fd, "fidelity.json")):
@@ -60,6 +68,10 @@ def runs_of(out, policy):
              "real_p95": p95_by_tenant(os.path.join(rp, "jobs.csv")),
              "sim_p95": p95_by_tenant(os.path.join(fd, "sim", "jobs.csv"))}
         r["run"] = load(os.path.join(d, "run.json")) if os.path.exists(os.path.join(d, "run.json")) else {}
+        if not r["run"] and os.path.exists(os.path.join(d, "replay.txt")):
+            # bench/k8s_testbed.sh before it wrote run.json: the load at the replay's end only
+            m = re.search(r"load at the end of the replay: (\S+ \S+ \S+)", open(os.path.join(d, "replay.txt")).read())
+            r["run"] = {"loadavg_after": m.group(1)} if m else {}
         runs.append(r)
     return runs
 
@@ -88,19 +100,21 @@ def ens(runs, key):
     return f"{fmt.format(m)} ({fmt.format(min(x['min'] for x in e) * scale)}–{fmt.format(max(x['max'] for x in e) * scale)})"
 
 
-def tables(out, policies):
-    allruns = {p: runs_of(out, p) for p in policies}
+def tables(out, policies, label=LABEL, pattern="run*"):
+    """The three tables, for bench/slurm_testbed.sh's folders (and, with the label and folder
+    pattern of its engine, scripts/real_peers_k8s.py's)."""
+    allruns = {p: runs_of(out, p, pattern) for p in policies}
     tenants = sorted({t for rs in allruns.values() for r in rs for t in r["real_p95"]})
     lines = ["| policy | runs | mean JCT (s): real | simulated | mean queueing delay (s): real | "
              "simulated | QoS of entitled jobs: real | simulated | preemptions: real | simulated |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for p, rs in allruns.items():
         if not rs:
-            lines.append(f"| {LABEL.get(p, p)} | 0 | | | | | | | | |")
+            lines.append(f"| {label.get(p, p)} | 0 | | | | | | | | |")
             continue
         f = [r["fid"] for r in rs]
         lines.append(
-            f"| {LABEL.get(p, p)} | {len(rs)} | **{spread([x['real_avg_jct_s'] for x in f])}** | "
+            f"| {label.get(p, p)} | {len(rs)} | **{spread([x['real_avg_jct_s'] for x in f])}** | "
             f"{ens(rs, 'avg_jct_s')} | **{spread([x['real_avg_queue_s'] for x in f])}** | "
             f"{ens(rs, 'avg_queue_s')} | **{pct([x['real_qos_compliance'] for x in f])}** | "
             f"{ens(rs, 'qos_compliance')} | {spread([x['real_preemptions'] for x in f])} | "
@@ -114,7 +128,7 @@ def tables(out, policies):
             real = [r["real_p95"][t] for r in rs if t in r["real_p95"]]
             sim = [r["sim_p95"][t] for r in rs if t in r["sim_p95"]]
             cells.append(f"{spread(real)} / {spread([sum(sim) / len(sim)]) if sim else '—'}")
-        lines.append(f"| {LABEL.get(p, p)} | " + " | ".join(cells) + " |")
+        lines.append(f"| {label.get(p, p)} | " + " | ".join(cells) + " |")
     lines += ["", "Each run against its own simulations (32 jittered ones with the start latency, "
               "jitter and overhang it measured); load average (1, 5, 15 min) before and after:", "",
               "| policy | run | UTC | wall s | load before → after | start latency ± jitter (wall s) "
@@ -131,12 +145,25 @@ def tables(out, policies):
                     f"no ({100 * (real - e[key]['mean']) / e[key]['mean']:+.1f} % vs. mean)"
             rng = lambda key: f"{e[key]['min']:,.0f}–{e[key]['max']:,.0f}" if e else "—"
             lines.append(
-                f"| {LABEL.get(p, p)} | {r['dir'].rsplit('run', 1)[1]} | {run.get('start_utc', '')} | "
+                f"| {label.get(p, p)} | {run_number(r['dir'])} | {run.get('start_utc', '')} | "
                 f"{f['replay_wall_s']:.0f} | {run.get('loadavg_before', '')} → {run.get('loadavg_after', '')} | "
                 f"{f['start_latency_wall_s']:.3f} ± {f['jitter_wall_s']:.3f} | "
                 f"{f['real_avg_jct_s']:,.0f} / {rng('avg_jct_s')} | {inside('avg_jct_s', f['real_avg_jct_s'])} | "
                 f"{f['real_avg_queue_s']:,.0f} / {rng('avg_queue_s')} | {inside('avg_queue_s', f['real_avg_queue_s'])} |")
     return "\n".join(lines) + "\n"
+
+
+def write_doc(doc, begin, end, md):
+    """Replaces what lies between the markers begin and end in the file doc by md."""
+    text = open(doc).read()
+    if begin not in text or end not in text:
+        print(f"{doc}: no {begin} ... {end} markers", file=sys.stderr)
+        return 2
+    text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: begin + "\n" + md + end,
+                  text, flags=re.S)
+    with open(doc, "w") as f:
+        f.write(text)
+    return 0
 
 
 def main(argv):
@@ -151,16 +178,7 @@ def main(argv):
     out, policies = argv[0], argv[1:] or ["native", "deepshare", "kueue", "fifo-pooled"]
     md = tables(out, policies)
     sys.stdout.write(md)
-    if doc:
-        text = open(doc).read()
-        if BEGIN not in text or END not in text:
-            print(f"{doc}: no {BEGIN} ... {END} markers", file=sys.stderr)
-            return 2
-        text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: BEGIN + "\n" + md + END,
-                      text, flags=re.S)
-        with open(doc, "w") as f:
-            f.write(text)
-    return 0
+    return write_doc(doc, BEGIN, END, md) if doc else 0
 
 
 if __name__ == "__main__":

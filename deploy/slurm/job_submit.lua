@@ -741,6 +741,13 @@ function gate.modify(conf, d, job, now)
     return nil, gate.E.ACCESS_DENIED
   end
   local ch = {}
+  if d.priority ~= nil and d.priority ~= NO_VAL and gate.parse_record(job.admin_comment) ~= nil then
+    -- A hold or release by the user: the job stays (or is again) parked. Slurm's release keeps
+    -- the job's BeginTime, which after DeepShare's requeue-hold (a preemption) is already past:
+    -- Slurm would start it by itself at once. Parked, it waits for DeepShare, and its user's
+    -- hold shows as one (a parked hold is never DeepShare's own, docs/slurm.md §7).
+    ch.begin_time = gate.PARK
+  end
   if set(d.begin_time) and d.begin_time ~= 0 then
     -- A new StartTime: DeepShare honours it; the job stays parked. It goes into the job's
     -- Comment (begin=, 0: none), which the user may write: Slurm refuses an AdminComment in
@@ -764,7 +771,7 @@ local FIELDS = {
   "tres_per_job", "tres_per_task", "tres_per_socket", "cpus_per_tres", "mem_per_tres",
   "min_nodes", "max_nodes", "num_tasks", "ntasks_per_node", "ntasks_per_tres", "requeue",
   "shared", "script", "begin_time", "tres_freq", "tres_bind", "req_nodes", "exc_nodes",
-  "features", "reservation", "het_job_offset", "min_mem_per_node", "min_mem_per_cpu",
+  "features", "reservation", "het_job_offset", "priority", "min_mem_per_node", "min_mem_per_cpu",
   "cpus_per_task", "pn_min_cpus", "min_cpus",
 }
 

@@ -12,7 +12,8 @@
 #    can ask Slurm for exactly the GPUs it chose) and, with SHARING=slot, one gpushare slot
 #    per GPU (the GRES a job colocated on another job's GPU holds).
 #  - GATE=1: DeepShare's submission gate (deploy/slurm/job_submit.lua, JobSubmitPlugins=lua)
-#    and TaskProlog (deploy/slurm/task-prolog.sh) for partition DS_PARTITION.
+#    TaskProlog (deploy/slurm/task-prolog.sh) and PrologSlurmctld (deploy/slurm/prolog-slurmctld.sh:
+#    only DeepShare starts a job of its partition) for partition DS_PARTITION.
 #  - ACCOUNTING=1: a private MariaDB and slurmdbd, AccountingStorageEnforce=associations;
 #    ACCOUNTS="alpha:8,beta:8,scav:0" creates those accounts with GrpTRES=gres/gpu=N and
 #    associates root with them; tests add their own users.
@@ -226,6 +227,9 @@ if [ "$GATE" = 1 ]; then
   sed -e "s|^SLURM_CONF_FILE=.*|SLURM_CONF_FILE=$BASE/etc/slurm.conf|" \
     -e "s|^SCONTROL=.*|SCONTROL=$(command -v scontrol)|" "$DEPLOY/task-prolog.sh" > "$BASE/etc/task-prolog.sh"
   chmod 755 "$BASE/etc/task-prolog.sh"
+  sed -e "s|^SLURM_CONF_FILE=.*|SLURM_CONF_FILE=$BASE/etc/slurm.conf|" \
+    -e "s|^SCONTROL=.*|SCONTROL=$(command -v scontrol)|" "$DEPLOY/prolog-slurmctld.sh" > "$BASE/etc/prolog-slurmctld.sh"
+  chmod 755 "$BASE/etc/prolog-slurmctld.sh"
   cat > "$BASE/etc/deepshare_gate.conf" <<CONF
 partitions = $DS_PARTITION
 gpus_per_node = $GPUS
@@ -235,7 +239,8 @@ max_gpus = $((NODES * GPUS))
 operators = 0
 require_association = $([ "$ACCOUNTING" = 1 ] && echo yes || echo no)
 CONF
-  printf 'JobSubmitPlugins=lua\nTaskProlog=%s\n' "$BASE/etc/task-prolog.sh" >> "$BASE/etc/slurm.conf"
+  printf 'JobSubmitPlugins=lua\nTaskProlog=%s\nPrologSlurmctld=%s\n' "$BASE/etc/task-prolog.sh" \
+    "$BASE/etc/prolog-slurmctld.sh" >> "$BASE/etc/slurm.conf"
 fi
 if [ "$ACCOUNTING" = 1 ]; then
   cat >> "$BASE/etc/slurm.conf" <<CONF

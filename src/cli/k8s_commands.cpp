@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <sstream>
 
 #include "cli/excerpt_args.hpp"
@@ -13,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/output_folder.hpp"
 #include "driver/log.hpp"
+#include "driver/metrics_server.hpp"
 #include "k8s/scheduler.hpp"
 #include "registry/registry.hpp"
 #include "replay/k8s_replay.hpp"
@@ -73,6 +75,11 @@ struct RunArgs {
   std::int64_t cycles = 0;
   bool once = false;
   bool quiet = false;
+  bool no_leader_elect = false;
+  bool tenants_from_api = false;
+  std::string metrics;  // HOST:PORT (or PORT: 127.0.0.1)
+  k8s::LeaderConfig lease;
+  double lease_duration_s = 15;
 };
 RunArgs g_run;
 std::atomic<bool> g_stop{false};
@@ -119,17 +126,31 @@ k8s::SchedulerConfig run_config() {
     cfg.poll_ms = c.poll_ms;
     cfg.journal = c.journal;
     cfg.gpu_memory_mib = c.gpu_memory_mib;
+    cfg.metrics = c.metrics;
     cfg.timeout_ms = static_cast<std::int64_t>(c.start_margin_s * 1000);
-    if (g_run.tenants.empty())
+    if (g_run.tenants.empty() && !g_run.tenants_from_api)
       for (const auto& t : c.tenants) {
         cfg.tenants.push_back(t.tenant);
         cfg.namespaces.push_back(k8s::dns_label(t.tenant.name));  // as the replay names them
       }
   }
+  if (!g_run.metrics.empty()) cfg.metrics = g_run.metrics;
+  if (!g_run.tenants.empty() && g_run.tenants_from_api)
+    throw InputError("--tenants and --tenants-from-api: one source of tenants");
   if (!g_run.tenants.empty()) parse_tenants_flag(g_run.tenants, cfg);
-  if (cfg.tenants.empty()) throw InputError("no tenant: pass --tenants NS=GPUS,... or --config");
+  // No tenants given: read live from Kueue's queues or the ConfigMap deepshare-tenants.
+  cfg.live_tenants = cfg.tenants.empty();
   if (!g_run.policy.empty()) cfg.policy = g_run.policy;
   if (g_run.time_scale > 0) cfg.time_scale = g_run.time_scale;
+  cfg.leader_elect = !g_run.no_leader_elect;
+  cfg.lease = g_run.lease;
+  // client-go's proportions (15 s / 10 s / 2 s): the holder stops acting at 2/3 of the
+  // duration without a renewal, and tries again every 2/15 of it.
+  const auto ms = static_cast<std::int64_t>(g_run.lease_duration_s * 1000);
+  cfg.lease.duration_ms = ms;
+  cfg.lease.renew_deadline_ms = ms * 2 / 3;
+  cfg.lease.retry_ms = ms * 2 / 15;
+  if (cfg.leader_elect) k8s::check_leader_config(cfg.lease);
   for (const auto& p : policy_registry())
     if (p.name == cfg.policy && p.oracle)
       throw InputError("policy '" + cfg.policy +
@@ -142,12 +163,21 @@ int cmd_k8s_run() {
   driver::Log log(stderr, g_run.quiet);
   std::signal(SIGINT, on_stop);
   std::signal(SIGTERM, on_stop);
-  log.warn("no_lease",
-           {{"detail", "no leader election yet: run one `deepshare k8s run` per cluster"}});
+  if (!cfg.leader_elect)
+    log.warn("no_lease", {{"detail",
+                           "--no-leader-elect: nothing keeps a second `deepshare k8s run` from "
+                           "binding on this cluster (run exactly one)"}});
   k8s::PodScheduler s(cfg, log);
+  std::unique_ptr<driver::MetricsServer> server;  // a standby answers too (deepshare_leader 0)
+  if (!cfg.metrics.empty()) {
+    server = std::make_unique<driver::MetricsServer>(cfg.metrics, [&] { return s.metrics_text(); });
+    log.info("metrics_listening", {{"address", server->host()}, {"port", server->port()}});
+  }
+  if (!s.lead(g_stop)) return 0;  // stopped while a standby
   s.init();
   s.run(g_stop, g_run.once ? 1 : g_run.cycles);
-  return 0;
+  // Deposed: another scheduler leads; exit 3 (as `deepshare slurm run`).
+  return s.deposed() ? 3 : 0;
 }
 
 }  // namespace
@@ -193,6 +223,11 @@ void register_k8s_commands(CLI::App& app,
   run->add_option("--tenants", g_run.tenants,
                   "Tenant namespaces and their guaranteed GPUs, NS=GPUS,... (instead of the "
                   "configuration's tenants)");
+  run->add_flag("--tenants-from-api", g_run.tenants_from_api,
+                "Tenants read live from the API, not the configuration: Kueue's ClusterQueues "
+                "(nominalQuota per LocalQueue's namespace) when Kueue is served, else the "
+                "ConfigMap deepshare-tenants in the Lease's namespace (the default without "
+                "--tenants or configured tenants)");
   run->add_option("--policy", g_run.policy,
                   "Policy (default: the configuration's, else deepshare); oracles are refused");
   run->add_option("--time-scale", g_run.time_scale,
@@ -204,10 +239,26 @@ void register_k8s_commands(CLI::App& app,
       ->capture_default_str();
   run->add_flag("--once", g_run.once, "One cycle, then exit (same as --cycles 1)");
   run->add_flag("--quiet", g_run.quiet, "Log warnings and errors only");
+  run->add_option("--metrics", g_run.metrics,
+                  "Prometheus endpoint HOST:PORT or PORT (127.0.0.1; port 0: any free one, "
+                  "logged as metrics_listening); default: the configuration's metrics");
+  run->add_flag("--no-leader-elect", g_run.no_leader_elect,
+                "No Lease: bind and evict at once (only when exactly one scheduler runs)");
+  run->add_option("--lease-namespace", g_run.lease.ns,
+                  "Namespace of the leader election's Lease (it must exist)")
+      ->capture_default_str();
+  run->add_option("--lease-name", g_run.lease.name, "Name of the leader election's Lease")
+      ->capture_default_str();
+  run->add_option("--lease-duration", g_run.lease_duration_s,
+                  "leaseDurationSeconds (whole seconds): a standby takes over this long after "
+                  "the leader's last renewal; the leader stops acting at 2/3 of it")
+      ->capture_default_str();
+  run->add_option("--identity", g_run.lease.identity,
+                  "holderIdentity in the Lease (default: HOSTNAME_PID)");
   run->footer(
       "Example:\n  deepshare k8s run --kubeconfig admin.kubeconfig --tenants team-a=8,team-b=8\n"
-      "Not yet (issue #23): leader election, gangs, DRA/MPS sharing, quotas from Kueue, "
-      "metrics, the admission policy that makes GPU pods use it.");
+      "Not yet (issue #23): gangs, DRA/MPS sharing, the admission policy that makes GPU pods "
+      "use it.");
   add_action(run, cmd_k8s_run);
 }
 

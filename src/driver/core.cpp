@@ -183,6 +183,39 @@ void Core::invalid_decision(DecisionKind kind, const Refused& r) {
   journal_.line(std::string("invalid ") + to_string(kind) + " " + (known ? ref : "?"));
 }
 
+int Core::borrow_beyond_quota() {
+  int changed = 0;
+  for (std::size_t t = 0; t < state_.tenants().size(); ++t) {
+    const std::int64_t quota = std::int64_t{state_.tenants()[t].quota_gpus} * kMilliPerGpu;
+    std::int64_t guaranteed = state_.usage(TenantId(static_cast<std::uint32_t>(t))).guaranteed;
+    if (guaranteed <= quota) continue;
+    std::vector<JobId> runs;
+    for (JobId id : state_.running())
+      if (state_.spec(id).tenant.index() == t && !state_.runtime(id).borrowed &&
+          state_.spec(id).preemptible && book_[id].intent == Intent::None)
+        runs.push_back(id);
+    // The newest runs first: a reclaim then costs the least work.
+    std::sort(runs.begin(), runs.end(), [&](JobId a, JobId b) {
+      return state_.runtime(a).last_start > state_.runtime(b).last_start;
+    });
+    for (JobId id : runs) {
+      if (guaranteed <= quota) break;
+      guaranteed -= std::int64_t{state_.spec(id).gpus} * state_.spec(id).gpu_milli;
+      state_.set_borrowed(id);
+      book_.set_run(id, state_.runtime(id).placement, true, state_.runtime(id).shared);
+      engine_.lent_out(id);
+      log_.info("quota_cut_borrowed", who(id),
+                {{"job", book_[id].ref},
+                 {"gpu_count", state_.spec(id).gpus},
+                 {"quota_gpus", state_.tenants()[t].quota_gpus},
+                 {"detail", "its tenant's guarantee was cut: the run is borrowed (preemptible)"}});
+      journal_.line("borrowed " + book_[id].ref);
+      ++changed;
+    }
+  }
+  return changed;
+}
+
 void Core::compact() {
   for (JobId id : book_.compact(state_, state_.listed(), wall_)) {
     state_.clear_job(id);

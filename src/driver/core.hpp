@@ -82,6 +82,11 @@ class Core {
   ApplyReport apply(const Decisions& d);
   // Jobs that left and whose leaving the policy has seen give their slots back.
   void compact();
+  // After a quota change: a tenant whose non-borrowed runs exceed its guarantee has the most
+  // recently started of its preemptible ones counted as borrowed until they fit (the engine
+  // records it: Actuator::lent_out); they are then reclaimable like any borrower. Returns
+  // how many changed.
+  int borrow_beyond_quota();
 
   [[nodiscard]] Time now() const { return now_; }
   [[nodiscard]] Time wake_at() const { return wake_at_; }

@@ -5,8 +5,7 @@ namespace ds::driver {
 bool Fence::acting() {
   if (deposed_) return false;
   if (lease_ && !lease_->held()) {
-    depose("the lease in " + lease_->dir() + " was taken over (epoch " +
-           std::to_string(Lease::stored_epoch(lease_->dir())) + ")");
+    depose("the lease was lost or taken over: " + lease_->describe());
     return false;
   }
   return true;

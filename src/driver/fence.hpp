@@ -2,7 +2,9 @@
 // the engine unless this driver still holds its lease and has not been deposed. A driver is
 // deposed when its lease was taken over, or when the engine shows a record with a newer epoch
 // than its own (another driver acts on the cluster): it then stops acting for good. The engine
-// adapter stamps epoch() into every record it writes (Slurm: e= in the AdminComment).
+// adapter stamps epoch() into every record it writes (Slurm: e= in the AdminComment;
+// Kubernetes: epoch= in the pod's deepshare.io/decision annotation). The lease is any
+// Leadership: a lock file (Slurm) or a coordination.k8s.io Lease (k8s/leader.hpp).
 #pragma once
 
 #include <cstdint>
@@ -17,8 +19,8 @@ namespace ds::driver {
 class Fence {
  public:
   Fence(Log& log, Journal& journal) : log_(log), journal_(journal) {}
-  void set_lease(Lease* lease) { lease_ = lease; }
-  [[nodiscard]] Lease* lease() const { return lease_; }
+  void set_lease(Leadership* lease) { lease_ = lease; }
+  [[nodiscard]] Leadership* lease() const { return lease_; }
   // The lease's epoch (0: no lease).
   [[nodiscard]] std::uint64_t epoch() const { return lease_ ? lease_->epoch() : 0; }
   // Still the leader; deposes this driver when the lease was taken over.
@@ -35,7 +37,7 @@ class Fence {
  private:
   Log& log_;
   Journal& journal_;
-  Lease* lease_ = nullptr;
+  Leadership* lease_ = nullptr;
   bool deposed_ = false;
   std::string error_;
   std::uint64_t sent_ = 0, fenced_ = 0;

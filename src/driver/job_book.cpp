@@ -72,6 +72,22 @@ void JobBook::begin_observation() {
   for (auto& e : entries_) e.seen = false;
 }
 
+bool JobBook::returns(const std::string& key, bool unfinished, const ClusterState& state) const {
+  if (!unfinished) return false;
+  // Done only: a rejected job is listed pending until the engine has removed it (an adapter
+  // never lists it again once it carries the refusal).
+  if (auto id = find(key)) return state.runtime(*id).status == JobStatus::Done;
+  return tombstoned(key);
+}
+
+void JobBook::reopen(const std::string& key) {
+  if (auto it = by_key_.find(key); it != by_key_.end()) {
+    entries_[it->second.index()].vanished = true;  // compacted later without a tombstone
+    by_key_.erase(it);
+  }
+  left_.erase(key);
+}
+
 void JobBook::end_observation(const std::unordered_set<std::string>& listed) {
   for (auto it = left_.begin(); it != left_.end();)  // the engine no longer lists them
     it = listed.count(*it) ? std::next(it) : left_.erase(it);

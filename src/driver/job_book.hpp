@@ -90,6 +90,13 @@ class JobBook {
   void begin_observation();
   // A compacted job the engine still lists: never a new job.
   [[nodiscard]] bool tombstoned(const std::string& key) const { return left_.count(key) != 0; }
+  // A job that left (done or withdrawn, in the book or as a tombstone) and that the
+  // engine lists `unfinished` again (Slurm: its user's requeue of the finished job).
+  [[nodiscard]] bool returns(const std::string& key, bool unfinished,
+                             const ClusterState& state) const;
+  // Before such a job is added again: its key no longer names the old slot (which leaves
+  // without a tombstone) nor a tombstone.
+  void reopen(const std::string& key);
   // After it: tombstones of keys the engine no longer lists are dropped.
   void end_observation(const std::unordered_set<std::string>& listed);
 

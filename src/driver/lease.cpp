@@ -115,6 +115,10 @@ bool Lease::held() const {
   return fd_ >= 0 && stored_epoch(dir_) == epoch_;
 }
 
+std::string Lease::describe() const {
+  return "the lease in " + dir_ + " (epoch " + std::to_string(stored_epoch(dir_)) + ")";
+}
+
 void Lease::release() {
   if (fd_ < 0) return;
   ::flock(fd_, LOCK_UN);

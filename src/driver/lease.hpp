@@ -28,7 +28,20 @@
 
 namespace ds::driver {
 
-class Lease {
+// What the leader fence (fence.hpp) asks of a lease, whatever holds it: a lock file (Lease,
+// below, for the Slurm controller) or a coordination.k8s.io Lease object (k8s/leader.hpp).
+class Leadership {
+ public:
+  virtual ~Leadership() = default;
+  // Still the holder: nobody else may have taken it over.
+  [[nodiscard]] virtual bool held() const = 0;
+  // The fencing token of this holding (> 0), stamped into every record the driver writes.
+  [[nodiscard]] virtual std::uint64_t epoch() const = 0;
+  // Where the lease lives and who holds it now, for a log line (it was taken over...).
+  [[nodiscard]] virtual std::string describe() const = 0;
+};
+
+class Lease final : public Leadership {
  public:
   explicit Lease(std::string dir);
   ~Lease();
@@ -39,8 +52,10 @@ class Lease {
   // False while another process holds it. Throws InputError when the directory is unusable.
   bool try_acquire();
   // Still the holder: the lock is ours and the persisted epoch is still ours.
-  [[nodiscard]] bool held() const;
-  [[nodiscard]] std::uint64_t epoch() const { return epoch_; }
+  [[nodiscard]] bool held() const override;
+  [[nodiscard]] std::uint64_t epoch() const override { return epoch_; }
+  // "the lease in DIR (epoch N)", N the persisted one.
+  [[nodiscard]] std::string describe() const override;
   [[nodiscard]] const std::string& dir() const { return dir_; }
   // Gives the lease up (also done by the destructor and by the kernel at exit).
   void release();

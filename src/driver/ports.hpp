@@ -12,6 +12,8 @@
 //    holding them), ended;
 //  - the GPUs it holds, when known (Slurm: the GRES allocation; Kubernetes: the devices the
 //    kubelet allocated);
+//  - a job that left (ended, withdrawn, refused) and that the engine lists unfinished again
+//    (Slurm: its user requeued the finished job) arrives again as a new job under its key;
 //  - the driver's own decision of its current run, if the engine carries one (Slurm: the pin
 //    in the AdminComment, valid for its restart count; Kubernetes: an annotation written at
 //    binding), and whether that start was handed over (released / bound);
@@ -133,10 +135,14 @@ class Actuator {
   virtual void requeued_by_engine(JobId, const EngineJob&) {}
   // A running job taken into the model without a start of this driver object.
   virtual void adopted(JobId, const EngineJob&) {}
+  // A running job's run is borrowed from now on (its tenant's quota was cut): record it where
+  // a restarted driver reads it (Slurm: the pin's b=1).
+  virtual void lent_out(JobId) {}
   enum class Handover : std::uint8_t {
-    Sent,    // the engine has the start now
-    NotYet,  // it cannot hold it yet (a victim or an ending job still holds its GPUs)
-    Failed,  // the call failed (logged by the adapter)
+    Sent,     // the engine has the start now
+    NotYet,   // it cannot hold it yet (a victim or an ending job still holds its GPUs)
+    Failed,   // the call failed (logged by the adapter)
+    Refused,  // the job's user holds it now: the start is rolled back, the hold stays theirs
   };
   // Hand a decided start over (release, bind); retried every cycle until Sent or forgotten.
   virtual Handover hand_over(JobId) = 0;

@@ -45,12 +45,20 @@ void Reconciler::fold(const Observation& obs, Time now, std::int64_t wall) {
   for (std::size_t k = 0; k < obs.jobs.size(); ++k) {
     const EngineJob& j = obs.jobs[k];
     listed.insert(j.key);
-    if (auto id = book.find(j.key)) {
+    if (book.returns(j.key, !j.ended(), core_.state())) {
+      // It left and the engine lists it unfinished again: a new arrival of its tenant.
+      log_.warn("job_returned", {{"job", j.ref},
+                                 {"state", j.state},
+                                 {"detail", "a job that had ended is back: it arrives again"}});
+      journal_.line("returned " + j.ref);
+      book.reopen(j.key);
+    } else if (auto id = book.find(j.key)) {
       see(*id, k);
       observe_known(*id, j);
       continue;
+    } else if (j.ended() || book.tombstoned(j.key)) {
+      continue;
     }
-    if (j.ended() || book.tombstoned(j.key)) continue;
     observe_new(j, k);
   }
   book.end_observation(listed);
@@ -224,6 +232,9 @@ void Reconciler::try_hand_over(JobId id) {
       ++core_.counters_mut().failed;
       break;
     case Actuator::Handover::NotYet:
+      break;
+    case Actuator::Handover::Refused:
+      rollback_start(id, "held_by_user");
       break;
   }
 }

@@ -9,10 +9,12 @@
 namespace ds::k8s {
 
 K8sAdapter::K8sAdapter(Client& client, driver::Log& log, driver::Journal& journal,
-                       std::map<std::string, TenantId> ns_tenants, std::string scheduler)
+                       driver::Fence& fence, std::map<std::string, TenantId> ns_tenants,
+                       std::string scheduler)
     : client_(client),
       log_(log),
       journal_(journal),
+      fence_(fence),
       ns_tenants_(std::move(ns_tenants)),
       scheduler_(std::move(scheduler)) {}
 
@@ -35,6 +37,22 @@ void K8sAdapter::load_nodes(const std::vector<json>& nodes, std::int64_t gpu_mem
     cluster_.nodes.push_back(n);
   }
   node_objects_ = nodes;
+}
+
+std::vector<std::string> K8sAdapter::new_gpu_nodes(const std::vector<json>& nodes) const {
+  std::vector<std::string> out;
+  for (const auto& n : nodes)
+    if (auto v = node_view(n); v && v->gpus > 0 && !node_index_.count(v->name))
+      out.push_back(v->name);
+  return out;
+}
+
+void K8sAdapter::inherit(const K8sAdapter& old) {
+  assumed_ = old.assumed_;
+  refused_ = old.refused_;
+  rejected_ = old.rejected_;
+  untenanted_ = old.untenanted_;
+  counters_ = old.counters_;
 }
 
 void K8sAdapter::set_cycle(std::vector<json> pods, std::vector<json> nodes, Time now,
@@ -98,11 +116,23 @@ bool K8sAdapter::admit(const PodView& p) {
           " nvidia.com/gpu, more than any node has (" + std::to_string(largest) + ")";
   if (why.empty()) return true;
   refused_.insert(p.uid);
+  if (!ns_tenants_.count(p.ns)) untenanted_[p.uid] = p.ns;
   ++counters_.refused;
   log_.warn("refuse", {{"pod", p.ref()}, {"reason", why}});
   journal_.line("refuse " + p.ref() + " " + why);
   if (!p.bound()) tell(p, why, "FailedScheduling");
   return false;
+}
+
+void K8sAdapter::set_tenants(std::map<std::string, TenantId> ns_tenants) {
+  ns_tenants_ = std::move(ns_tenants);
+  for (auto it = untenanted_.begin(); it != untenanted_.end();)
+    if (ns_tenants_.count(it->second) || !pod_index_.count(it->first)) {
+      refused_.erase(it->first);  // seen again as new: admitted now (or gone)
+      it = untenanted_.erase(it);
+    } else {
+      ++it;
+    }
 }
 
 Placement K8sAdapter::placement_of(const PodView& p) {
@@ -175,6 +205,12 @@ std::optional<driver::Observation> K8sAdapter::observe() {
   std::stable_partition(mine.begin(), mine.end(),
                         [](const PodView* p) { return p->decision_node == p->node; });
   for (const PodView* p : mine) {
+    // A decision of a newer leader: another scheduler acts on this cluster (we lost the Lease
+    // without noticing, or run without one): nothing more from this one.
+    if (p->bound() && p->decision_epoch > fence_.epoch())
+      fence_.depose("pod " + p->ref() + " carries a decision of epoch " +
+                    std::to_string(p->decision_epoch) +
+                    " (ours: " + std::to_string(fence_.epoch()) + ")");
     const bool known = core_ && core_->book().find(p->uid).has_value();
     if (!known && !admit(*p)) continue;
     o.jobs.push_back(engine_job(*p));

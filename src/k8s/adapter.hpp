@@ -20,6 +20,9 @@
 //    the pod's own grace period), re-issued until confirmed; reject / refuse = a Warning
 //    Event (FailedScheduling) and the condition PodScheduled=False with the reason, the pod
 //    left unbound for its owner to delete.
+// Every write to the API (annotate, bind, evict, Event, condition) goes through the leader
+// fence (driver/fence.hpp, a Lease: leader.hpp) and the decision carries its epoch; a bound
+// pod whose decision has a newer epoch than ours means another leader acts: this one stops.
 // Whole GPUs only (no MPS, no DRA), one pod per job (no gangs): docs/kubernetes.md §8.
 #pragma once
 
@@ -33,6 +36,7 @@
 
 #include "driver/clock.hpp"
 #include "driver/core.hpp"
+#include "driver/fence.hpp"
 #include "driver/journal.hpp"
 #include "driver/log.hpp"
 #include "driver/ports.hpp"
@@ -42,17 +46,19 @@
 namespace ds::k8s {
 
 struct AdapterCounters {
-  std::uint64_t refused = 0;         // pods refused before admission (Event + condition)
-  std::uint64_t binds = 0;           // bindings the API accepted
-  std::uint64_t evictions = 0;       // evictions the API accepted
-  std::uint64_t api_failures = 0;    // calls the API refused or that got no answer
-  std::uint64_t waits_for_gpus = 0;  // hand-overs deferred: the API shows the GPUs held
+  std::uint64_t refused = 0;          // pods refused before admission (Event + condition)
+  std::uint64_t binds = 0;            // bindings the API accepted
+  std::uint64_t evictions = 0;        // evictions the API accepted
+  std::uint64_t api_failures = 0;     // calls the API refused or that got no answer
+  std::uint64_t waits_for_gpus = 0;   // hand-overs deferred: the API shows the GPUs held
+  std::uint64_t wait_conditions = 0;  // PodScheduled=False conditions written for waiting pods
 };
 
 class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
  public:
-  // `ns_tenants`: namespace -> tenant; `scheduler`: the schedulerName DeepShare serves.
-  K8sAdapter(Client& client, driver::Log& log, driver::Journal& journal,
+  // `ns_tenants`: namespace -> tenant; `scheduler`: the schedulerName DeepShare serves;
+  // `fence`: asked before every write (it outlives the adapter).
+  K8sAdapter(Client& client, driver::Log& log, driver::Journal& journal, driver::Fence& fence,
              std::map<std::string, TenantId> ns_tenants, std::string scheduler = "deepshare");
 
   // The GPU nodes (allocatable nvidia.com/gpu > 0) of the first Node list, in natural name
@@ -60,6 +66,12 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   void load_nodes(const std::vector<json>& nodes, std::int64_t gpu_memory_mib);
   [[nodiscard]] const Cluster& cluster() const { return cluster_; }
   void attach(driver::Core& core) { core_ = &core; }
+  // Nodes of `nodes` with allocatable nvidia.com/gpu that this adapter's cluster lacks.
+  [[nodiscard]] std::vector<std::string> new_gpu_nodes(const std::vector<json>& nodes) const;
+  // What a successor adapter (nodes added: scheduler.cpp rebuilds the model) must not lose:
+  // bindings the cache does not show yet, pods told why they are refused or rejected, the
+  // counters.
+  void inherit(const K8sAdapter& old);
 
   // This cycle's objects (copies of the informers' caches) and times.
   void set_cycle(std::vector<json> pods, std::vector<json> nodes, Time now, std::int64_t wall_ms,
@@ -67,8 +79,16 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   // GPUs that pods outside the model's running jobs hold, into the core's state.
   void sync_held();
   [[nodiscard]] const AdapterCounters& counters() const { return counters_; }
+  // The tenants changed (tenants.hpp): a pod refused for its namespace is admitted once that
+  // namespace is a tenant; a namespace dropped admits no new pod.
+  void set_tenants(std::map<std::string, TenantId> ns_tenants);
   // Tells a pod why DeepShare will not place it (Event + PodScheduled=False).
   void tell(const PodView& p, const std::string& reason, const char* event_reason);
+  // Waiting pods told why they wait (PodScheduled=False, reason Unschedulable, the typed
+  // waiting reason in the message), each only when its reason changed since it was last
+  // told, at most `max_writes` per call (the rest at the next cycle): 10,000 pods that start
+  // waiting at once cost 10,000 writes spread over cycles, and nothing while they wait on.
+  void report_waits(std::size_t max_writes);
 
   // --- driver::ClusterSource ---
   std::optional<driver::Observation> observe() override;
@@ -92,8 +112,9 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   struct PodJob {
     std::string uid, ns, name;
     int gpus = 0;
-    std::optional<StartJob> start;  // the current decision, until it is handed over
-    std::string bound_to;           // the node our binding put it on
+    std::optional<StartJob> start;       // the current decision, until it is handed over
+    std::string bound_to;                // the node our binding put it on
+    WaitReason told = WaitReason::None;  // the waiting reason its condition says
   };
   // A binding the API accepted that the cache does not show yet.
   struct Assumed {
@@ -117,10 +138,13 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   void event(const PodView& p, const char* type, const char* reason, const char* action,
              const std::string& note);
   void api_failed(const char* what, const std::string& ref, const ApiError& e);
+  // PodScheduled=False with `message` (a refusal or a waiting reason).
+  void condition(const PodView& p, const std::string& message);
 
   Client& client_;
   driver::Log& log_;
   driver::Journal& journal_;
+  driver::Fence& fence_;
   std::map<std::string, TenantId> ns_tenants_;
   std::string scheduler_;
   driver::Core* core_ = nullptr;
@@ -133,8 +157,9 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   std::unordered_map<std::string, int> api_used_;         // node -> GPUs the API shows held
   std::unordered_map<std::string, std::uint64_t> taken_;  // node -> GPUs placed this cycle
   std::unordered_map<std::string, Assumed> assumed_;      // uid -> binding not in the cache yet
-  std::set<std::string> refused_;   // pods told why they are not placed (never admitted)
-  std::set<std::string> rejected_;  // pods the policy rejected (no longer listed)
+  std::set<std::string> refused_;  // pods told why they are not placed (never admitted)
+  std::map<std::string, std::string> untenanted_;  // refused for their namespace: uid -> ns
+  std::set<std::string> rejected_;                 // pods the policy rejected (no longer listed)
   AdapterCounters counters_;
   std::string error_;
   driver::DriverClock clock_;

@@ -14,6 +14,7 @@ void K8sAdapter::api_failed(const char* what, const std::string& ref, const ApiE
 
 void K8sAdapter::event(const PodView& p, const char* type, const char* reason, const char* action,
                        const std::string& note) {
+  if (!fence_.may_send()) return;
   EventSpec s;
   s.regarding = {
       {"apiVersion", "v1"}, {"kind", "Pod"}, {"namespace", p.ns}, {"name", p.name}, {"uid", p.uid}};
@@ -29,13 +30,68 @@ void K8sAdapter::event(const PodView& p, const char* type, const char* reason, c
 // kube-scheduler's FailedScheduling).
 void K8sAdapter::tell(const PodView& p, const std::string& reason, const char* event_reason) {
   event(p, "Warning", event_reason, "Scheduling", "DeepShare: " + reason);
+  condition(p, "DeepShare: " + reason);
+}
+
+void K8sAdapter::condition(const PodView& p, const std::string& message) {
+  if (!fence_.may_send()) return;
   const json body = {{"status",
                       {{"conditions", json::array({{{"type", "PodScheduled"},
                                                     {"status", "False"},
                                                     {"reason", "Unschedulable"},
-                                                    {"message", "DeepShare: " + reason}}})}}}};
+                                                    {"message", message}}})}}}};
   if (auto r = client_.patch(pods_path(p.ns, p.name, "status"), body, PatchType::Strategic); !r)
     if (!r.error().not_found()) api_failed("condition_failed", p.ref(), r.error());
+}
+
+namespace {
+
+// What a waiting pod's condition says, per typed reason (model/snapshot.hpp).
+const char* wait_text(WaitReason r) {
+  switch (r) {
+    case WaitReason::Priority:
+      return "queued behind jobs the policy runs first";
+    case WaitReason::Quota:
+      return "its namespace's GPU quota (or borrowing limit) is used up";
+    case WaitReason::Reserved:
+      return "free GPUs are held back for jobs entitled to them";
+    case WaitReason::NoFit:
+      return "not enough free GPUs where it may run";
+    case WaitReason::Fragmented:
+      return "enough free GPUs in total, but not on one node";
+    case WaitReason::Reclaim:
+      return "waiting for lent GPUs to come back";
+    case WaitReason::Round:
+      return "waiting for the policy's next scheduling round";
+    case WaitReason::Profiling:
+      return "in a profiling stage";
+    default:
+      return "waiting";
+  }
+}
+
+}  // namespace
+
+void K8sAdapter::report_waits(std::size_t max_writes) {
+  std::size_t writes = 0;
+  for (std::size_t i = 0; i < jobs_.size() && writes < max_writes; ++i) {
+    PodJob& j = jobs_[i];
+    if (j.uid.empty() || j.start) continue;
+    const JobId id(static_cast<std::uint32_t>(i));
+    const JobRuntime& r = state().runtime(id);
+    // Pending only: a gated pod is SchedulingGated by the API server itself; Starting is a
+    // binding in flight.
+    if (r.status != JobStatus::Pending || r.wait == WaitReason::None ||
+        r.wait == WaitReason::Starting || r.wait == j.told)
+      continue;
+    const PodView* p = pod(j.uid);
+    if (!p || p->bound() || p->terminating || p->ended()) continue;
+    j.told = r.wait;  // told once per change, whatever the answer: no retry storm
+    ++writes;
+    ++counters_.wait_conditions;
+    condition(*p,
+              std::string("DeepShare: waiting (") + to_string(r.wait) + "): " + wait_text(r.wait));
+  }
 }
 
 std::optional<Placement> K8sAdapter::place(const StartJob& d) {
@@ -91,11 +147,15 @@ driver::Actuator::Handover K8sAdapter::hand_over(JobId id) {
       {"metadata",
        {{"annotations",
          {{kGpusAnnotation, gpus_annotation(node.name, gpus)},
-          {kDecisionAnnotation, decision_annotation(j.start->borrowed, j.start->shared, now_)}}}}}};
+          {kDecisionAnnotation,
+           decision_annotation(j.start->borrowed, j.start->shared, now_, fence_.epoch())}}}}}};
+  if (!fence_.may_send()) return Handover::Failed;
   if (auto r = client_.patch(pods_path(p->ns, p->name), ann, PatchType::Merge); !r) {
     api_failed("annotate_failed", p->ref(), r.error());
     return Handover::Failed;
   }
+  if (!fence_.may_send())
+    return Handover::Failed;  // checked again: the annotation took a round trip
   if (auto r = bind_pod(client_, p->ns, p->name, node.name); !r) {
     api_failed("bind_failed", p->ref(), r.error());
     return Handover::Failed;
@@ -112,6 +172,7 @@ driver::Actuator::Handover K8sAdapter::hand_over(JobId id) {
 }
 
 bool K8sAdapter::evict(const PodJob& j) {
+  if (!fence_.may_send()) return false;
   if (auto r = evict_pod(client_, j.ns, j.name, std::nullopt); !r) {
     if (r.error().not_found()) return true;  // gone already
     api_failed("evict_failed", j.ns + "/" + j.name, r.error());

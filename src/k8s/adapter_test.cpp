@@ -47,8 +47,9 @@ json bound(json p, const std::string& node_name, const std::string& phase = "Run
 
 TEST(K8sPods, ReadsGpusStateAndDecision) {
   json p = bound(pod("u1", "a", 2), "gpu-node-1");
-  p["metadata"]["annotations"] = {{kGpusAnnotation, "gpu-node-1:2,3"},
-                                  {kDecisionAnnotation, "borrowed=1,shared=0,decided=4500"}};
+  p["metadata"]["annotations"] = {
+      {kGpusAnnotation, "gpu-node-1:2,3"},
+      {kDecisionAnnotation, "borrowed=1,shared=0,decided=4500,epoch=7"}};
   p["metadata"]["deletionTimestamp"] = "2026-12-04T10:01:00Z";
   const auto v = pod_view(p);
   ASSERT_TRUE(v);
@@ -59,6 +60,8 @@ TEST(K8sPods, ReadsGpusStateAndDecision) {
   EXPECT_EQ(v->decision_gpus, (std::vector<int>{2, 3}));
   EXPECT_TRUE(v->decision_borrowed);
   EXPECT_EQ(v->decision_ms, 4500);
+  EXPECT_EQ(v->decision_epoch, 7u);
+  EXPECT_EQ(decision_annotation(true, false, 4500, 7), "borrowed=1,shared=0,decided=4500,epoch=7");
   // requests only (the API copies them to limits; a hand-written object may not), two
   // containers, a gate.
   json q = pod("u2", "a", 0);
@@ -104,7 +107,7 @@ struct Harness {
       tenants.push_back(x);
     }
     adapter = std::make_unique<K8sAdapter>(
-        client, log, journal,
+        client, log, journal, fence,
         std::map<std::string, TenantId>{{"a", tenants[0].id}, {"b", tenants[1].id}});
     nodes = {node("gpu-node-2", 4), node("gpu-node-1", 4), node("cpu-node", 0)};
     adapter->load_nodes(nodes, kDefaultGpuMemoryMib);
@@ -135,6 +138,7 @@ struct Harness {
   std::FILE* null = std::fopen("/dev/null", "w");
   driver::Log log{null, true};
   driver::Journal journal;
+  driver::Fence fence{log, journal};
   std::vector<Tenant> tenants;
   PolicyOptions options;
   std::vector<json> nodes;
@@ -209,6 +213,17 @@ TEST(K8sAdapter, BorrowedPodStaysPreemptibleWithoutItsOwner) {
   EXPECT_FALSE(h.job("u2")->spec.preemptible) << "a bare pod on its own quota";
 }
 
+// A GPU node the API lists that the model lacks (added after the start) is named, so that the
+// scheduler rebuilds its model; a node without GPUs is not.
+TEST(K8sAdapter, NewGpuNodesAreNamed) {
+  Harness h;
+  EXPECT_TRUE(h.adapter->new_gpu_nodes(h.nodes).empty());
+  auto nodes = h.nodes;
+  nodes.push_back(node("gpu-node-3", 8));
+  nodes.push_back(node("cpu-node-2", 0));
+  EXPECT_EQ(h.adapter->new_gpu_nodes(nodes), (std::vector<std::string>{"gpu-node-3"}));
+}
+
 TEST(K8sAdapter, CordonedNodeIsNotUsable) {
   Harness h;
   h.nodes[1] = node("gpu-node-1", 4, true, true);
@@ -234,6 +249,82 @@ TEST(K8sAdapter, HandOverWaitsForTheApiToFreeTheGpus) {
   h.fold({pod("w", "a", 4)});
   EXPECT_EQ(h.adapter->hand_over(w), driver::Actuator::Handover::Failed);
   EXPECT_EQ(h.adapter->counters().api_failures, 1u);
+}
+
+// A lease that is held or not, at the test's word.
+struct TestLease final : driver::Leadership {
+  bool is_held = true;
+  std::uint64_t at = 3;
+  [[nodiscard]] bool held() const override { return is_held; }
+  [[nodiscard]] std::uint64_t epoch() const override { return at; }
+  [[nodiscard]] std::string describe() const override { return "test lease"; }
+};
+
+// A scheduler that lost its Lease sends nothing more: the hand-over and the eviction make no
+// API call (fenced), and it stays deposed.
+TEST(K8sAdapter, NoWriteAfterTheLeaseIsLost) {
+  Harness h;
+  TestLease lease;
+  h.fence.set_lease(&lease);
+  h.fold({pod("w", "a", 4), bound(pod("r", "b", 2), "gpu-node-2")});
+  const JobId w = *h.core->book().find("w");
+  h.adapter->decided(StartJob{w, Placement{NodeAlloc{NodeId(0), 0b1111}}, false, false}, 0, false);
+  lease.is_held = false;
+  EXPECT_EQ(h.adapter->hand_over(w), driver::Actuator::Handover::Failed);
+  const JobId r = *h.core->book().find("r");
+  EXPECT_FALSE(h.adapter->preempt(r, *h.core->observed(r)));
+  EXPECT_EQ(h.adapter->counters().api_failures, 0u) << "no call was made";
+  EXPECT_EQ(h.fence.fenced(), 2u);
+  EXPECT_TRUE(h.fence.deposed());
+  lease.is_held = true;  // deposed for good
+  EXPECT_EQ(h.adapter->hand_over(w), driver::Actuator::Handover::Failed);
+  EXPECT_EQ(h.adapter->counters().api_failures, 0u);
+}
+
+// A bound pod whose decision carries a newer epoch than ours: another leader binds on this
+// cluster, so this scheduler is deposed (its writes stop) even while its lease looks held.
+TEST(K8sAdapter, NewerEpochOnAPodDeposes) {
+  Harness h;
+  TestLease lease;
+  h.fence.set_lease(&lease);
+  json mine = bound(pod("m", "a", 2), "gpu-node-1");
+  mine["metadata"]["annotations"] = {
+      {kGpusAnnotation, "gpu-node-1:0,1"},
+      {kDecisionAnnotation, "borrowed=0,shared=0,decided=1,epoch=3"}};
+  h.fold({mine});
+  EXPECT_FALSE(h.fence.deposed()) << "our own epoch";
+  json theirs = bound(pod("t", "b", 2), "gpu-node-1");
+  theirs["metadata"]["annotations"] = {
+      {kGpusAnnotation, "gpu-node-1:2,3"},
+      {kDecisionAnnotation, "borrowed=0,shared=0,decided=2,epoch=4"}};
+  h.fold({mine, theirs});
+  EXPECT_TRUE(h.fence.deposed());
+  EXPECT_FALSE(h.fence.may_send());
+}
+
+// Waiting pods are told their typed reason once per change, at most N writes per call: no
+// write while a reason stays, the rest of a burst at the next call. (No server here: each
+// write is an attempt that fails, counted in api_failures.)
+TEST(K8sAdapter, WaitingReasonsWrittenOncePerChange) {
+  Harness h;
+  h.fold({pod("p1", "a", 4), pod("p2", "a", 4), pod("p3", "b", 4)});
+  std::vector<JobId> ids;
+  for (const char* u : {"p1", "p2", "p3"}) ids.push_back(*h.core->book().find(u));
+  for (JobId id : ids) {
+    ASSERT_EQ(h.core->state().runtime(id).status, JobStatus::Pending);
+    h.core->state().set_wait(id, WaitReason::Quota, h.wall);
+  }
+  h.adapter->report_waits(2);
+  EXPECT_EQ(h.adapter->counters().wait_conditions, 2u) << "two per call";
+  h.adapter->report_waits(2);
+  EXPECT_EQ(h.adapter->counters().wait_conditions, 3u) << "the third at the next call";
+  h.adapter->report_waits(2);
+  h.adapter->report_waits(2);
+  EXPECT_EQ(h.adapter->counters().wait_conditions, 3u) << "nothing while the reasons stay";
+  EXPECT_EQ(h.adapter->counters().api_failures, 3u);
+  h.core->state().set_wait(ids[1], WaitReason::NoFit, h.wall + 1);
+  h.adapter->report_waits(2);
+  EXPECT_EQ(h.adapter->counters().wait_conditions, 4u) << "p2's reason changed";
 }
 
 }  // namespace

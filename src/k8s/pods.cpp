@@ -56,6 +56,7 @@ void parse_decision(const std::string& text, PodView& p) {
     if (k == "borrowed") p.decision_borrowed = v == "1";
     if (k == "shared") p.decision_shared = v == "1";
     if (k == "decided") p.decision_ms = std::strtoll(v.c_str(), nullptr, 10);
+    if (k == "epoch") p.decision_epoch = std::strtoull(v.c_str(), nullptr, 10);
   }
 }
 
@@ -126,9 +127,10 @@ std::string gpus_annotation(const std::string& node, const std::vector<int>& gpu
   return out;
 }
 
-std::string decision_annotation(bool borrowed, bool shared, std::int64_t decided_ms) {
+std::string decision_annotation(bool borrowed, bool shared, std::int64_t decided_ms,
+                                std::uint64_t epoch) {
   return std::string("borrowed=") + (borrowed ? "1" : "0") + ",shared=" + (shared ? "1" : "0") +
-         ",decided=" + std::to_string(decided_ms);
+         ",decided=" + std::to_string(decided_ms) + ",epoch=" + std::to_string(epoch);
 }
 
 }  // namespace ds::k8s

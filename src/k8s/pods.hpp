@@ -9,8 +9,8 @@
 //    (status.phase Succeeded or Failed), scheduling gates (spec.schedulingGates);
 //  - DeepShare's decision of its current placement, written by the scheduler before it binds
 //    (annotations deepshare.io/gpus "NODE:0,1" and deepshare.io/decision
-//    "borrowed=0,shared=0,decided=MS"); a bound pod carrying them is adopted with them by a
-//    restarted scheduler;
+//    "borrowed=0,shared=0,decided=MS,epoch=N", N the leader's epoch: leader.hpp); a bound pod
+//    carrying them is adopted with them by a restarted scheduler;
 //  - a node: allocatable nvidia.com/gpu, usable = Ready and not cordoned (spec.unschedulable).
 #pragma once
 
@@ -43,7 +43,8 @@ struct PodView {
   std::vector<int> decision_gpus;  // GPU indices on decision_node
   bool decision_borrowed = false;  // from deepshare.io/decision
   bool decision_shared = false;
-  std::int64_t decision_ms = -1;  // driver time of the decision (-1: unknown)
+  std::int64_t decision_ms = -1;     // driver time of the decision (-1: unknown)
+  std::uint64_t decision_epoch = 0;  // the epoch of the leader that decided (0: no lease)
   [[nodiscard]] bool bound() const { return !node.empty(); }
   [[nodiscard]] bool ended() const { return phase == "Succeeded" || phase == "Failed"; }
   // Holds its node's GPUs as kube-scheduler and the kubelet count them: bound, not ended
@@ -69,6 +70,7 @@ int gpu_quantity(const json& value);
 
 // The annotations of a decision: deepshare.io/gpus and deepshare.io/decision.
 std::string gpus_annotation(const std::string& node, const std::vector<int>& gpus);
-std::string decision_annotation(bool borrowed, bool shared, std::int64_t decided_ms);
+std::string decision_annotation(bool borrowed, bool shared, std::int64_t decided_ms,
+                                std::uint64_t epoch);
 
 }  // namespace ds::k8s

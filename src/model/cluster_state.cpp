@@ -498,6 +498,16 @@ void ClusterState::start_checked(const StartJob& d, Time now, Time running_at) {
   occupy(id);
 }
 
+void ClusterState::set_borrowed(JobId id) {
+  if (id.index() >= rt_.size() || rt_[id.index()].status != JobStatus::Running)
+    fail(id, "is lent out but is not running");
+  if (!spec(id).preemptible) fail(id, "is lent out but cannot be preempted");
+  if (rt_[id.index()].borrowed) return;
+  count_running(id, -1);
+  rt_[id.index()].borrowed = true;
+  count_running(id, 1);
+}
+
 void ClusterState::count_running(JobId id, int sign) {
   const JobSpec& j = spec(id);
   const JobRuntime& r = rt_[id.index()];

@@ -124,6 +124,9 @@ class ClusterState {
   void clear_job(JobId id);
   // False: the job may no longer be colocated (e.g. its engine fixed how it holds GPUs).
   void set_colocatable(JobId id, bool colocatable);
+  // A running job's run counts as borrowed (preemptible capacity) from now on: its tenant's
+  // guarantee was cut below what it runs (an online driver's quota change).
+  void set_borrowed(JobId id);
   [[nodiscard]] std::size_t job_count() const { return jobs_.size(); }
   [[nodiscard]] std::span<const JobSpec> jobs() const { return jobs_; }
 

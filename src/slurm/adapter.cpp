@@ -70,12 +70,14 @@ bool parked(const JobInfo& j) {
   return j.eligible_s >= kParkedSince;
 }
 
-// Held by DeepShare's own preemption (requeue-hold at restart count p), not by its user.
-bool our_hold(const JobInfo& j, const Record& r) {
-  return j.held && r.preempted_at && *r.preempted_at + 1 == j.restarts;
-}
-
 }  // namespace
+
+// Held by DeepShare's own preemption (requeue-hold at restart count p), not by its user: the
+// gate parks a job its user holds (or releases), and DeepShare's requeue-hold leaves the job's
+// BeginTime at Slurm's requeue time, so a parked hold is never DeepShare's own.
+bool our_hold(const JobInfo& j, const Record& r) {
+  return j.held && !parked(j) && r.preempted_at && *r.preempted_at + 1 == j.restarts;
+}
 
 SlurmAdapter::SlurmAdapter(const ControllerConfig& cfg, driver::Log& log, driver::Journal& journal,
                            driver::Fence& fence, slurm::Actuator& act, Tenants& tenants)
@@ -252,9 +254,14 @@ driver::Observation SlurmAdapter::observe(const std::vector<JobInfo>& jobs) {
   driver::Observation obs;
   const driver::JobBook& book = core_->book();
   for (const View& v : list) {
-    const bool known = book.find(v.ref).has_value();
-    const bool fresh = !known && phase_of(*v.j) != driver::Phase::Ended &&
-                       phase_of(*v.j) != driver::Phase::Ending && !book.tombstoned(v.ref);
+    const driver::Phase phase = phase_of(*v.j);
+    const bool unfinished = phase != driver::Phase::Ended && phase != driver::Phase::Ending;
+    // New, or back after it ended (its user requeued the finished job; the reconciler takes
+    // it as a new arrival): what it asks for is read again.
+    const bool back = book.returns(v.ref, unfinished, state());
+    const bool fresh =
+        back || (unfinished && !book.find(v.ref).has_value() && !book.tombstoned(v.ref));
+    if (back) reported_.erase(v.ref);
     if (fresh && !admit(v)) continue;
     obs.jobs.push_back(engine_job(v, fresh));
   }
@@ -445,7 +452,19 @@ void SlurmAdapter::admitted(JobId id, const driver::EngineJob& e) {
   sj.fixed = parse_gres_request(v.j->tres_per_node);
   sj.restarts = v.j->restarts;
   if (e.decision && e.handed_over && e.phase != driver::Phase::Running) sj.pin = *v.record.pin;
+  // Pending after a run (a finished job its user requeued, a start the PrologSlurmctld
+  // refused): its credential may be revoked on any node.
+  if (v.j->restarts > 0 && v.j->state == JobState::Pending) revoked_everywhere(sj);
   jobs_[id.index()] = sj;
+}
+
+// slurmd kills a launch whose credential is from the second its job was requeued in
+// ("Job credential revoked"): a job requeued where the controller did not see it run waits
+// out the revocation on every node (must_wait_for_revocation).
+void SlurmAdapter::revoked_everywhere(SlurmJob& sj) const {
+  sj.requeued_from.clear();
+  for (const Node& n : cluster_.nodes) sj.requeued_from.push_back(n.name);
+  sj.pending_again_wall = wall_;
 }
 
 void SlurmAdapter::observed(JobId id, const driver::EngineJob& e) {
@@ -457,6 +476,13 @@ void SlurmAdapter::observed(JobId id, const driver::EngineJob& e) {
   if (!sj.requeued_from.empty() && sj.pending_again_wall == 0 && j.state == JobState::Pending &&
       !j.completing)
     sj.pending_again_wall = wall_;
+  // Requeued while pending in the controller's sight (Slurm's own start, refused by the
+  // PrologSlurmctld): Slurm counted a run. (A requeue the controller knows of has its nodes.)
+  if (j.restarts > sj.restarts && j.state == JobState::Pending && !j.completing &&
+      sj.requeued_from.empty()) {
+    sj.restarts = j.restarts;
+    revoked_everywhere(sj);
+  }
 }
 
 void SlurmAdapter::forgotten(JobId id) {
@@ -528,6 +554,21 @@ void SlurmAdapter::requeued_by_engine(JobId id, const driver::EngineJob& e) {
 
 void SlurmAdapter::adopted(JobId id, const driver::EngineJob& e) {
   if (e.decision) jobs_[id.index()].pin = *view(e.key)->record.pin;
+}
+
+// A quota cut made the run borrowed: its pin says so (b=1), so that a restarted controller
+// adopts it as a borrower. A run without a pin of its own is adopted as borrowed anyway.
+void SlurmAdapter::lent_out(JobId id) {
+  SlurmJob& sj = jobs_[id.index()];
+  sj.pin.borrowed = true;
+  const View* v = view(sj.ref);
+  if (!v || !v->record.pin || v->record.pin->restart != v->j->restarts) return;
+  RecordFields f = parse_fields(v->j->admin_comment);
+  f["b"] = "1";
+  Update u;
+  u.job = sj.ref;
+  u.admin_comment = format_fields(f);
+  if (!act_update(u)) log_.warn("pin_update_failed", {{"job", sj.ref}, {"error", act_error()}});
 }
 
 }  // namespace ds::slurm

@@ -40,6 +40,10 @@
 
 namespace ds::slurm {
 
+// Whether a held job is held by DeepShare's own preemption (requeue-hold), not by its user or
+// an administrator (adapter.cpp).
+bool our_hold(const JobInfo& j, const Record& r);
+
 struct AdapterCounters {
   std::uint64_t untrusted_pins = 0;
   std::uint64_t bad_records = 0;
@@ -89,6 +93,7 @@ class SlurmAdapter final : public driver::Actuator {
   void preempt_confirmed(JobId, const driver::EngineJob&) override;
   void requeued_by_engine(JobId, const driver::EngineJob&) override;
   void adopted(JobId, const driver::EngineJob&) override;
+  void lent_out(JobId) override;
   Handover hand_over(JobId) override;
   void take_back(JobId) override;
   void repeat_preempt(JobId) override;
@@ -157,6 +162,7 @@ class SlurmAdapter final : public driver::Actuator {
   [[nodiscard]] bool gpus_free_in_slurm(const SlurmJob& sj) const;
   [[nodiscard]] bool must_wait_for_revocation(const SlurmJob& sj) const;
   void note_requeue(SlurmJob& sj);
+  void revoked_everywhere(SlurmJob& sj) const;
   void park_again(const SlurmJob& sj);
   std::string record_text(const SlurmJob& sj, const View* v, bool with_pin) const;
   std::optional<Expressed> express(const StartJob& s, SlurmJob& sj);

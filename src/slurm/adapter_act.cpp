@@ -200,6 +200,8 @@ driver::Actuator::Handover SlurmAdapter::hand_over(JobId id) {
   const JobInfo& j = *v->j;
   // Not yet pending again (still completing after our requeue): retried next cycle.
   if (j.state != JobState::Pending || j.completing) return Handover::NotYet;
+  // Its user held it after the decision: the start is rolled back, the hold stays theirs.
+  if (j.held && !our_hold(j, v->record)) return Handover::Refused;
   if (must_wait_for_revocation(sj)) {
     if (!sj.start_deferred) journal_.line("defer_start " + sj.ref);
     sj.start_deferred = true;

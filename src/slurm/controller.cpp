@@ -54,9 +54,11 @@ std::unique_ptr<Policy> Controller::build_policy() {
 }
 
 // A policy for the current tenants, fed the current state as a restarted controller
-// would: running jobs adopted, candidates arriving. (DeepShare sizes per-tenant state at
-// construction; a rebuild loses its learned run times, like a restart.)
+// would: running jobs adopted (a tenant whose quota was cut below its non-borrowed runs has
+// the newest of them borrowed first, so that they are reclaimable), candidates arriving. (DeepShare
+// sizes per-tenant state at construction; a rebuild loses its learned run times, like a restart.)
 void Controller::rebuild_policy() {
+  core_->borrow_beyond_quota();  // a quota cut reaches the tenant's running jobs
   core_->set_policy(build_policy(), true);
   log_.info("policy_rebuilt", {{"policy", cfg_.policy}, {"tenants", tenants_.list().size()}});
   journal_.line("policy_rebuilt tenants=" + std::to_string(tenants_.list().size()));
@@ -94,7 +96,7 @@ void Controller::check_slurm_setup() {
 void Controller::init() {
   check_policy(cfg_.policy);
   if (fence_.lease() && !fence_.lease()->held())
-    throw InputError("the controller's lease (" + fence_.lease()->dir() + ") is not held");
+    throw InputError("the controller's lease (" + fence_.lease()->describe() + ") is not held");
   if (journal_.open(cfg_.journal, loop_.clock))
     log_.info("clock_restored", {{"journal", cfg_.journal}, {"scale", loop_.clock.scale}});
   set_wall(ports_.clock->now_ms());

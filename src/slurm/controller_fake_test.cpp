@@ -530,5 +530,157 @@ TEST(ControllerFake, SoakOfTenThousandJobsKeepsMemoryFlat) {
 #endif
 }
 
+// Issue #24: a user's `scontrol requeue` of their own finished job. Slurm makes it pending
+// again (restart count + 1) and would start it by itself on its old GPUs a second later
+// (cred_expire on a real cluster); the controller takes it as a new arrival of its tenant,
+// parks it and starts it itself. Without that the job waited, unseen, for Slurm, whose
+// PrologSlurmctld refuses every such start (expect_sound counts the refusals).
+TEST(ControllerFake, RequeueOfAFinishedJobArrivesAgainAndRunsOnlyByDeepShare) {
+  Harness h;
+  auto ctl = h.start();
+  const auto a = h.fc.submit("alpha", 2, 3000);
+  h.run(*ctl, 8000);
+  ASSERT_TRUE(h.fc.stats(a).completed) << h.fc.describe(a);
+  h.fc.user_requeue(a);
+  h.run(*ctl, 10000);
+  EXPECT_EQ(h.fc.stats(a).starts, 2) << h.fc.describe(a);
+  EXPECT_TRUE(h.fc.stats(a).completed) << h.fc.describe(a);
+  EXPECT_EQ(ctl->counters().starts, 2u);
+  h.expect_sound();
+}
+
+// The same while no controller runs: Slurm's own attempts are refused by the prolog (the
+// job never runs outside DeepShare), and the next controller starts it.
+TEST(ControllerFake, RequeueWhileNoControllerRunsWaitsForTheNextOne) {
+  Harness h;
+  auto ctl = h.start();
+  const auto a = h.fc.submit("beta", 4, 3000);
+  h.run(*ctl, 8000);
+  ctl.reset();
+  h.fc.user_requeue(a);
+  h.fc.advance(10000);
+  EXPECT_GT(h.fc.prolog_refusals(), 0) << "Slurm never tried: the test tests nothing";
+  EXPECT_EQ(h.fc.stats(a).starts, 1) << h.fc.describe(a);
+  ctl = h.start();
+  h.run(*ctl, 10000);
+  EXPECT_EQ(h.fc.stats(a).starts, 2) << h.fc.describe(a);
+  EXPECT_TRUE(h.fc.stats(a).completed) << h.fc.describe(a);
+  EXPECT_EQ(h.fc.unpinned_starts(), 0);
+}
+
+// A user's hold of a job DeepShare preempted stays theirs: the job is not restarted when
+// its GPUs are free again, only after its user releases it, and then by DeepShare.
+TEST(ControllerFake, AUsersHoldOfAPreemptedJobStaysTheirs) {
+  FakeOptions o;
+  o.nodes = 1;
+  Harness h(o);
+  auto ctl = h.start();
+  const auto v = h.fc.submit("scav", 4, 60000);  // borrows the node
+  h.run(*ctl, 3000);
+  ASSERT_EQ(h.fc.stats(v).starts, 1) << h.fc.describe(v);
+  const auto owner = h.fc.submit("alpha", 4, 10000);  // entitled: reclaims it
+  h.run(*ctl, 3000);
+  ASSERT_EQ(h.fc.stats(v).requeues, 1) << h.fc.describe(v);
+  h.fc.user_hold(v, true);
+  h.run(*ctl, 30000);
+  EXPECT_TRUE(h.fc.stats(owner).completed) << h.fc.describe(owner);
+  EXPECT_EQ(h.fc.stats(v).starts, 1) << "the user's hold was undone: " << h.fc.describe(v);
+  h.fc.user_hold(v, false);
+  h.run(*ctl, 80000);
+  EXPECT_EQ(h.fc.stats(v).starts, 2) << h.fc.describe(v);
+  h.expect_sound();
+}
+
+// A user's hold of a job DeepShare has decided to start (its GPUs are still being freed by a
+// victim): the start is rolled back and the hold stays; the release lets DeepShare start it.
+TEST(ControllerFake, AUsersHoldDuringAStartRollsTheStartBack) {
+  FakeOptions o;
+  o.nodes = 1;
+  o.kill_ms = 4000;  // the victim holds its GPUs a while after the preemption
+  Harness h(o);
+  auto ctl = h.start();
+  const auto v = h.fc.submit("scav", 4, 60000);
+  h.run(*ctl, 3000);
+  const auto owner = h.fc.submit("alpha", 4, 5000);
+  h.run(*ctl, 1000);
+  ASSERT_EQ(h.fc.stats(v).requeues, 1) << h.fc.describe(v);
+  h.fc.user_hold(owner, true);
+  h.run(*ctl, 20000);
+  EXPECT_EQ(h.fc.stats(owner).starts, 0) << "the user's hold was undone: " << h.fc.describe(owner);
+  EXPECT_GE(ctl->counters().rollbacks, 1u);
+  h.fc.user_hold(owner, false);
+  h.run(*ctl, 100000);
+  EXPECT_TRUE(h.fc.stats(owner).completed) << h.fc.describe(owner);
+  h.expect_sound();
+}
+
+// Issue #24: a quota cut by sacctmgr reaches running jobs. scav runs 8 GPUs within its quota
+// of 8 when the quota is cut to 0: its runs become borrowed (preemptible, counted as such)
+// without a restart, and beta's entitled job reclaims GPUs from them at once instead of
+// waiting for them to end (before: they stayed guaranteed until they ended).
+TEST(ControllerFake, AQuotaCutMakesRunningJobsReclaimable) {
+  Harness h;
+  auto account = [](const char* name, std::int64_t quota) {
+    Association a;
+    a.account = name;
+    a.parent = "root";
+    a.grp_quota = quota;
+    return a;
+  };
+  h.fc.accounts = {account("root", -1), account("alpha", 8), account("beta", 8),
+                   account("scav", 8)};
+  h.fc.accounts[0].parent = "";
+  h.cfg.tenant_source = TenantSource::Slurm;
+  h.cfg.tenants_refresh_s = 1;
+  auto ctl = h.start();
+  auto metric = [&](const std::string& line) {
+    return ctl->metrics_text().find(line) != std::string::npos;
+  };
+  std::vector<std::uint32_t> scav, alpha;
+  for (int i = 0; i < 2; ++i) scav.push_back(h.fc.submit("scav", 4, 120000));
+  for (int i = 0; i < 2; ++i) alpha.push_back(h.fc.submit("alpha", 4, 120000));
+  h.run(*ctl, 3000);
+  for (auto id : scav) ASSERT_EQ(h.fc.stats(id).starts, 1) << h.fc.describe(id);
+  ASSERT_TRUE(metric("deepshare_tenant_borrowed_gpus{tenant=\"scav\"} 0\n"));
+  h.fc.accounts[3].grp_quota = 0;
+  h.run(*ctl, 3000);
+  EXPECT_TRUE(metric("deepshare_tenant_borrowed_gpus{tenant=\"scav\"} 8\n")) << ctl->metrics_text();
+  EXPECT_TRUE(metric("deepshare_tenant_borrowed_gpus{tenant=\"alpha\"} 0\n"));
+  const auto b = h.fc.submit("beta", 4, 5000);
+  h.run(*ctl, 10000);
+  EXPECT_EQ(h.fc.stats(b).starts, 1) << h.fc.describe(b);
+  int preempted = 0;
+  for (auto id : scav) preempted += h.fc.stats(id).requeues;
+  for (auto id : alpha) EXPECT_EQ(h.fc.stats(id).requeues, 0) << h.fc.describe(id);
+  EXPECT_EQ(preempted, 1);
+  h.run(*ctl, 400000);
+  h.expect_sound();
+}
+
+// Issue #24 item 5: a job running within its quota that Slurm requeues after a node failure
+// keeps its guarantee. alpha's job loses its node while scav borrows the only other one:
+// the job reclaims it when its SLO is due (2 s), not at the borrower's next checkpoint
+// (30 min by default; before, it waited for the borrower to end).
+TEST(ControllerFake, ANodeFailureRequeueKeepsItsGuarantee) {
+  FakeOptions o;
+  o.nodes = 2;
+  Harness h(o);
+  auto ctl = h.start();
+  const auto a = h.fc.submit("alpha", 4, 120000);
+  h.run(*ctl, 2000);
+  const auto v = h.fc.submit("scav", 4, 120000);  // borrows the other node
+  h.run(*ctl, 3000);
+  ASSERT_EQ(h.fc.stats(a).starts, 1) << h.fc.describe(a);
+  ASSERT_EQ(h.fc.stats(v).starts, 1) << h.fc.describe(v);
+  const int node = h.fc.stats(a).ran_on.front() == "node1" ? 0 : 1;
+  h.fc.set_node_up(node, false);
+  h.run(*ctl, 10000);
+  EXPECT_EQ(h.fc.stats(a).starts, 2) << h.fc.describe(a);
+  EXPECT_EQ(h.fc.stats(v).requeues, 1) << h.fc.describe(v);
+  h.fc.set_node_up(node, true);
+  h.run(*ctl, 400000);
+  h.expect_sound();
+}
+
 }  // namespace
 }  // namespace ds::slurm

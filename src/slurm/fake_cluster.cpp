@@ -133,16 +133,22 @@ void FakeCluster::tick() {
   }
 }
 
-void FakeCluster::check_pin(const Job& j) {
-  std::optional<Record> r;
+// DeepShare's pin for the job's current run (what the PrologSlurmctld checks).
+bool FakeCluster::pinned(const Job& j) const {
   try {
-    r = parse_record(j.info.admin_comment);
+    const std::optional<Record> r = parse_record(j.info.admin_comment);
+    return r && r->pin && r->pin->restart == j.info.restarts;
   } catch (const InputError&) {
+    return false;
   }
-  if (!r || !r->pin || r->pin->restart != j.info.restarts) {
+}
+
+void FakeCluster::check_pin(const Job& j) {
+  if (!pinned(j)) {
     ++unpinned_starts_;
     return;
   }
+  const std::optional<Record> r = parse_record(j.info.admin_comment);
   std::map<std::string, std::uint64_t> alloc;
   for (const auto& [node, a] : j.info.alloc) alloc[node] = a.gpus | a.slots;
   if (alloc != r->pin->gpus) ++pin_mismatches_;
@@ -213,8 +219,8 @@ void FakeCluster::schedule() {
       for (int n = 0; n < o_.nodes && nodes.size() < i.num_nodes; ++n)
         if (fits(node_name(n)) && holds(node_name(n))) nodes.push_back(node_name(n));
     if (!std::all_of(nodes.begin(), nodes.end(), holds)) {
-      // Pinned where Slurm can never start it: it stays pending (a real Slurm start that
-      // DeepShare would roll back after KillWait + start_margin_s).
+      // Pinned where Slurm can never start it: it stays pending (feasible.hpp,
+      // reservations.hpp).
       i.reason = "Resources";
       if (j->unstartable_run != i.restarts) {
         j->unstartable_run = i.restarts;
@@ -228,6 +234,14 @@ void FakeCluster::schedule() {
         j->conflict_run = i.restarts;
         ++conflicts_;
       }
+      continue;
+    }
+    if (o_.prolog && !pinned(*j)) {  // PrologSlurmctld: refused, requeued by Slurm
+      ++prolog_refusals_;
+      ++i.restarts;
+      i.eligible_s = now_ / 1000 + 1;
+      i.reason = "BeginTime";
+      changed();
       continue;
     }
     i.state = JobState::Running;
@@ -381,6 +395,39 @@ void FakeCluster::user_cancel(std::uint32_t id) {
       j->completing_until = now_ + o_.kill_ms;
     }
   }
+}
+
+void FakeCluster::user_requeue(std::uint32_t id) {
+  Job* j = find(std::to_string(id));
+  if (!j || j->info.state == JobState::Pending || j->info.completing) return;
+  JobInfo& i = j->info;
+  if (i.running()) {
+    end_run(*j, JobState::Pending, true, false);
+    i.completing = true;
+    j->completing_until = now_ + o_.kill_ms;
+  } else {  // finished: pending again at once
+    i.state = JobState::Pending;
+    ++i.restarts;
+    ++stats_[id - 1].requeues;
+    i.reason = "BeginTime";
+    i.alloc.clear();
+    i.nodes.clear();
+    stats_[id - 1].completed = stats_[id - 1].cancelled = false;
+  }
+  i.submit_s = now_ / 1000;
+  i.eligible_s = now_ / 1000 + 1;
+  changed();
+}
+
+void FakeCluster::user_hold(std::uint32_t id, bool hold) {
+  Job* j = find(std::to_string(id));
+  if (!j || j->info.state != JobState::Pending) return;
+  JobInfo& i = j->info;
+  i.held = hold;
+  i.priority = hold ? 0 : 1;
+  i.reason = hold ? "JobHeldUser" : "BeginTime";
+  i.eligible_s = kParkedBegin;  // the gate parks it on a hold and on a release
+  changed();
 }
 
 void FakeCluster::set_node_up(int node, bool up) {

@@ -20,6 +20,12 @@
 //  - change-only reads: "no change since T" or the whole table, T in whole seconds;
 //  - node failure: the node's running jobs are requeued by Slurm (not held, eligible a
 //    second later, restart count + 1);
+//  - PrologSlurmctld (deploy/slurm/prolog-slurmctld.sh, on unless `prolog` is false): a start
+//    without DeepShare's pin for that run is refused before the job runs, and Slurm requeues
+//    the job (restart count + 1, eligible a second later);
+//  - its user's commands: `scontrol requeue` of a running or finished job (pending again,
+//    restart count + 1, submitted anew, eligible a second later), hold and release (the
+//    gate parks the job either way);
 //  - failures: reads that fail, actions that fail before Slurm applies them, actions that
 //    Slurm applies but whose reply is lost (reported as failed), stale reads (the previous
 //    answer again: duplicate and late events), slurmctld outages (every RPC fails).
@@ -55,6 +61,7 @@ struct FakeOptions {
   double p_reply_lost = 0;
   double p_stale_read = 0;
   std::uint64_t seed = 1;
+  bool prolog = true;  // PrologSlurmctld refuses starts DeepShare did not decide
   // Slurm Features of node i (node1 = [0]; GPU models, docs/slurm.md); missing: none.
   std::vector<std::string> node_features;
   // CPUs and RealMemory (MiB) of node i; missing or 0: no limit. Slurm starts a job only on
@@ -104,6 +111,8 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   // Moves time forward, running Slurm's own transitions on the way.
   void advance(std::int64_t ms);
   void user_cancel(std::uint32_t id);
+  void user_requeue(std::uint32_t id);
+  void user_hold(std::uint32_t id, bool hold);  // false: release
   // What the job's sbatch also asked (--exclude, --cpus-per-task, --mem), before DeepShare
   // first reads it.
   void require(std::uint32_t id, std::vector<std::string> excluded, std::uint32_t cpus_per_node,
@@ -129,6 +138,7 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   [[nodiscard]] std::size_t finished() const { return finished_; }
   [[nodiscard]] int pin_mismatches() const { return pin_mismatches_; }
   [[nodiscard]] int unpinned_starts() const { return unpinned_starts_; }
+  [[nodiscard]] int prolog_refusals() const { return prolog_refusals_; }
   [[nodiscard]] int rejected_gres_changes() const { return gres_changes_; }
   [[nodiscard]] int conflicts() const { return conflicts_; }
   // Runs pinned to nodes Slurm cannot start them on (excluded, too few CPUs or too little
@@ -155,6 +165,7 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   void tick();
   void schedule();
   void end_run(Job& j, JobState to, bool requeue, bool held);
+  [[nodiscard]] bool pinned(const Job& j) const;
   void check_pin(const Job& j);
   [[nodiscard]] bool can_hold(const JobInfo& i, std::size_t n) const;
 
@@ -171,6 +182,7 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   std::string error_;
   std::size_t finished_ = 0;
   int pin_mismatches_ = 0, unpinned_starts_ = 0, gres_changes_ = 0, conflicts_ = 0;
+  int prolog_refusals_ = 0;
   int unstartable_ = 0;
   std::uint64_t applied_ = 0;
 };

@@ -81,6 +81,8 @@ std::vector<std::string> FakeHarness::unsound(bool conflicts_ok, bool refusals_o
   }
   if (fc.unpinned_starts() != 0)
     out.push_back("Slurm ran a job without DeepShare's pin for that run");
+  if (fc.prolog_refusals() != 0)
+    out.push_back("Slurm tried to start a job DeepShare did not decide (the prolog refused it)");
   if (fc.pin_mismatches() != 0) out.push_back("a pin differs from Slurm's allocation");
   if (fc.rejected_gres_changes() != 0) out.push_back("a GRES request was rewritten");
   if (!conflicts_ok && fc.conflicts() != 0) out.push_back("two jobs pinned to the same GPUs");

@@ -39,9 +39,9 @@ class FakeHarness {
   // come back for it.
   void submit_wave(std::mt19937_64& rng, int jobs);
   // What went wrong: a job that did not end (completed, or cancelled by DeepShare with a
-  // reason when `refusals_ok`), Slurm running a job without DeepShare's pin for that run or
-  // on other GPUs, a rewritten GRES request, and (unless `conflicts_ok`) two jobs pinned to
-  // the same GPUs.
+  // reason when `refusals_ok`), Slurm running (or trying to: the PrologSlurmctld refused it)
+  // a job without DeepShare's pin for that run or on other GPUs, a rewritten GRES request, and
+  // (unless `conflicts_ok`) two jobs pinned to the same GPUs.
   [[nodiscard]] std::vector<std::string> unsound(bool conflicts_ok = false,
                                                  bool refusals_ok = false) const;
 

@@ -10,7 +10,11 @@
 # --gres=gpu:N, -G N, --gpus-per-task, --gres=gpu:a100:N; a 2-node job; an array of
 # 6 x 4 GPUs; a dependency on a long job; --begin; a --no-requeue job; reclaim with
 # preemption; scancel during a long KillWait; jobs of the second partition on the same
-# nodes; a quota change by sacctmgr without a restart.
+# nodes; a finished job requeued by its user (with and without a controller running: the
+# PrologSlurmctld refuses Slurm's own start); a preempted job held and released by its user;
+# a node failure (the requeued job reclaims a borrower when its SLO is due);
+# a quota change by sacctmgr without a restart, and a quota cut that makes running jobs
+# borrowers (reclaimed by an entitled job).
 # Every case is checked from Slurm's own records and the jobs' outputs; at the end, from
 # ~4 samples a second of `scontrol -d show job` and from every job's start/end lines:
 # no GPU ever held by two non-shared jobs at once, no tenant ever above its quota on
@@ -306,6 +310,78 @@ check "--no-requeue job never preempted (Restarts=0, completed)" \
 scancel $v1 $v2 $v3 $v4 2>/dev/null
 wait_for 100 all_ended $v1 $v2 $v3 $v4
 
+echo "== 5b. what Slurm would start by itself: a finished job requeued, a preempted job held and released"
+# (issue #24) Only DeepShare starts a job of its partition: the PrologSlurmctld refuses any
+# other start before the job runs (deploy/slurm/prolog-slurmctld.sh), the controller takes a
+# finished job its user requeued as a new arrival, and a user's hold stays theirs.
+refusals() { grep -c "prolog_slurmctld JobId=$1 prolog exit status" "$BASE/log/slurmctld.log"; }
+starts() { grep -c '^start' "$O/$1.out" 2>/dev/null; }
+rq=$(sub "$alice" alpha 1 --gres=gpu:2)
+wait_for 75 ended "$rq"
+e=$(as "$alice" scontrol requeue "$rq" 2>&1); rc=$?
+wait_for 75 sh -c "[ \"\$(grep -c '^end' $O/$rq.out)\" = 2 ]"
+check "a finished job its user requeued (rc $rc${e:+: $e}) ran again, started by DeepShare as a new arrival (pin r=$(key "$rq" r), Restarts=$(field "$rq" Restarts), $(refusals "$rq") start(s) refused)" \
+  sh -c "[ $rc = 0 ] && [ $(starts "$rq") = 2 ] && [ '$(key "$rq" r)' = '$(field "$rq" Restarts)' ] && grep -q '\"event\":\"job_returned\",\"job\":\"$rq\"' $BASE/ctl.log"
+# the same while no controller runs: Slurm tries after cred_expire (10 s), its prolog refuses
+kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=""
+as "$alice" scontrol requeue "$rq"
+wait_for 100 sh -c "[ \$(grep -c 'prolog_slurmctld JobId=$rq prolog exit status' $BASE/log/slurmctld.log) -ge 1 ]"
+check "no controller: Slurm's own start of the requeued job was refused by the prolog before it ran ($(refusals "$rq") refusal(s), $(starts "$rq") starts, $(squeue -h -j "$rq" -o %T:%r))" \
+  sh -c "[ $(refusals "$rq") -ge 1 ] && [ $(starts "$rq") = 2 ] && [ \"\$(squeue -h -j $rq -o %T)\" = PENDING ]"
+start_ctl
+wait_for 100 sh -c "[ \"\$(grep -c '^end' $O/$rq.out)\" = 3 ]"
+check "the next controller started it (3 runs, pin r=$(key "$rq" r) = Restarts $(field "$rq" Restarts))" \
+  sh -c "[ $(starts "$rq") = 3 ] && [ '$(key "$rq" r)' = '$(field "$rq" Restarts)' ]"
+# a borrower DeepShare preempts, then its user holds it: it stays held when GPUs free up
+b1=$(sub "$dave" scav 60 --gres=gpu:4 --comment=ds:mem=22000)
+b2=$(sub "$dave" scav 60 --gres=gpu:4 --comment=ds:mem=22000)
+b3=$(sub "$dave" scav 60 --gres=gpu:4 --comment=ds:mem=22000)
+b4=$(sub "$dave" scav 60 --gres=gpu:4 --comment=ds:mem=22000)
+for j in $b1 $b2 $b3 $b4; do wait_for 75 is_state "$j" RUNNING; done
+own=$(sub "$bob" beta 4 --gres=gpu:4)
+held_by_ds() { for j in $b1 $b2 $b3 $b4; do [ "$(state "$j")" = PENDING ] && [ "$(field "$j" Restarts)" = 1 ] && { echo "$j"; return 0; }; done; return 1; }
+wait_for 75 held_by_ds >/dev/null
+hv=$(held_by_ds)
+if [ -n "$hv" ]; then
+  e=$(as "$dave" scontrol hold "$hv" 2>&1); rc=$?
+  wait_for 100 ended "$own"
+  sleep 3
+  # (Slurm keeps the reason job_requeued_in_held_state; the gate parked it: StartTime 2100)
+  check "a preempted job its user holds (rc $rc${e:+: $e}) stays held when its GPUs are free again ($hv: $(squeue -h -j "$hv" -o %T:%r), StartTime $(field "$hv" StartTime), $(starts "$hv") start(s))" \
+    sh -c "[ $rc = 0 ] && [ \"\$(squeue -h -j $hv -o %T:%Q)\" = PENDING:0 ] && [ $(starts "$hv") = 1 ] && scontrol show job $hv | grep -q 'StartTime=2100'"
+  as "$dave" scontrol release "$hv"
+  wait_for 100 is_state "$hv" RUNNING
+  check "released by its user, it was restarted by DeepShare (pin r=$(key "$hv" r) = Restarts $(field "$hv" Restarts), $(refusals "$hv") start(s) refused)" \
+    sh -c "[ \"\$(squeue -h -j $hv -o %T)\" = RUNNING ] && [ '$(key "$hv" r)' = '$(field "$hv" Restarts)' ] && [ $(refusals "$hv") = 0 ]"
+else
+  bad "a preempted job its user holds: the entitled job $own preempted no borrower"
+fi
+scancel $b1 $b2 $b3 $b4 2>/dev/null
+wait_for 100 all_ended $b1 $b2 $b3 $b4 "$own"
+
+echo "== 5c. a node failure: the requeued job keeps its guarantee"
+# (issue #24 item 5) alpha's job runs within quota, scav borrows the other three nodes, then
+# alpha's node goes down: Slurm requeues the job, and it reclaims a borrower when its SLO
+# (2 s) is due, not at a borrower's checkpoint (30 min) or end (60 s).
+nf=$(sub "$alice" alpha 60 --gres=gpu:4 --comment=ds:mem=22000)
+wait_for 75 is_state "$nf" RUNNING
+bw=""
+for _ in 1 2 3; do bw="$bw $(sub "$dave" scav 60 --gres=gpu:4 --comment=ds:mem=22000)"; done
+for j in $bw; do wait_for 75 is_state "$j" RUNNING; done
+nfnode=$(squeue -h -j "$nf" -o %N)
+scontrol update NodeName="$nfnode" State=DOWN Reason=adversarial-test
+t_down=$(date +%s)
+moved() { local n; n=$(squeue -h -j "$nf" -t R -o %N); [ -n "$n" ] && [ "$n" != "$nfnode" ]; }
+wait_for 100 moved
+t_up=$(epoch "$(field "$nf" StartTime)")
+reclaimed=""
+for j in $bw; do [ "$(field "$j" Restarts)" -ge 1 ] && reclaimed="$reclaimed $j"; done
+check "node $nfnode down: job $nf was requeued by Slurm and restarted on $(squeue -h -j "$nf" -o %N) $((t_up - t_down)) s later by reclaiming a borrower (${reclaimed:-none}) (pin r=$(key "$nf" r), Restarts $(field "$nf" Restarts))" \
+  sh -c "[ -n '$reclaimed' ] && [ \"\$(squeue -h -j $nf -o %T)\" = RUNNING ] && [ '$(key "$nf" r)' = '$(field "$nf" Restarts)' ]"
+scontrol update NodeName="$nfnode" State=RESUME
+scancel $nf $bw 2>/dev/null
+wait_for 100 all_ended $nf $bw
+
 echo "== 6. a quota change by sacctmgr applies without a restart"
 tq=$(date +%s.%N)
 sacctmgr -i modify account scav set GrpTRES=gres/gpu=4 >/dev/null
@@ -315,6 +391,32 @@ q=$(sub "$dave" scav 3 --gres=gpu:2)
 wait_for 75 is_state "$q" RUNNING
 check "scav's job now runs within its quota (b=0)" test "$(key "$q" b)" = 0
 wait_for 50 ended "$q"
+
+echo "== 6a. a quota cut reaches running jobs"
+# (issue #24) scav runs 4 GPUs within its quota of 4, the cluster is full, then sacctmgr cuts
+# scav to 0: its run becomes borrowed (pin b=1) without a restart, and beta's entitled job
+# reclaims it instead of waiting for it to end.
+c1=$(sub "$dave" scav 60 --gres=gpu:4 --comment=ds:mem=22000)
+wait_for 75 is_state "$c1" RUNNING
+fill=""
+for u in "$alice:alpha" "$alice:alpha" "$bob:beta"; do fill="$fill $(sub "${u%%:*}" "${u#*:}" 60 --gres=gpu:4 --comment=ds:mem=22000)"; done
+for j in $fill; do wait_for 75 is_state "$j" RUNNING; done
+check "a full cluster; scav's job $c1 runs within its quota (b=$(key "$c1" b))" test "$(key "$c1" b)" = 0
+tc0=$(date +%s.%N)
+sacctmgr -i modify account scav set GrpTRES=gres/gpu=0 >/dev/null
+wait_for 50 sh -c "scontrol show job $c1 | grep -q 'AdminComment=.*;b=1;'"
+check "the quota cut reached scav's running job: borrowed now (b=$(key "$c1" b)), logged, without a restart" \
+  sh -c "[ '$(key "$c1" b)' = 1 ] && grep -q '\"event\":\"quota_cut_borrowed\".*\"job\":\"$c1\"' $BASE/ctl.log"
+ent2=$(sub "$bob" beta 3 --gres=gpu:4 --comment=ds:mem=22000)
+wait_for 100 is_state "$ent2" RUNNING
+waited=$(( $(epoch "$(field "$ent2" StartTime)") - $(epoch "$(field "$ent2" SubmitTime)") ))
+kept() { for j in $fill; do [ "$(field "$j" Restarts)" = 0 ] || return 1; done; }
+check "beta's entitled job $ent2 reclaimed the former guarantee (waited ${waited} s, SLO 2 s; $c1 Restarts=$(field "$c1" Restarts)), the entitled runs kept theirs" \
+  sh -c "[ \"\$(squeue -h -j $ent2 -o %T)\" = RUNNING ] && [ '$(field "$c1" Restarts)' -ge 1 ] && $(kept && echo true || echo false)"
+sacctmgr -i modify account scav set GrpTRES=gres/gpu=4 >/dev/null
+tc1=$(date +%s.%N)
+scancel $c1 $fill 2>/dev/null
+wait_for 100 all_ended $c1 $fill "$ent2"
 
 echo "== 6b. tenant trees: a coordinator's sub-account asks more than its parent"
 # alpha has 8; its sub-account asks 16 (issue #24): DeepShare guarantees it what fits (8),
@@ -354,8 +456,11 @@ overlaps=$(awk '{ k = $1 " " $2 " " $3 " " $4; c[k]++; j[k] = j[k] " " $5 } END 
 samples=$(cut -d' ' -f1 "$BASE/samples" | sort -u | wc -l)
 check "Slurm's records ($samples samples): no GPU ever held by two jobs whole, nor its slot twice${overlaps:+: $overlaps}" \
   test -z "$overlaps" -a "$samples" -gt 100
-over=$(awk -v tq="$tq" '$7 == "batch" && $9 == "0" && $10 == "0" && $4 == "W" { k = $1 " " $8; n[k]++ }
-  END { for (k in n) { split(k, a, " "); q = (a[2] == "scav") ? ((a[1] >= tq) ? 4 : 0) : 8; if (n[k] > q) print k, n[k] ">" q } }' "$BASE/holders" | head -5)
+# scav's quota: 0, 4 from section 6, 0 again while cut in 6a (from 2 s after the cut: the
+# controller reads quotas every tenants_refresh_s = 1 s), 4 after.
+over=$(awk -v tq="$tq" -v tc0="$tc0" -v tc1="$tc1" '$7 == "batch" && $9 == "0" && $10 == "0" && $4 == "W" { k = $1 " " $8; n[k]++ }
+  END { for (k in n) { split(k, a, " "); t = a[1] + 0
+    q = (a[2] == "scav") ? ((t >= tq && !(t >= tc0 + 2 && t < tc1)) ? 4 : 0) : 8; if (n[k] > q) print k, n[k] ">" q } }' "$BASE/holders" | head -5)
 check "no tenant ever held more GPUs than its quota without borrowing${over:+: $over}" test -z "$over"
 # The jobs' own start/end lines: intervals of non-shared jobs on one (node, GPU) never overlap.
 for f in "$O"/*.out; do

@@ -333,9 +333,17 @@ check("StartTime keeps the Comment's hints", mch and mch.comment == "ds:mem=4000
   mch and mch.comment)
 running.comment = nil
 mch = upd({ priority = 4294967295 })
-check("release (user hold) allowed", mch ~= nil)
+check("release (user hold) allowed; the job stays parked for DeepShare (Slurm would start a job DeepShare preempted at once)",
+  mch ~= nil and mch.begin_time == gate.PARK)
+mch = upd({ priority = 0 })
+check("a user's hold parks the job too (a parked hold is never DeepShare's own)", mch and mch.begin_time == gate.PARK)
+mch = upd({ priority = NO_VAL })
+check("no hold or release: nothing parked", mch and mch.begin_time == nil)
 mch = upd({ time_limit = 60, dependency = "afterok:5" })
-check("time limit and dependency allowed", mch ~= nil)
+check("time limit and dependency allowed", mch ~= nil and mch.begin_time == nil)
+local ungated = { partition = "batch", admin_comment = nil }
+mch = gate.modify(conf, { priority = 4294967295, begin_time = 0 }, ungated, 1000)
+check("release of a job without DeepShare's record: not parked (Slurm's to run)", mch and mch.begin_time == nil)
 mch, code = upd({ min_mem_per_node = 32000 })
 check("a memory update refused (the node mask is read once)", mch == nil and code == gate.E.ACCESS_DENIED)
 mch, code = upd({ cpus_per_task = 16 })

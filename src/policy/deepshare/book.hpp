@@ -52,6 +52,9 @@ struct JobState {
   Time predicted = 0;
   bool entitled = false;         // waits in the entitled FIFO (entitled, not started yet)
   bool submit_entitled = false;  // entitled at submit (DESIGN §4)
+  // Its run within quota was taken away by the cluster while the job was withdrawn (an
+  // online driver withdraws such a job while it parks it): if it comes back, it is entitled.
+  bool lost_guarantee = false;
   bool queued = false;
   Run run = Run::None;
   JobId partner;             // sharing partner while both run

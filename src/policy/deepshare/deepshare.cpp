@@ -69,8 +69,10 @@ Decisions DeepSharePolicy::decide(const ClusterSnapshot& s) {
 void DeepSharePolicy::ingest(Cycle& cy) {
   const ClusterSnapshot& s = cy.s;
   for (JobId id : s.withdrawn) {
-    if (book_.job(id).queued) book_.dequeue(s.jobs[id.index()]);
-    if (book_.job(id).run != Run::None) runs_.stopped(s, id);
+    JobState& js = book_.job(id);
+    if (js.queued) book_.dequeue(s.jobs[id.index()]);
+    js.lost_guarantee = js.run == Run::Guaranteed;
+    if (js.run != Run::None) runs_.stopped(s, id);
   }
   for (JobId id : s.adopted) runs_.adopt(s, id, prediction_);
   for (const auto& f : s.finished) {
@@ -86,9 +88,22 @@ void DeepSharePolicy::requeued(Cycle& cy, JobId id) {
   JobState& js = book_.job(id);
   if (js.preempted) {  // our own reclaim: already accounted (and maybe restarted)
     js.preempted = false;
+    // Restarted by a decision that was not ours (a driver's policy wrapper): it runs, so it
+    // leaves the queue it waits in here.
+    if (js.run == Run::None && s.runtime[id.index()].status == JobStatus::Running)
+      runs_.adopt(s, id, prediction_);
     return;
   }
+  // A run within its tenant's quota that the cluster took away (a node failure, a start the
+  // engine did not carry out; an online driver may withdraw the job while it parks it, and
+  // present it again) keeps its guarantee: it waits as an entitled job again, by its
+  // submission, so it reclaims when due instead of at a borrower's checkpoint (issue #24).
+  // DeepShare's own preemptions never get here (returned above), nor does the simulator,
+  // whose requeues are all the policy's own: its results are unchanged.
+  bool guaranteed = js.lost_guarantee;
+  js.lost_guarantee = false;
   if (js.run != Run::None) {  // preempted by someone else (e.g. a node failure)
+    guaranteed = js.run == Run::Guaranteed;
     const JobRuntime& r = s.runtime[id.index()];
     const Time ended = r.last_start + (r.attained - js.attained0);
     const double done = js.prog + static_cast<double>(ended - js.prog_at) * js.prog_speed;
@@ -97,7 +112,10 @@ void DeepSharePolicy::requeued(Cycle& cy, JobId id) {
     js.prog = checkpoint_kept(done, interval) -
               static_cast<double>(restart_overhead(s.jobs[id.index()].gpus));
   }
-  if (!js.queued) book_.enqueue(s.jobs[id.index()], s.now, s.runtime[id.index()].attained);
+  if (!js.queued) {
+    if (guaranteed) js.entitled = book_.entitled_at_submit(s, s.jobs[id.index()]);
+    book_.enqueue(s.jobs[id.index()], s.now, s.runtime[id.index()].attained);
+  }
   note_wait(cy.out, id, WaitReason::Priority);
 }
 
