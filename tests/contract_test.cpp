@@ -18,7 +18,10 @@
 //     alternatives, a model no node has or none, no job ever runs (alone or shared) on a GPU
 //     of another model, a job of a model no node has is rejected, a job rejected for its model
 //     alone (the same job without one runs) is told so in its reason, and (by 4) a job that
-//     fits starts when the cluster is idle.
+//     fits starts when the cluster is idle;
+//  8. honour node masks (issue #24: Slurm's node lists, exclusions, memory, CPUs): with
+//     random masks, no job ever runs on a node its mask excludes, a job whose allowed nodes
+//     hold no GPU is rejected, one rejected for its mask alone is told so ("node mask").
 // DS_CONTRACT_DUMP=1 prints the (shrunk) scenario of a failure.
 // The same contract holds online: every non-oracle policy also runs as the Slurm controller
 // runs it, on the in-process fake Slurm, through restarts, lost replies and a leader failover
@@ -124,6 +127,11 @@ void dump(const Scenario& sc, const RunRecord* r) {
                  j.tenant.index(), j.gpus, static_cast<long long>(j.submit / kSecond),
                  static_cast<long long>(w.truth[k].work / kSecond), j.gpu_util, j.gpu_memory_mib,
                  j.gpu_type.empty() ? "" : " model ", j.gpu_type.c_str());
+    if (!j.allowed_nodes.empty()) {
+      std::fprintf(stderr, " nodes");
+      for (std::size_t n = 0; n < j.allowed_nodes.size(); ++n)
+        if (j.allowed_nodes[n]) std::fprintf(stderr, " %zu", n);
+    }
     if (r)
       std::fprintf(stderr, " -> start %llds end %llds waited for %s",
                    static_cast<long long>(r->jobs[k].first_start / kSecond),
@@ -138,6 +146,12 @@ void dump(const Scenario& sc, const RunRecord* r) {
                  static_cast<long long>(c.at / kSecond));
   for (Time t : sc.config.restart_policy_at)
     std::fprintf(stderr, "restart at %llds\n", static_cast<long long>(t / kSecond));
+}
+
+// 8. Whether the job's node mask allows node index `n` (no mask: any), apart from the
+// product's accepts_node.
+bool mask_allows(const JobSpec& j, std::size_t n) {
+  return j.allowed_nodes.empty() || (n < j.allowed_nodes.size() && j.allowed_nodes[n] != 0);
 }
 
 // 7. Whether a GPU of model `node` serves a job naming `want` ("" any, "A|B" one of them):
@@ -181,6 +195,9 @@ struct Observer {
     for (JobId id : s.running)  // 7. only on GPUs of an accepted model
       for (const auto& a : s.runtime[id.index()].placement)
         RC_ASSERT(serves(w->jobs[id.index()].gpu_type, w->cluster.nodes[a.node.index()].gpu_type));
+    for (JobId id : s.running)  // 8. only on nodes its node mask allows
+      for (const auto& a : s.runtime[id.index()].placement)
+        RC_ASSERT(mask_allows(w->jobs[id.index()], a.node.index()));
   }
 };
 
@@ -274,6 +291,54 @@ void check_contract(const std::string& name) {
   RC_ASSERT(r.steps.size() == again.steps.size());
 }
 
+// GPUs on the nodes the job's node mask allows (issue #24).
+int mask_gpus(const Workload& w, const JobSpec& j) {
+  int gpus = 0;
+  for (const auto& n : w.cluster.nodes)
+    if (mask_allows(j, n.id.index())) gpus += n.gpus;
+  return gpus;
+}
+
+// 8. Node masks (JobSpec::allowed_nodes, issue #24: Slurm's node lists, exclusions, memory
+// and CPUs): random masks on random workloads; no start outside its mask (the observer), a
+// job no allowed node set can hold is rejected with the reason, the others all run.
+void check_masks(const std::string& name) {
+  Scenario sc = random_scenario();
+  Workload& w = sc.workload;
+  const std::size_t nodes = w.cluster.nodes.size();
+  for (auto& j : w.jobs) {
+    if (*rc::gen::inRange(0, 3) == 0) continue;  // a third name no mask
+    j.allowed_nodes.assign(nodes, 0);
+    for (std::size_t n = 0; n < nodes; ++n) j.allowed_nodes[n] = *rc::gen::inRange(0, 3) != 0;
+  }
+  Observer obs;
+  obs.w = &w;
+  RunRecord r;
+  try {
+    r = run(name, sc, &obs);  // a start outside the mask is also a DecisionError
+  } catch (...) {
+    dump(sc, nullptr);
+    throw;
+  }
+  Scenario open = sc;  // the same jobs with no mask
+  for (auto& j : open.workload.jobs) j.allowed_nodes.clear();
+  const RunRecord plain = run(name, open, nullptr);
+  std::set<JobId> cancelled;
+  for (const auto& c : sc.config.cancellations) cancelled.insert(c.job);
+  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+    const JobSpec& j = w.jobs[i];
+    const JobOutcome& o = r.jobs[i];
+    RC_ASSERT(o.status == JobStatus::Done || o.status == JobStatus::Rejected);
+    if (mask_gpus(w, j) == 0) RC_ASSERT(o.status == JobStatus::Rejected);
+    if (o.status != JobStatus::Rejected || cancelled.count(j.id)) continue;
+    RC_ASSERT(!o.reject_reason.empty());
+    if (plain.jobs[i].status == JobStatus::Rejected) continue;
+    if (o.reject_reason.find("node mask") == std::string::npos) dump(sc, &r);
+    RC_ASSERT(o.reject_reason.find("node mask") != std::string::npos);
+  }
+  check_no_idle_starvation(sc, r);
+}
+
 // GPUs of the job's model(s) in the cluster.
 int model_gpus(const Workload& w, const JobSpec& j) {
   int gpus = 0;
@@ -351,6 +416,11 @@ TEST_P(Contract, HoldsOnRandomWorkloads) {
 TEST_P(Contract, HonoursGpuModels) {
   const std::string name = GetParam();
   EXPECT_TRUE(rc::check("GPU models: " + name, [&] { check_models(name); }));
+}
+
+TEST_P(Contract, HonoursNodeMasks) {
+  const std::string name = GetParam();
+  EXPECT_TRUE(rc::check("node masks: " + name, [&] { check_masks(name); }));
 }
 
 TEST_P(Contract, ATypedJobWaitsForItsModel) {

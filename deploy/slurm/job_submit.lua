@@ -612,6 +612,22 @@ function gate.submit(conf, d, part_list, now)
       "user " .. tostring(d.user_name) .. " has no Slurm account: DeepShare tenants are Slurm accounts;"
         .. " ask an administrator (sacctmgr add user NAME account=TEAM)", gate.E.INVALID_ACCOUNT
   end
+  if set(d.reservation) then
+    -- A reservation holds its nodes for its window (maintenance, an operator's block):
+    -- DeepShare keeps every job off them for that window and does not schedule inside one.
+    return nil,
+      "--reservation is not supported in DeepShare partitions: DeepShare keeps its jobs off"
+        .. " reserved nodes for the reservation's window; submit without --reservation (or to"
+        .. " another partition)", gate.E.ACCESS_DENIED
+  end
+  if d.shared == 2 or d.shared == 3 then
+    -- --exclusive=user / =mcs: Slurm would start the job only on nodes free of other users'
+    -- jobs, which DeepShare's placement does not know (issue #24): refused, not rolled back.
+    return nil,
+      "--exclusive=user and --exclusive=mcs are not supported in DeepShare partitions: DeepShare"
+        .. " places jobs on GPUs; write --exclusive -N K --gres=gpu:GPUS_PER_NODE for whole nodes",
+      gate.E.ACCESS_DENIED
+  end
   local rec, err = gate.user_keys(conf, d.comment)
   if err then
     return nil, err, gate.E.ACCESS_DENIED
@@ -714,6 +730,13 @@ function gate.modify(conf, d, job, now)
   if set(d.requeue) or set(d.shared) then
     return nil, gate.E.ACCESS_DENIED
   end
+  -- Memory and CPUs decide the nodes DeepShare may place the job on (its node mask, read
+  -- when the controller first sees the job: issue #24): fixed after submission.
+  for _, f in ipairs({ "min_mem_per_node", "min_mem_per_cpu", "cpus_per_task", "pn_min_cpus", "min_cpus" }) do
+    if set(d[f]) then
+      return nil, gate.E.ACCESS_DENIED
+    end
+  end
   if d.comment ~= nil and gate.parse_record(d.comment) ~= nil then
     return nil, gate.E.ACCESS_DENIED
   end
@@ -748,7 +771,8 @@ local FIELDS = {
   "tres_per_job", "tres_per_task", "tres_per_socket", "cpus_per_tres", "mem_per_tres",
   "min_nodes", "max_nodes", "num_tasks", "ntasks_per_node", "ntasks_per_tres", "requeue",
   "shared", "script", "begin_time", "tres_freq", "tres_bind", "req_nodes", "exc_nodes",
-  "features", "reservation", "het_job_offset", "priority",
+  "features", "reservation", "het_job_offset", "priority", "min_mem_per_node", "min_mem_per_cpu",
+  "cpus_per_task", "pn_min_cpus", "min_cpus",
 }
 
 local function snapshot(desc)

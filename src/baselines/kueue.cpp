@@ -425,9 +425,9 @@ class Kueue final : public Policy {
     f.known = true;
     f.in_quota = j.gpus <= quota_.available(t) && (j.preemptible || !quota_.borrowing(t, j.gpus));
     const auto largest = free_.set_largest_fit(nodes);
-    // The size shortcut is exact only for a job without a GPU model.
+    // The size shortcut is exact only for a job without a GPU model or node mask.
     if (f.in_quota)
-      f.fits = largest && j.gpu_milli >= kMilliPerGpu && j.gpu_type.empty()
+      f.fits = largest && j.gpu_milli >= kMilliPerGpu && !constrained(j)
                    ? j.gpus <= *largest
                    : place_job(free_, nodes, j).has_value();
     const bool no_fit = j.gpu_milli < kMilliPerGpu || j.gpus > free_.set_free_gpus(nodes);
@@ -473,7 +473,7 @@ class Kueue final : public Policy {
         return e;
       }
     }
-    if (j.gpu_type.empty()) {  // a model's failure says nothing of other jobs
+    if (!constrained(j)) {  // a model's or mask's failure says nothing of other jobs
       cutoff_[t] = j.gpus;
       cutoff_stamp_[t] = cutoff_epoch_;
     }

@@ -65,7 +65,7 @@ class WhatIf {
   // The job's quota fits and it can be placed.
   [[nodiscard]] bool fits() const {
     if (req_.job->gpus > quota_.available(req_.tenant)) return false;
-    if (req_.job->gpu_milli >= kMilliPerGpu && req_.job->gpu_type.empty())  // one node size
+    if (req_.job->gpu_milli >= kMilliPerGpu && !constrained(*req_.job))  // one node size
       if (const auto largest = free_.set_largest_fit(req_.nodes)) return req_.job->gpus <= *largest;
     return place_job(free_, req_.nodes, *req_.job).has_value();
   }

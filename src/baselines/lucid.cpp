@@ -546,8 +546,8 @@ class Lucid final : public Policy {
   // Whether the jobs of class c can be placed now (`sample`: any of them).
   bool placeable(const ClusterSnapshot& s, Vc& vc, const FreeMap& free, std::uint32_t c) {
     const RequestClass& req = vc.queue.index().at(c).req;
-    // The size shortcut is exact only for a class without a GPU model.
-    if (scan_.largest && req.milli >= kMilliPerGpu && req.model.empty())
+    // The size shortcut is exact only for a class without a GPU model or node mask.
+    if (scan_.largest && req.milli >= kMilliPerGpu && !req.constrained())
       return req.gpus <= *scan_.largest;
     const QueueKey* k = vc.queue.index().first(c, scan_.at ? &*scan_.at : nullptr, true,
                                                [](const QueueKey&) { return false; });
@@ -570,7 +570,7 @@ class Lucid final : public Policy {
       if (req.gpus > kMaxShareGpus || req.milli < kMilliPerGpu || !any_alone(vc, req.gpus)) return;
       for (const auto& bucket : vc.alone[static_cast<std::size_t>(req.gpus)])
         for (const auto& [seq, t] : bucket) {
-          // The class has one GPU model (RequestClass::model): any of its jobs answers.
+          // The class has one GPU model and node mask (RequestClass): any of its jobs answers.
           if (!placement_accepts(*s.cluster, placement_[t], s.jobs[first->job.index()])) continue;
           const PairView tv = view(s.jobs[t.index()]);
           const double mem = static_cast<double>(

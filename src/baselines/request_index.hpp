@@ -4,10 +4,10 @@
 // (queue.hpp) and Kueue's nomination (kueue.cpp).
 //
 // Why a class stands for all its jobs: whether a job can be placed depends only on its
-// request (GPUs, milli-GPUs, GPU model) and the free map (place_job), and a quota test only on its
-// GPUs (and what `extra` distinguishes: Kueue's priority and preemptibility). So while the state
-// stays the same, every job of a class gets the same answer, and the first job of the class
-// after a position stands for the rest.
+// request (GPUs, milli-GPUs, GPU model, node mask) and the free map (place_job), and a quota test
+// only on its GPUs (and what `extra` distinguishes: Kueue's priority and preemptibility). So while
+// the state stays the same, every job of a class gets the same answer, and the first job of the
+// class after a position stands for the rest.
 //
 // Why only the reasons that change are stated: a note equal to the reason last stated
 // changes nothing (ClusterState::note_waits keeps the current stretch), so per class the
@@ -34,14 +34,16 @@ namespace ds {
 // What decides a job's answers in a start loop.
 struct RequestClass {
   int gpus = 0;
-  int milli = kMilliPerGpu;  // < 1000: a share of one GPU
-  int extra = 0;             // the caller's further distinction (0 if none)
-  std::string model;         // the GPU model(s) asked for (JobSpec::gpu_type; empty: any)
+  int milli = kMilliPerGpu;         // < 1000: a share of one GPU
+  int extra = 0;                    // the caller's further distinction (0 if none)
+  std::string model;                // the GPU model(s) asked for (JobSpec::gpu_type; empty: any)
+  std::vector<std::uint8_t> nodes;  // the node mask (JobSpec::allowed_nodes; empty: any)
+  [[nodiscard]] bool constrained() const { return !model.empty() || !nodes.empty(); }
   bool operator==(const RequestClass&) const = default;
 };
 
 inline RequestClass request_class(const JobSpec& j, int extra = 0) {
-  return {j.gpus, std::min(j.gpu_milli, kMilliPerGpu), extra, j.gpu_type};
+  return {j.gpus, std::min(j.gpu_milli, kMilliPerGpu), extra, j.gpu_type, j.allowed_nodes};
 }
 
 template <class Key>

@@ -377,18 +377,18 @@ class Slurm final : public Policy {
   // The nodes of `usable` the job may use: all of them without a model, else those of an
   // accepted model, written into `scratch`.
   const NodeSet& for_job(const JobSpec& j, const NodeSet& usable, NodeSet& scratch) const {
-    if (j.gpu_type.empty()) return usable;
+    if (!constrained(j)) return usable;
     scratch = usable;
     for (std::size_t n = 0; n < models_.size(); ++n)
-      if (!accepts_gpu_model(j, models_[n])) scratch.reset(n);
+      if (!accepts_node(j, NodeId(static_cast<std::uint32_t>(n)), models_[n])) scratch.reset(n);
     return scratch;
   }
 
   [[nodiscard]] int model_gpus(const JobSpec& j) const {
-    if (j.gpu_type.empty()) return total_gpus_;
+    if (!constrained(j)) return total_gpus_;
     int gpus = 0;
     for (std::size_t n = 0; n < models_.size(); ++n)
-      if (accepts_gpu_model(j, models_[n])) gpus += size_[n];
+      if (accepts_node(j, NodeId(static_cast<std::uint32_t>(n)), models_[n])) gpus += size_[n];
     return gpus;
   }
 

@@ -427,6 +427,9 @@ std::optional<Refused> ClusterState::placement_error(const StartJob& d) const {
       return Refused{Refusal::BadPlacement, id,
                      "is placed on node '" + node.name + "' of GPU model '" + node.gpu_type +
                          "', but it needs '" + spec(id).gpu_type + "'"};
+    if (!accepts_node(spec(id), a.node, node.gpu_type))
+      return Refused{Refusal::BadPlacement, id,
+                     "is placed on node '" + node.name + "', which its node mask excludes"};
     total += a.gpus();
   }
   if (total != spec(id).gpus)

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/types.hpp"
 
@@ -43,6 +44,11 @@ struct JobSpec {
   // False for a job the driver cannot colocate on a partner's GPUs (on Slurm: a job whose
   // GRES request was written at an earlier start and can no longer change kind).
   bool colocatable = true;
+  // The nodes the job may run on, by node index: empty = any node; else nonzero at [i] when
+  // node i may serve it. Slurm-side requirements DeepShare does not model itself (node lists
+  // and exclusions, memory and CPUs per node: issue #24) reach every policy as this mask,
+  // beside the GPU model, so that no policy places a job where Slurm cannot start it.
+  std::vector<std::uint8_t> allowed_nodes;
 };
 
 enum class FinalState : std::uint8_t { Completed, Cancelled, Failed, Other };
@@ -57,6 +63,12 @@ struct JobTruth {
 // is one of its '|'-separated alternatives (exact names). The one rule every policy's
 // placement (policy/placement.hpp) and the start validation (ClusterState) apply.
 bool accepts_gpu_model(const JobSpec& job, std::string_view node_model);
+// True when node `node` (of GPU model `node_model`) may serve the job: its model is accepted
+// and the job's node mask (JobSpec::allowed_nodes) allows it. The rule of every placement.
+bool accepts_node(const JobSpec& job, NodeId node, std::string_view node_model);
+// True when the job restricts its nodes (GPU models or a node mask): size shortcuts (free
+// GPUs, largest fit) are then necessary conditions for it, never sufficient.
+bool constrained(const JobSpec& job);
 
 const char* to_string(Qos q);
 const char* to_string(FinalState s);

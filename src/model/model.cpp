@@ -78,6 +78,17 @@ bool accepts_gpu_model(const JobSpec& job, std::string_view node_model) {
   }
 }
 
+bool accepts_node(const JobSpec& job, NodeId node, std::string_view node_model) {
+  if (!job.allowed_nodes.empty() &&
+      (node.index() >= job.allowed_nodes.size() || job.allowed_nodes[node.index()] == 0))
+    return false;
+  return accepts_gpu_model(job, node_model);
+}
+
+bool constrained(const JobSpec& job) {
+  return !job.gpu_type.empty() || !job.allowed_nodes.empty();
+}
+
 const char* to_string(Qos q) {
   switch (q) {
     case Qos::LatencySensitive:

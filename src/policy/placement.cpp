@@ -437,7 +437,7 @@ std::optional<Placement> place_fraction(const FreeMap& free, std::span<const Nod
 
 std::optional<Placement> place_job(const FreeMap& free, std::span<const NodeId> nodes,
                                    const JobSpec& job) {
-  if (!job.gpu_type.empty()) {
+  if (constrained(job)) {
     const std::vector<NodeId> own = model_candidates(free.cluster(), nodes, job);
     if (job.gpu_milli < kMilliPerGpu) return place_fraction(free, own, job.gpu_milli);
     return place_consolidate(free, own, job.gpus);
@@ -447,7 +447,7 @@ std::optional<Placement> place_job(const FreeMap& free, std::span<const NodeId> 
 }
 
 std::optional<Placement> place_job(const FreeMap& free, FreeMap::SetId set, const JobSpec& job) {
-  if (!job.gpu_type.empty()) return place_job(free, free.set_nodes(set), job);
+  if (constrained(job)) return place_job(free, free.set_nodes(set), job);
   if (job.gpu_milli < kMilliPerGpu) return place_fraction(free, free.set_nodes(set), job.gpu_milli);
   return place_consolidate(free, set, job.gpus);
 }
@@ -456,37 +456,39 @@ std::vector<NodeId> model_candidates(const Cluster& cluster, std::span<const Nod
                                      const JobSpec& job) {
   std::vector<NodeId> out;
   for (NodeId n : nodes)
-    if (accepts_gpu_model(job, cluster.nodes[n.index()].gpu_type)) out.push_back(n);
+    if (accepts_node(job, n, cluster.nodes[n.index()].gpu_type)) out.push_back(n);
   return out;
 }
 
 int model_capacity(const Cluster& cluster, std::span<const NodeId> nodes, const JobSpec& job,
                    int all) {
-  if (job.gpu_type.empty()) return all;
+  if (!constrained(job)) return all;
   int gpus = 0;
   for (NodeId n : nodes)
-    if (accepts_gpu_model(job, cluster.nodes[n.index()].gpu_type))
+    if (accepts_node(job, n, cluster.nodes[n.index()].gpu_type))
       gpus += cluster.nodes[n.index()].gpus;
   return gpus;
 }
 
 int model_capacity(const Cluster& cluster, const JobSpec& job, int all) {
-  if (job.gpu_type.empty()) return all;
+  if (!constrained(job)) return all;
   int gpus = 0;
   for (const Node& n : cluster.nodes)
-    if (accepts_gpu_model(job, n.gpu_type)) gpus += n.gpus;
+    if (accepts_node(job, n.id, n.gpu_type)) gpus += n.gpus;
   return gpus;
 }
 
 bool placement_accepts(const Cluster& cluster, const Placement& p, const JobSpec& job) {
-  if (job.gpu_type.empty()) return true;
+  if (!constrained(job)) return true;
   for (const auto& a : p)
-    if (!accepts_gpu_model(job, cluster.nodes[a.node.index()].gpu_type)) return false;
+    if (!accepts_node(job, a.node, cluster.nodes[a.node.index()].gpu_type)) return false;
   return true;
 }
 
 std::string model_text(const JobSpec& job) {
-  return job.gpu_type.empty() ? std::string() : " of model " + job.gpu_type;
+  std::string text = job.gpu_type.empty() ? std::string() : " of model " + job.gpu_type;
+  if (!job.allowed_nodes.empty()) text += " on the nodes its node mask allows";
+  return text;
 }
 
 }  // namespace ds

@@ -98,6 +98,7 @@ void SlurmAdapter::load_nodes(const std::vector<NodeInfo>& nodes) {
     node.gpu_memory_mib = model_memory_mib(node.gpu_type, cfg_);
     node_index_[n.name] = cluster_.nodes.size();
     cluster_.nodes.push_back(node);
+    limits_.push_back({n.cpus, n.memory_mib});
   }
   if (cluster_.nodes.empty())
     throw InputError("partition '" + cfg_.partition + "' has no nodes with GPUs (gres gpu)");
@@ -106,9 +107,14 @@ void SlurmAdapter::load_nodes(const std::vector<NodeInfo>& nodes) {
 std::vector<driver::EngineNode> SlurmAdapter::engine_nodes(
     const std::vector<NodeInfo>& nodes) const {
   std::vector<driver::EngineNode> out;
-  for (const auto& n : nodes)
-    if (node_index_.count(n.name))
+  for (const auto& n : nodes) {
+    if (!node_index_.count(n.name)) continue;
+    // A reservation DeepShare's next start could reach holds the node as a drain would.
+    if (const ReservedWindow* r = blocking_reservation(n, wall_ / 1000, lead_s_))
+      out.push_back({n.name, false, n.partitions.size() > 1, "RESERVED(" + r->name + ")"});
+    else
       out.push_back({n.name, n.usable, n.partitions.size() > 1, n.state});
+  }
   return out;
 }
 
@@ -239,6 +245,7 @@ driver::Observation SlurmAdapter::observe(const std::vector<JobInfo>& jobs) {
       u.slots |= a.slots;
     }
   }
+  lead_s_ = start_lead_s(jobs, cfg_.partition);
   views_.clear();
   tenants_refreshed_ = false;
   const std::vector<View> list = views_of(jobs);
@@ -288,7 +295,7 @@ bool SlurmAdapter::admit(const View& v) {
     return false;
   }
   const Request& req = v.record.request;
-  if (!admit_model(v)) return false;
+  if (!admit_model(v) || !admit_feasible(v)) return false;
   const bool preemptible = !req.no_requeue && j.requeue && j.batch;
   const int quota = tenants_.list()[t.index()].quota_gpus;
   if (!preemptible && j.state == JobState::Pending && j.restarts == 0 && req.gpus > quota) {
@@ -327,6 +334,17 @@ bool SlurmAdapter::admit_model(const View& v) {
   return false;
 }
 
+// A job no set of nodes Slurm can start it on may hold (excluded nodes, too little memory or
+// too few CPUs, feasible.hpp): refused with the reason, never placed and rolled back.
+bool SlurmAdapter::admit_feasible(const View& v) {
+  const Request& req = v.record.request;
+  const std::string why = feasible_nodes(*v.j, req.gpus, req.nodes, cluster_, limits_).refusal;
+  // A job Slurm already runs (adopted after a restart) is where Slurm could start it.
+  if (why.empty() || v.j->state != JobState::Pending) return true;
+  refuse(v, why);
+  return false;
+}
+
 JobSpec SlurmAdapter::spec_of(const View& v) const {
   const JobInfo& j = *v.j;
   const Request& req = v.record.request;
@@ -339,6 +357,8 @@ JobSpec SlurmAdapter::spec_of(const View& v) const {
   // Node models exist only with gpu_models configured (models.hpp): without them a model
   // constraint could never be met, so it is left out, as the gate's single-model sites need.
   if (!cfg_.gpu_models.empty()) spec.gpu_type = req.gpu_model;
+  // Only nodes where Slurm can start it (issue #24): its exclusions, CPUs and memory.
+  spec.allowed_nodes = feasible_nodes(j, req.gpus, req.nodes, cluster_, limits_).allowed;
   spec.preemptible = !req.no_requeue && j.requeue && j.batch;
   // A job whose GRES request is already written keeps its GPU indices and kind for good
   // (gres.hpp): it cannot be colocated.

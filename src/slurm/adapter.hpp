@@ -31,9 +31,11 @@
 #include "driver/fence.hpp"
 #include "driver/ports.hpp"
 #include "slurm/config.hpp"
+#include "slurm/feasible.hpp"
 #include "slurm/gres.hpp"
 #include "slurm/ports.hpp"
 #include "slurm/record.hpp"
+#include "slurm/reservations.hpp"
 #include "slurm/tenants.hpp"
 
 namespace ds::slurm {
@@ -139,6 +141,7 @@ class SlurmAdapter final : public driver::Actuator {
                                             std::uint32_t array_job);
   bool admit(const View& v);
   bool admit_model(const View& v);
+  bool admit_feasible(const View& v);
   driver::EngineJob engine_job(const View& v, bool fresh) const;
   JobSpec spec_of(const View& v) const;
   [[nodiscard]] Placement placement_of(const JobInfo& j) const;
@@ -172,6 +175,9 @@ class SlurmAdapter final : public driver::Actuator {
   Tenants& tenants_;
   driver::Core* core_ = nullptr;
   Cluster cluster_;
+  std::vector<NodeLimits> limits_;  // per node: CPUs and memory (feasible.hpp)
+  // The longest time limit of the pending jobs at the last observation (reservations.hpp).
+  std::int64_t lead_s_ = kNoTimeLimit;
   std::unordered_map<std::string, std::size_t> node_index_;
   std::vector<SlurmJob> jobs_;                          // per JobId
   std::unordered_map<std::string, View> views_;         // this cycle's, by ref

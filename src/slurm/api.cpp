@@ -216,6 +216,20 @@ std::optional<JobTable> SlurmApi::read_jobs(std::int64_t since) {
     o.comment = str(j.comment);
     o.admin_comment = str(j.admin_comment);
     o.num_nodes = j.num_nodes;
+    o.excluded_nodes = expand(j.exc_nodes);
+    if (j.time_limit != INFINITE && j.time_limit != NO_VAL)
+      o.time_limit_s = static_cast<std::int64_t>(j.time_limit) * 60;
+    // Per node: pn_min_cpus, or the job's minimum CPUs spread over its nodes; memory per
+    // node, or per CPU (MEM_PER_CPU) times those CPUs. NO_VAL*: nothing asked.
+    const std::uint32_t spread =
+        (j.num_cpus + std::max(j.num_nodes, 1u) - 1) / std::max(j.num_nodes, 1u);
+    o.cpus_per_node = std::max<std::uint32_t>(j.pn_min_cpus == NO_VAL16 ? 0 : j.pn_min_cpus,
+                                              j.num_cpus == NO_VAL ? 0 : spread);
+    if (j.pn_min_memory != NO_VAL64) {
+      const std::uint64_t mib = j.pn_min_memory & ~MEM_PER_CPU;
+      o.mem_per_node_mib =
+          (j.pn_min_memory & MEM_PER_CPU) ? mib * std::max(o.cpus_per_node, 1u) : mib;
+    }
     out.push_back(std::move(o));
   }
   slurm_free_job_info_msg(msg);
@@ -235,6 +249,22 @@ std::optional<std::vector<NodeInfo>> SlurmApi::nodes() {
     slurm_populate_node_partitions(msg, parts);
     slurm_free_partition_info_msg(parts);
   }
+  // Reservations, by node (reservations.hpp): a failed read is the read's failure, so that
+  // a reserved node is never taken for a free one.
+  reserve_info_msg_t* resv = nullptr;
+  if (slurm_load_reservations(0, &resv) != SLURM_SUCCESS) {
+    slurm_free_node_info_msg(msg);
+    fail("slurm_load_reservations");
+    return std::nullopt;
+  }
+  std::map<std::string, std::vector<ReservedWindow>> reserved;
+  for (uint32_t i = 0; i < resv->record_count; ++i) {
+    const reserve_info_t& r = resv->reservation_array[i];
+    for (const auto& node : expand(r.node_list))
+      reserved[node].push_back({str(r.name), static_cast<std::int64_t>(r.start_time),
+                                static_cast<std::int64_t>(r.end_time)});
+  }
+  slurm_free_reservation_info_msg(resv);
   std::vector<NodeInfo> out;
   for (uint32_t i = 0; i < msg->record_count; ++i) {
     const node_info_t& n = msg->node_array[i];
@@ -252,6 +282,9 @@ std::optional<std::vector<NodeInfo>> SlurmApi::nodes() {
     // Active features: the ones a node has now (they differ from `features` only on nodes
     // whose features a node_features plugin changes); DeepShare reads GPU models from them.
     o.features = split_list(str(n.features_act).empty() ? str(n.features) : str(n.features_act));
+    o.cpus = n.cpus;
+    o.memory_mib = n.real_memory;
+    if (const auto it = reserved.find(o.name); it != reserved.end()) o.reservations = it->second;
     out.push_back(std::move(o));
   }
   slurm_free_node_info_msg(msg);

@@ -154,6 +154,36 @@ void FakeCluster::check_pin(const Job& j) {
   if (alloc != r->pin->gpus) ++pin_mismatches_;
 }
 
+// Whether Slurm may start `i` on node index `n` at all: not excluded, enough CPUs and memory.
+bool FakeCluster::can_hold(const JobInfo& i, std::size_t n) const {
+  const std::string name = node_name(static_cast<int>(n));
+  if (std::find(i.excluded_nodes.begin(), i.excluded_nodes.end(), name) != i.excluded_nodes.end())
+    return false;
+  if (n < o_.node_cpus.size() && o_.node_cpus[n] != 0 && i.cpus_per_node > o_.node_cpus[n])
+    return false;
+  for (const FakeReservation& r : reservations) {
+    if (std::find(r.nodes.begin(), r.nodes.end(), static_cast<int>(n)) == r.nodes.end()) continue;
+    if (now_ >= r.end_ms) continue;
+    if (i.time_limit_s < 0 || now_ + i.time_limit_s * 1000 > r.start_ms) return false;
+  }
+  return !(n < o_.node_memory_mib.size() && o_.node_memory_mib[n] != 0 &&
+           i.mem_per_node_mib > o_.node_memory_mib[n]);
+}
+
+void FakeCluster::time_limit(std::uint32_t id, std::int64_t seconds) {
+  jobs_.at(id).info.time_limit_s = seconds;
+  changed();
+}
+
+void FakeCluster::require(std::uint32_t id, std::vector<std::string> excluded,
+                          std::uint32_t cpus_per_node, std::uint64_t mem_per_node_mib) {
+  JobInfo& i = jobs_.at(id).info;
+  i.excluded_nodes = std::move(excluded);
+  i.cpus_per_node = cpus_per_node;
+  i.mem_per_node_mib = mem_per_node_mib;
+  changed();
+}
+
 // Slurm's scheduling pass: released jobs in priority order, each on its requested nodes
 // with exactly its GRES, when they are free.
 void FakeCluster::schedule() {
@@ -182,9 +212,22 @@ void FakeCluster::schedule() {
       const NodeUse u = use.count(node) ? use[node] : NodeUse{};
       return g.kind == GresKind::Slot ? (u.slots & g.mask) == 0 : (u.gpus & g.mask) == 0;
     };
+    auto holds = [&](const std::string& node) {
+      return can_hold(i, static_cast<std::size_t>(std::stoi(node.substr(4)) - 1));
+    };
     if (nodes.empty())
       for (int n = 0; n < o_.nodes && nodes.size() < i.num_nodes; ++n)
-        if (fits(node_name(n))) nodes.push_back(node_name(n));
+        if (fits(node_name(n)) && holds(node_name(n))) nodes.push_back(node_name(n));
+    if (!std::all_of(nodes.begin(), nodes.end(), holds)) {
+      // Pinned where Slurm can never start it: it stays pending (feasible.hpp,
+      // reservations.hpp).
+      i.reason = "Resources";
+      if (j->unstartable_run != i.restarts) {
+        j->unstartable_run = i.restarts;
+        ++unstartable_;
+      }
+      continue;
+    }
     if (nodes.size() != i.num_nodes || !std::all_of(nodes.begin(), nodes.end(), fits)) {
       i.reason = "Resources";
       if (!j->req_nodes.empty() && j->conflict_run != i.restarts) {
@@ -250,6 +293,11 @@ std::optional<std::vector<NodeInfo>> FakeCluster::nodes() {
     const auto k = static_cast<std::size_t>(n);
     if (k < o_.node_features.size() && !o_.node_features[k].empty())
       i.features = {o_.node_features[k]};
+    if (k < o_.node_cpus.size()) i.cpus = o_.node_cpus[k];
+    if (k < o_.node_memory_mib.size()) i.memory_mib = o_.node_memory_mib[k];
+    for (const FakeReservation& r : reservations)
+      if (now_ < r.end_ms && std::find(r.nodes.begin(), r.nodes.end(), n) != r.nodes.end())
+        i.reservations.push_back({r.name, r.start_ms / 1000, r.end_ms / 1000});
     out.push_back(i);
   }
   return out;

@@ -11,6 +11,10 @@
 //    are free; a job's GRES request cannot be changed once written (Slurm merges it);
 //  - requeue-hold of a RUNNING job: PENDING + COMPLETING (holding its GPUs) for kill_ms,
 //    then held pending, restart count + 1; requeue of a job not running is a no-op;
+//  - a job starts only on nodes it does not exclude and whose CPUs and memory hold its
+//    request (node_cpus, node_memory_mib; require()), and on a reserved node only if its
+//    time limit ends before the reservation's window (reservations); pinned elsewhere, it
+//    stays pending (counted: unstartable_pins);
 //  - cancel; completion after the job's run time (GPUs held for epilog_ms); finished jobs
 //    leave the table after min_job_age_ms;
 //  - change-only reads: "no change since T" or the whole table, T in whole seconds;
@@ -26,8 +30,9 @@
 //    Slurm applies but whose reply is lost (reported as failed), stale reads (the previous
 //    answer again: duplicate and late events), slurmctld outages (every RPC fails).
 // Invariants it checks (counted, a test asserts them 0): on every start, the job's pin names
-// exactly the GPUs Slurm allocates and belongs to the current run; and no released job
-// finds its GPUs held by another job (two jobs pinned to the same GPUs: a double booking).
+// exactly the GPUs Slurm allocates and belongs to the current run; no released job finds its
+// GPUs held by another job (two jobs pinned to the same GPUs: a double booking); and no run
+// is pinned to nodes Slurm cannot start it on.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +64,17 @@ struct FakeOptions {
   bool prolog = true;  // PrologSlurmctld refuses starts DeepShare did not decide
   // Slurm Features of node i (node1 = [0]; GPU models, docs/slurm.md); missing: none.
   std::vector<std::string> node_features;
+  // CPUs and RealMemory (MiB) of node i; missing or 0: no limit. Slurm starts a job only on
+  // nodes that hold its CPUs and memory and that it does not exclude (feasible.hpp).
+  std::vector<std::uint32_t> node_cpus;
+  std::vector<std::uint64_t> node_memory_mib;
+};
+
+// A reservation (scontrol create reservation): holds `nodes` (node1 = 0) in [start_ms, end_ms).
+struct FakeReservation {
+  std::string name;
+  std::vector<int> nodes;
+  std::int64_t start_ms = 0, end_ms = 0;
 };
 
 struct FakeJobStats {
@@ -97,12 +113,21 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   void user_cancel(std::uint32_t id);
   void user_requeue(std::uint32_t id);
   void user_hold(std::uint32_t id, bool hold);  // false: release
+  // What the job's sbatch also asked (--exclude, --cpus-per-task, --mem), before DeepShare
+  // first reads it.
+  void require(std::uint32_t id, std::vector<std::string> excluded, std::uint32_t cpus_per_node,
+               std::uint64_t mem_per_node_mib);
   void set_node_up(int node, bool up);
   void outage(std::int64_t ms);  // slurmctld restarts: every RPC fails meanwhile
   // Failure injection can be changed at any time (e.g. off for a final drain).
   FakeOptions& options() { return o_; }
   // slurmdbd's associations (sacctmgr): with any, the cluster has accounting (enforced).
   std::vector<Association> accounts;
+  // Reservations: a job starts on a reserved node only if its time limit ends before the
+  // window (Slurm 22.05; without a limit: never before the window ends).
+  std::vector<FakeReservation> reservations;
+  // The job's --time in seconds (-1: none), before DeepShare first reads it.
+  void time_limit(std::uint32_t id, std::int64_t seconds);
 
   // --- checks ---
   [[nodiscard]] const FakeJobStats& stats(std::uint32_t id) const { return stats_.at(id - 1); }
@@ -116,6 +141,9 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   [[nodiscard]] int prolog_refusals() const { return prolog_refusals_; }
   [[nodiscard]] int rejected_gres_changes() const { return gres_changes_; }
   [[nodiscard]] int conflicts() const { return conflicts_; }
+  // Runs pinned to nodes Slurm cannot start them on (excluded, too few CPUs or too little
+  // memory: feasible.hpp).
+  [[nodiscard]] int unstartable_pins() const { return unstartable_; }
   [[nodiscard]] std::uint64_t actions_applied() const { return applied_; }
   [[nodiscard]] std::string describe(std::uint32_t id) const;
 
@@ -127,7 +155,8 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
     std::int64_t completing_until = 0;
     std::int64_t end_ms = 0;
     std::string req_nodes;
-    std::uint32_t conflict_run = 0xffffffff;  // the run that found its GPUs taken
+    std::uint32_t conflict_run = 0xffffffff;     // the run that found its GPUs taken
+    std::uint32_t unstartable_run = 0xffffffff;  // the run pinned where it cannot start
   };
   bool rpc(bool write);
   bool fail(const std::string& why);
@@ -138,6 +167,7 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   void end_run(Job& j, JobState to, bool requeue, bool held);
   [[nodiscard]] bool pinned(const Job& j) const;
   void check_pin(const Job& j);
+  [[nodiscard]] bool can_hold(const JobInfo& i, std::size_t n) const;
 
   FakeOptions o_;
   std::int64_t now_;
@@ -153,6 +183,7 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   std::size_t finished_ = 0;
   int pin_mismatches_ = 0, unpinned_starts_ = 0, gres_changes_ = 0, conflicts_ = 0;
   int prolog_refusals_ = 0;
+  int unstartable_ = 0;
   std::uint64_t applied_ = 0;
 };
 

@@ -86,6 +86,8 @@ std::vector<std::string> FakeHarness::unsound(bool conflicts_ok, bool refusals_o
   if (fc.pin_mismatches() != 0) out.push_back("a pin differs from Slurm's allocation");
   if (fc.rejected_gres_changes() != 0) out.push_back("a GRES request was rewritten");
   if (!conflicts_ok && fc.conflicts() != 0) out.push_back("two jobs pinned to the same GPUs");
+  if (fc.unstartable_pins() != 0)
+    out.push_back("a job pinned to nodes Slurm cannot start it on (feasible.hpp)");
   return out;
 }
 

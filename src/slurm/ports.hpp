@@ -68,6 +68,14 @@ struct JobInfo {
   std::string comment;                     // user-writable: never trusted
   std::string admin_comment;               // operators only: DeepShare's record
   std::uint32_t num_nodes = 1;
+  // What Slurm must also find on a node to start the job (issue #24, feasible.hpp): the
+  // nodes it excludes (--exclude, expanded; DeepShare never writes them), its CPUs per node
+  // (--cpus-per-task x tasks) and memory per node in MiB (--mem, or --mem-per-cpu x CPUs);
+  // 0: none asked.
+  std::vector<std::string> excluded_nodes;
+  std::uint32_t cpus_per_node = 0;
+  std::uint64_t mem_per_node_mib = 0;
+  std::int64_t time_limit_s = -1;  // --time in seconds; -1: none (INFINITE)
   [[nodiscard]] bool terminal() const {
     return state == JobState::Completed || state == JobState::Failed ||
            state == JobState::Cancelled || state == JobState::Other;
@@ -79,13 +87,22 @@ struct JobInfo {
   [[nodiscard]] std::string ref() const;
 };
 
+// A Slurm reservation's window on a node (reservations.hpp).
+struct ReservedWindow {
+  std::string name;
+  std::int64_t start_s = 0, end_s = 0;  // Unix seconds
+};
+
 struct NodeInfo {
   std::string name;
   int gpus = 0;
   bool usable = true;  // not down, drained or unresponsive
   std::string state;
   std::vector<std::string> partitions;
-  std::vector<std::string> features;  // Slurm Features (active ones where Slurm has them)
+  std::vector<std::string> features;         // Slurm Features (active ones where Slurm has them)
+  std::uint32_t cpus = 0;                    // CPUs (0: unknown, no limit)
+  std::uint64_t memory_mib = 0;              // RealMemory (0: unknown, no limit)
+  std::vector<ReservedWindow> reservations;  // reservations that hold it, not yet over
 };
 
 struct SlurmConfig {

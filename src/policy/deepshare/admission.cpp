@@ -231,8 +231,9 @@ void Admission::borrowed_of(Cycle& cy, std::size_t t, Borrow& b) {
     }
     const bool whole = j.gpu_milli == kMilliPerGpu;
     std::optional<Placement> p;
-    // A job of a GPU model neither uses nor sets the memo: its failure says nothing of others.
-    const bool typed = !j.gpu_type.empty();
+    // A job of a GPU model or node mask neither uses nor sets the memo: its failure says
+    // nothing of others.
+    const bool typed = constrained(j);
     if (!whole || typed || j.gpus < b.no_fit) p = place_job(cy.free, layout_.all_set(), j);
     if (p) {
       b.available -= share(j);

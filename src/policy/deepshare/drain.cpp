@@ -196,7 +196,7 @@ std::optional<Drains::Drain> Drains::pick_nodes(const ClusterSnapshot& s, const 
     const Node& node = s.cluster->nodes[n.index()];
     // Only nodes of a GPU model the job accepts (issue #28): a drain of others would hold
     // GPUs it can never use.
-    if (!blocked[n.index()] && node.gpus == node_size && accepts_gpu_model(j, node.gpu_type))
+    if (!blocked[n.index()] && node.gpus == node_size && accepts_node(j, n, node.gpu_type))
       nodes.emplace_back(busy[n.index()], n);
   }
   const std::size_t need = static_cast<std::size_t>((j.gpus + node_size - 1) / node_size);

@@ -236,11 +236,10 @@ std::optional<ReclaimPlan> plan_wide(FreeMap& free, std::span<const NodeId> node
 
 std::optional<ReclaimPlan> plan_reclaim(FreeMap& free, std::span<const NodeId> all_nodes,
                                         const JobSpec& job, std::vector<Victim> candidates) {
-  // A job of a GPU model reclaims only on the nodes of its model (issue #28).
+  // A job of a GPU model or a node mask reclaims only on the nodes it accepts (issues #28, #24).
   std::vector<NodeId> own;
-  if (!job.gpu_type.empty()) own = model_candidates(free.cluster(), all_nodes, job);
-  const std::span<const NodeId> nodes =
-      job.gpu_type.empty() ? all_nodes : std::span<const NodeId>(own);
+  if (constrained(job)) own = model_candidates(free.cluster(), all_nodes, job);
+  const std::span<const NodeId> nodes = constrained(job) ? std::span<const NodeId>(own) : all_nodes;
   std::sort(candidates.begin(), candidates.end(), [](const Victim& a, const Victim& b) {
     if (a.cost != b.cost) return a.cost < b.cost;
     if (a.started != b.started) return a.started > b.started;
