@@ -19,8 +19,10 @@
 # Job stays Terminating for good on its job-tracking finalizer (seen: the replay never ends).
 # Each run is followed by `deepshare fidelity` (one simulation and the jittered ensemble with
 # the start latency, jitter and overhang that run measured). Writes OUT/<scheduler>/<run>/
-# (config.yaml, replay/ with its fidelity/, replay.txt, fidelity.txt; scheduler.log for deepshare) and OUT/table.md: per scheduler the mean and min-max over the runs of avg JCT, avg
-# queueing delay and QoS compliance of entitled jobs, beside the simulator's prediction.
+# (config.yaml, replay/ with its fidelity/, replay.txt, fidelity.txt, run.json with the load
+# average before and after; scheduler.log for deepshare) and OUT/table.md: per scheduler the mean and min-max over the runs of avg JCT, avg
+# queueing delay and QoS compliance of entitled jobs, beside the simulator's prediction
+# (scripts/real_peers_k8s.py, which also writes docs/results.md's tables with --doc).
 # Needs the Venus trace and jq (exit 77 without them).
 # Usage: bench/k8s_testbed.sh OUT [SCHEDULER...]   (default: kueue default deepshare)
 # Env: EXCERPT (default from=1000,jobs=40,min=5,max=60), SCALE=60, RUNS=3, BIN=build/bin,
@@ -66,41 +68,28 @@ for r in $(seq 1 "$RUNS"); do
     sed -e "s/^policy: .*/policy: $policy/" "$SRC/tests/k8s/kueue3.yaml" >"$dir/config.yaml"
     [ "$s" = deepshare ] && echo "time_scale: $SCALE" >>"$dir/config.yaml"
     echo "== $s run $r: replay (excerpt $EXCERPT, time scale $SCALE; simulated as $policy)"
+    before=$(cut -d' ' -f1-3 /proc/loadavg) start=$(date -u +%FT%TZ) t0=$(date +%s)
     BASE=$(mktemp -d /tmp/dskt.XXXX)
     NODES=4 GPUS=4 SCHEDULER=1 POD_DELETE=graceful POD_TERMINATE=1 "$SRC/scripts/k8s/start-cluster.sh" >/dev/null || exit 1
     [ "$s" = kueue ] && { "$SRC/scripts/k8s/start-kueue.sh" >/dev/null || exit 1; }
     source "$BASE/env.sh"
     if [ "$s" = deepshare ]; then
-      "$BIN/deepshare" k8s run --config "$dir/config.yaml" >"$dir/scheduler.log" 2>&1 &
+      # one scheduler per run: no Lease (no namespace deepshare-system on the bare cluster)
+      "$BIN/deepshare" k8s run --config "$dir/config.yaml" --no-leader-elect >"$dir/scheduler.log" 2>&1 &
       SCHED_PID=$!
     fi
     "$BIN/deepshare" k8s replay --config "$dir/config.yaml" --trace "$TRACE" --excerpt "$EXCERPT" \
       --time-scale "$SCALE" --scheduler "$s" --out "$dir/replay" --timeout "${TIMEOUT:-1200}" --quiet |
       tee "$dir/replay.txt" || fail=1
     echo "load at the end of the replay: $(cat /proc/loadavg)" | tee -a "$dir/replay.txt"
+    printf '{"scheduler": "%s", "start_utc": "%s", "end_utc": "%s", "wall_s": %d, "loadavg_before": "%s", "loadavg_after": "%s"}\n' \
+      "$s" "$start" "$(date -u +%FT%TZ)" $(($(date +%s) - t0)) "$before" "$(cut -d' ' -f1-3 /proc/loadavg)" >"$dir/run.json"
     stop_all
     "$BIN/deepshare" fidelity --replay "$dir/replay" >"$dir/fidelity.txt" || fail=1
   done
 done
-# One row per scheduler: the runs' mean and range beside the simulator's (ensemble means).
-{
-  echo "| scheduler (simulated as) | runs | avg JCT real: mean (min-max) / sim. ensemble mean |" \
-    "avg queueing real / sim. | QoS real / sim. | preemptions real / sim. | load at end |"
-  echo "|---|---|---|---|---|---|---|"
-  for s in "${SCHEDULERS[@]}"; do
-    files=("$OUT/$s"/*/replay/fidelity/fidelity.json)
-    [ -f "${files[0]}" ] || { echo "| $s | no fidelity.json | | | | | |"; continue; }
-    policy=$(policy_of "$s")
-    load=$(grep -ho 'replay: [0-9.]*' "$OUT/$s"/*/replay.txt | cut -d' ' -f2 | tr '\n' ' ')
-    jq -rs --arg s "$s" --arg p "$policy" --arg load "$load" '
-      def st(k): (map(.[k]) | "\(add / length * 10 | round / 10) (\(min * 10 | round / 10)-\(max * 10 | round / 10))");
-      def pc(k): (map(.[k] * 100) | "\(add / length * 10 | round / 10) % (\(min * 10 | round / 10)-\(max * 10 | round / 10))");
-      def em(k): (map(.ensemble[k].mean) | add / length * 10 | round / 10);
-      "| \($s) (\($p)) | \(length) | \(st("real_avg_jct_s")) / \(em("avg_jct_s")) | " +
-      "\(st("real_avg_queue_s")) / \(em("avg_queue_s")) | \(pc("real_qos_compliance")) / " +
-      "\(map(.ensemble.qos_compliance.mean * 100) | add / length * 10 | round / 10) % | \(map(.real_preemptions) | add) / " +
-      "\(map(.sim_preemptions) | add) | \($load)|"' "${files[@]}"
-  done
-} >"$OUT/table.md"
+# The tables (scripts/real_peers_k8s.py: per scheduler the runs' mean and range beside the
+# simulator's ensembles, each run against its own, DeepShare against each peer).
+python3 "$SRC/scripts/real_peers_k8s.py" "$OUT" "${SCHEDULERS[@]}" >"$OUT/table.md" || fail=1
 cat "$OUT/table.md"
 exit $fail
