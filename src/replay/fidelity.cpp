@@ -103,6 +103,12 @@ ReplayInput load_replay(const std::string& replay_dir, const std::string& config
                          " now give another excerpt (" + std::to_string(in.w.jobs.size()) +
                          " jobs) than the replay ran (" + std::to_string(r.jobs) +
                          " jobs): one of them changed since the replay");
+  // DeepShare on Kubernetes places whole GPUs (no MPS yet: its adapter tells the policy that
+  // no pod can share), so its excerpt is simulated without sharing too; on Slurm jobs may
+  // share. (Simulated with sharing, DeepShare's Kubernetes replays were predicted 24 shared
+  // starts and about a quarter less JCT than a cluster without MPS can give: results.md.)
+  if (r.engine == "kubernetes")
+    for (JobSpec& j : in.w.jobs) j.colocatable = false;
   return in;
 }
 
