@@ -63,11 +63,7 @@ def against(out, schedulers):
 
 
 def main(argv):
-    doc = None
-    if "--doc" in argv:
-        i = argv.index("--doc")
-        doc = argv[i + 1]
-        argv = argv[:i] + argv[i + 2:]
+    argv, doc = peers.doc_option(argv)
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2

@@ -166,12 +166,16 @@ def write_doc(doc, begin, end, md):
     return 0
 
 
+def doc_option(argv):
+    """argv without `--doc FILE`, and FILE (None without it)."""
+    if "--doc" not in argv:
+        return argv, None
+    i = argv.index("--doc")
+    return argv[:i] + argv[i + 2:], argv[i + 1]
+
+
 def main(argv):
-    doc = None
-    if "--doc" in argv:
-        i = argv.index("--doc")
-        doc = argv[i + 1]
-        argv = argv[:i] + argv[i + 2:]
+    argv, doc = doc_option(argv)
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2
