@@ -5,6 +5,9 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build g++ clang clang-format clang-tidy
+  # clang's sanitizer and libFuzzer runtimes (the ASan + UBSan build, the fuzz smoke): their
+  # own package in Debian 12 today; a machine without it cannot link -fsanitize=address.
+  libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   time
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev
