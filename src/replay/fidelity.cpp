@@ -268,6 +268,7 @@ nlohmann::json json_of(const FidelityReport& rep) {
                        {"real_qos_compliance", rep.real_qos},
                        {"real_shared_runs", rep.real_shared_runs},
                        {"real_borrowed_runs", rep.real_borrowed_runs},
+                       {"sim_peak_shared_gpus", rep.sim_peak_shared_gpus},
                        {"replay_wall_s", rep.replay_wall_s},
                        {"jitter_wall_s", rep.jitter_wall_s},
                        {"overhang_wall_s", rep.overhang_wall_s},
@@ -288,6 +289,10 @@ nlohmann::json json_of(const FidelityReport& rep) {
 }
 
 }  // namespace
+
+Workload fidelity_workload(const std::string& replay_dir, const std::string& config) {
+  return load_replay(replay_dir, config).w;
+}
 
 // The steps: read and verify the replay folder, simulate its excerpt (with and without start
 // latency), compare job by job, summarize, simulate the jittered ensemble, write the report.
@@ -318,6 +323,8 @@ FidelityReport run_fidelity(const std::string& replay_dir, const std::string& ou
   rep.time_scale = spec.time_scale;
   rep.replay_wall_s = rec.wall_seconds;
   for (const auto& o : sim.jobs) rep.sim_preemptions += o.preemptions;
+  for (const StepPoint& p : sim.steps)
+    rep.sim_peak_shared_gpus = std::max(rep.sim_peak_shared_gpus, p.allocated_gpus - p.busy_gpus);
   Comparison c = compare_jobs(in, replay_dir, sim, sim0, rep);
   if (rep.jobs == 0)
     throw InputError(replay_dir + ": no job completed in both the replay and the simulation");

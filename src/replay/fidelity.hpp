@@ -35,6 +35,9 @@ struct FidelityReport {
   double p90_abs_jct_diff_s = 0;
   std::size_t sim_preemptions = 0, real_preemptions = 0;
   std::size_t real_shared_runs = 0, real_borrowed_runs = 0;
+  // the most GPU slots the simulation ran shared at once (allocated - busy GPUs): 0 for a
+  // Kubernetes replay, which places whole GPUs and is simulated so
+  int sim_peak_shared_gpus = 0;
   std::size_t real_incomplete = 0;  // replayed jobs that did not complete on Slurm
   double time_scale = 1;
   double replay_wall_s = 0;
@@ -63,6 +66,11 @@ struct FidelityOptions {
 // Without one, each real mean must be within tolerance of the single simulation's. Returns
 // an empty string when it agrees, else what differs.
 std::string fidelity_disagreement(const FidelityReport& rep, double tolerance);
+
+// The excerpt `fidelity` simulates for a replay folder (checked as run_fidelity checks it;
+// `config` empty: replay.json's), its jobs as the replay's engine ran them: a Kubernetes
+// replay's cannot share a GPU (the driver places whole GPUs), a Slurm replay's may.
+Workload fidelity_workload(const std::string& replay_dir, const std::string& config = "");
 
 // Reads the replay folder as a checked input (replay/replay_folder.hpp; its excerpt, rebuilt
 // from its trace and config, must be the one it replayed: same jobs and workload digest),

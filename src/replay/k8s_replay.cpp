@@ -246,9 +246,11 @@ std::size_t submit_due(const ReplaySetup& s, std::int64_t wall, PodTracker& trac
     const std::string& space = s.ns[j.tenant.index()];
     const JobRequest jr{s.jobs.names[next], space, j.name, s.run_id, j.gpus,
                         s.req.scheduler,    space};
+    // submitted when sent: its pod may be running before the answer comes back
+    const std::int64_t sent = driver::wall_now_ms();
     const auto made = s.client.post(resource_path("batch", "v1", "jobs", space), job(jr));
     if (!made) throw InputError("creating Job " + s.jobs.job_ids[next] + ": " + made.error().str());
-    tracker.submitted(next, driver::wall_now_ms(),
+    tracker.submitted(next, sent,
                       rfc3339_seconds((*made)["metadata"].value("creationTimestamp", "")));
     ++next;
   }

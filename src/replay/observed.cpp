@@ -34,28 +34,34 @@ std::vector<Ev> outcomes(const Workload& w, const std::vector<ObservedJob>& obs,
     r.origin = std::min(r.origin, o.submit);
     JobOutcome& out = r.jobs[i];
     evs.push_back({o.submit, 1, i, 0});
-    Time waited_from = o.submit;
+    // A run is taken to start no earlier than its job's submission (or its last run's end)
+    // and to last at least 1 ms: an engine's clock may show a start a little before the
+    // submit it saw (a Kubernetes pod can run before the POST that created its Job has
+    // returned), and the sweep must see submit, start, end in that order.
+    Time waited_from = o.submit, end = kNever;
     for (std::size_t k = 0; k < o.runs.size(); ++k) {
       const ObservedRun& run = o.runs[k];
-      out.queue += std::max<Time>(0, run.start - waited_from);
-      if (out.first_start == kNever) out.first_start = run.start;
-      evs.push_back({run.start, 2, i, k});
-      if (run.end != kNever) {
-        evs.push_back({run.end, 0, i, k});
-        last = std::max(last, run.end);
-        waited_from = run.end;
+      const Time start = std::max(run.start, waited_from);
+      end = run.end == kNever ? kNever : std::max(run.end, start + 1);
+      out.queue += start - waited_from;
+      if (out.first_start == kNever) out.first_start = start;
+      evs.push_back({start, 2, i, k});
+      if (end != kNever) {
+        evs.push_back({end, 0, i, k});
+        last = std::max(last, end);
+        waited_from = end;
       }
       if (run.preempted) {
         ++out.preemptions;
         const JobSpec& j = w.jobs[i];
         const Time interval = w.tenants[j.tenant.index()].checkpoint_interval;
-        const Time done = run.end - run.start;
+        const Time done = end - start;
         const Time kept = interval > 0 ? done / interval * interval : done;
         out.lost_work += done - kept;
         out.overhead += restart_overhead(j.gpus);
       }
     }
-    if (o.completed && !o.runs.empty() && o.runs.back().end != kNever) out.end = o.runs.back().end;
+    if (o.completed && !o.runs.empty() && end != kNever) out.end = end;
     out.status = o.completed                                     ? JobStatus::Done
                  : o.runs.empty() || o.runs.back().end != kNever ? JobStatus::Pending
                                                                  : JobStatus::Running;

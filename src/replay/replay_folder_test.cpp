@@ -43,10 +43,11 @@ struct ReplayFixture {
   fs::path replay = fs::path(tmp.path()) / "replay";
   std::string trace, config;
 
-  ReplayFixture() {
+  // `engine`: replay.json's, as `k8s replay` writes it ("kubernetes"); empty as Slurm's.
+  explicit ReplayFixture(const char* config_text = kConfig, const std::string& engine = "") {
     trace = tmp.write("t.csv", venus_trace(12, 2));
     tmp.write("aux/vc_config.csv", "vc,nodes\nvcA,1\n");
-    config = tmp.write("c.yaml", kConfig);
+    config = tmp.write("c.yaml", config_text);
     ExcerptSpec spec;
     spec.trace = trace;
     spec.jobs = 12;
@@ -76,6 +77,7 @@ struct ReplayFixture {
                          {"wall_seconds", 30.0},
                          {"start_latency_wall_s", 0.0}};
     rj["nodes"] = {{{"name", "n1"}, {"gpus", 4}}, {{"name", "n2"}, {"gpus", 4}}};
+    if (!engine.empty()) rj["engine"] = engine, rj["scheduler"] = "deepshare";
     RunInfo info;
     info.policy = cfg.policy;
     info.trace = w.name;
@@ -119,6 +121,24 @@ TEST(ReplayFolder, AFolderAsTheReplayWritesItIsCompared) {
   const Manifest m = read_manifest(fs::path(f.tmp.path()) / "fid");
   EXPECT_EQ(m.kind, "fidelity");
   verify_manifest(fs::path(f.tmp.path()) / "fid", m, {});
+}
+
+// DeepShare on Kubernetes places whole GPUs (no MPS yet), so `fidelity` simulates a
+// Kubernetes replay without sharing; the same excerpt replayed on Slurm may share.
+TEST(ReplayFolder, AKubernetesReplayIsSimulatedWithoutSharing) {
+  const ReplayFixture slurm;
+  const Workload on_slurm = fidelity_workload(slurm.replay.string());
+  ASSERT_EQ(on_slurm.jobs.size(), 12u);
+  for (const JobSpec& j : on_slurm.jobs) EXPECT_TRUE(j.colocatable) << j.name;
+  const ReplayFixture k8s(kConfig, "kubernetes");
+  const Workload on_k8s = fidelity_workload(k8s.replay.string());
+  ASSERT_EQ(on_k8s.jobs.size(), 12u);
+  for (const JobSpec& j : on_k8s.jobs) EXPECT_FALSE(j.colocatable) << j.name;
+  FidelityOptions opt;
+  opt.ensemble = 0;
+  const FidelityReport rep = run_fidelity(k8s.replay.string(), k8s.tmp.path() + "/fid", opt);
+  EXPECT_EQ(rep.sim_peak_shared_gpus, 0);
+  EXPECT_EQ(rep.engine, "Kubernetes, scheduler deepshare");
 }
 
 TEST(ReplayFolder, HandEditsAreRefused) {

@@ -52,6 +52,29 @@ TEST(Observed, QueueJctPreemptionAndOccupancy) {
   EXPECT_NEAR(m.gpu_occupancy_full, 430.0 / (8 * 130.0), 1e-9);
 }
 
+// An engine's clock may show a run starting a little before the submit it recorded (seen on
+// Kubernetes: the pod ran before the POST of its Job returned), or a run of no length: the
+// conversion takes such a run to start at the submit and last 1 ms, never throws.
+TEST(Observed, ARunSeenBeforeItsSubmitStartsAtTheSubmit) {
+  Workload w = testing::make_workload(1, 1, 4);
+  testing::add_job(w, 0, 2, 0, 100);
+  testing::add_job(w, 0, 1, 0, 100);
+  w.finalize();
+  std::vector<ObservedJob> obs(2);
+  obs[0].submit = seconds(10);
+  obs[0].completed = true;
+  obs[0].runs.push_back({seconds(9), seconds(60), false, false, false, {{NodeId(0), 0b11}}});
+  obs[1].submit = seconds(10);
+  obs[1].completed = true;
+  obs[1].runs.push_back({seconds(12), seconds(12), false, false, false, {{NodeId(0), 0b100}}});
+  const RunRecord r = result_from_observation(w, obs);
+  EXPECT_EQ(r.jobs[0].queue, 0);
+  EXPECT_EQ(r.jobs[0].first_start, seconds(10));
+  EXPECT_EQ(r.jobs[0].end, seconds(60));
+  EXPECT_EQ(r.jobs[1].queue, seconds(2));
+  EXPECT_EQ(r.jobs[1].end, seconds(12) + 1);
+}
+
 namespace {
 Workload contended_workload() {
   Workload w = testing::make_workload(2, 1, 4);
