@@ -80,6 +80,7 @@ struct RunArgs {
   std::string metrics;  // HOST:PORT (or PORT: 127.0.0.1)
   k8s::LeaderConfig lease;
   double lease_duration_s = 15;
+  std::int64_t eviction_grace_s = -1;  // -1: the configuration's (30 without one)
 };
 RunArgs g_run;
 std::atomic<bool> g_stop{false};
@@ -128,12 +129,18 @@ k8s::SchedulerConfig run_config() {
     cfg.gpu_memory_mib = c.gpu_memory_mib;
     cfg.metrics = c.metrics;
     cfg.timeout_ms = static_cast<std::int64_t>(c.start_margin_s * 1000);
+    cfg.grace.default_s = c.eviction_grace_s;
+    // a tenant's own grace period holds whichever source gives its quota
+    for (const auto& t : c.tenants)
+      if (t.eviction_grace_s >= 0)
+        cfg.grace.by_namespace[k8s::dns_label(t.tenant.name)] = t.eviction_grace_s;
     if (g_run.tenants.empty() && !g_run.tenants_from_api)
       for (const auto& t : c.tenants) {
         cfg.tenants.push_back(t.tenant);
         cfg.namespaces.push_back(k8s::dns_label(t.tenant.name));  // as the replay names them
       }
   }
+  if (g_run.eviction_grace_s >= 0) cfg.grace.default_s = g_run.eviction_grace_s;
   if (!g_run.metrics.empty()) cfg.metrics = g_run.metrics;
   if (!g_run.tenants.empty() && g_run.tenants_from_api)
     throw InputError("--tenants and --tenants-from-api: one source of tenants");
@@ -230,6 +237,11 @@ void register_k8s_commands(CLI::App& app,
                 "--tenants or configured tenants)");
   run->add_option("--policy", g_run.policy,
                   "Policy (default: the configuration's, else deepshare); oracles are refused");
+  run->add_option("--eviction-grace", g_run.eviction_grace_s,
+                  "Seconds an evicted pod may take to stop, at most (its own "
+                  "terminationGracePeriodSeconds when shorter; a tenant's eviction_grace_s in "
+                  "the configuration overrides it; default: the configuration's, else 30)")
+      ->check(CLI::Range(0, 86400));
   run->add_option("--time-scale", g_run.time_scale,
                   "Driver time = wall time x this (a time-scaled replay; default: the "
                   "configuration's, else 1)");
@@ -257,8 +269,8 @@ void register_k8s_commands(CLI::App& app,
                   "holderIdentity in the Lease (default: HOSTNAME_PID)");
   run->footer(
       "Example:\n  deepshare k8s run --kubeconfig admin.kubeconfig --tenants team-a=8,team-b=8\n"
-      "Not yet (issue #23): gangs, DRA/MPS sharing, the admission policy that makes GPU pods "
-      "use it.");
+      "Not yet (issue #23): gangs, DRA/MPS sharing. Install (RBAC, the admission policy that "
+      "makes GPU pods use it): docs/kubernetes.md §10.");
   add_action(run, cmd_k8s_run);
 }
 

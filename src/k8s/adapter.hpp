@@ -17,9 +17,9 @@
 //    pods/NAME/binding, only once the API shows the node's nvidia.com/gpu free for it (bound,
 //    not ended pods + binds the cache does not show yet <= allocatable): a victim's GPUs are
 //    reused only after the API shows it gone or ended; preempt = the Eviction API (policy/v1,
-//    the pod's own grace period), re-issued until confirmed; reject / refuse = a Warning
-//    Event (FailedScheduling) and the condition PodScheduled=False with the reason, the pod
-//    left unbound for its owner to delete.
+//    the pod's own grace period bounded by its tenant's: grace.hpp), re-issued until confirmed;
+//    reject / refuse = a Warning Event (FailedScheduling) and the condition PodScheduled=False with
+//    the reason, the pod left unbound for its owner to delete.
 // Every write to the API (annotate, bind, evict, Event, condition) goes through the leader
 // fence (driver/fence.hpp, a Lease: leader.hpp) and the decision carries its epoch; a bound
 // pod whose decision has a newer epoch than ours means another leader acts: this one stops.
@@ -41,6 +41,7 @@
 #include "driver/log.hpp"
 #include "driver/ports.hpp"
 #include "k8s/client.hpp"
+#include "k8s/grace.hpp"
 #include "k8s/pods.hpp"
 
 namespace ds::k8s {
@@ -82,6 +83,8 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   // The tenants changed (tenants.hpp): a pod refused for its namespace is admitted once that
   // namespace is a tenant; a namespace dropped admits no new pod.
   void set_tenants(std::map<std::string, TenantId> ns_tenants);
+  // The tenants' grace periods for evictions (grace.hpp; default: 30 s for every tenant).
+  void set_grace(GracePeriods grace) { grace_ = std::move(grace); }
   // Tells a pod why DeepShare will not place it (Event + PodScheduled=False).
   void tell(const PodView& p, const std::string& reason, const char* event_reason);
   // Waiting pods told why they wait (PodScheduled=False, reason Unschedulable, the typed
@@ -146,6 +149,7 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   driver::Journal& journal_;
   driver::Fence& fence_;
   std::map<std::string, TenantId> ns_tenants_;
+  GracePeriods grace_;
   std::string scheduler_;
   driver::Core* core_ = nullptr;
   Cluster cluster_;

@@ -173,13 +173,17 @@ driver::Actuator::Handover K8sAdapter::hand_over(JobId id) {
 
 bool K8sAdapter::evict(const PodJob& j) {
   if (!fence_.may_send()) return false;
-  if (auto r = evict_pod(client_, j.ns, j.name, std::nullopt); !r) {
+  // the pod's own grace period, bounded by its tenant's (grace.hpp)
+  std::optional<std::int64_t> grace;
+  if (const PodView* p = pod(j.uid)) grace = grace_.for_pod(*p);
+  if (auto r = evict_pod(client_, j.ns, j.name, grace); !r) {
     if (r.error().not_found()) return true;  // gone already
     api_failed("evict_failed", j.ns + "/" + j.name, r.error());
     return false;
   }
   ++counters_.evictions;
-  journal_.line("evict " + j.ns + "/" + j.name);
+  journal_.line("evict " + j.ns + "/" + j.name +
+                (grace ? " grace_s=" + std::to_string(*grace) : std::string()));
   return true;
 }
 

@@ -83,6 +83,27 @@ TEST(K8sPods, ReadsGpusStateAndDecision) {
   EXPECT_EQ(gpus_annotation("n", {0, 5}), "n:0,5");
 }
 
+// An eviction's grace period: the pod's own, bounded by its tenant's (grace.hpp), so that a
+// pod asking for hours cannot keep reclaimed GPUs that long.
+TEST(K8sPods, EvictionGraceIsThePodsBoundedByItsTenants) {
+  json p = pod("u1", "a", 1);
+  EXPECT_EQ(pod_view(p)->grace_s, 30) << "the API's default when the pod names none";
+  p["spec"]["terminationGracePeriodSeconds"] = 86400;
+  const PodView hours = *pod_view(p);
+  EXPECT_EQ(hours.grace_s, 86400);
+  p["spec"]["terminationGracePeriodSeconds"] = 2;
+  const PodView quick = *pod_view(p);
+  GracePeriods g;
+  EXPECT_EQ(g.for_pod(hours), 30);
+  EXPECT_EQ(g.for_pod(quick), 2) << "a pod that asks for less gets less";
+  g.default_s = 0;
+  g.by_namespace["a"] = 600;  // tenant a checkpoints: up to 10 minutes
+  EXPECT_EQ(g.for_pod(hours), 600);
+  EXPECT_EQ(g.for_pod(quick), 2);
+  p["metadata"]["namespace"] = "b";
+  EXPECT_EQ(g.for_pod(*pod_view(p)), 0) << "other tenants: the default";
+}
+
 TEST(K8sPods, NodeUsableWhenReadyAndNotCordoned) {
   EXPECT_TRUE(node_view(node("n", 8))->usable());
   EXPECT_FALSE(node_view(node("n", 8, false))->usable());

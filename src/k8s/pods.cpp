@@ -94,6 +94,8 @@ std::optional<PodView> pod_view(const json& pod) {
   const json& containers = at(spec, "containers");
   if (containers.is_array())
     for (const auto& c : containers) p.gpus += container_gpus(c);
+  if (const json& g = at(spec, "terminationGracePeriodSeconds"); g.is_number_integer())
+    p.grace_s = std::max<std::int64_t>(0, g.get<std::int64_t>());
   p.created_s = rfc3339_seconds(str(meta, "creationTimestamp"));
   p.started_s = rfc3339_seconds(str(at(pod, "status"), "startTime"));
   const json& ann = at(meta, "annotations");

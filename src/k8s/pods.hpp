@@ -27,6 +27,7 @@ using nlohmann::json;
 inline constexpr const char* kGpuResource = "nvidia.com/gpu";
 inline constexpr const char* kGpusAnnotation = "deepshare.io/gpus";
 inline constexpr const char* kDecisionAnnotation = "deepshare.io/decision";
+inline constexpr std::int64_t kDefaultGraceSeconds = 30;  // the API's terminationGracePeriodSeconds
 
 struct PodView {
   std::string uid, ns, name;
@@ -35,10 +36,12 @@ struct PodView {
   std::string phase;      // status.phase
   int gpus = 0;           // nvidia.com/gpu asked for (whole GPUs)
   bool terminating = false;
-  bool gated = false;              // spec.schedulingGates not empty
-  bool controlled = false;         // has a controller owner (a Job): recreated if evicted
-  std::int64_t created_s = -1;     // creationTimestamp, Unix seconds
-  std::int64_t started_s = -1;     // status.startTime, Unix seconds
+  bool gated = false;           // spec.schedulingGates not empty
+  bool controlled = false;      // has a controller owner (a Job): recreated if evicted
+  std::int64_t created_s = -1;  // creationTimestamp, Unix seconds
+  std::int64_t started_s = -1;  // status.startTime, Unix seconds
+  // spec.terminationGracePeriodSeconds (the API's default, 30, when absent)
+  std::int64_t grace_s = kDefaultGraceSeconds;
   std::string decision_node;       // from deepshare.io/gpus ("" = none)
   std::vector<int> decision_gpus;  // GPU indices on decision_node
   bool decision_borrowed = false;  // from deepshare.io/decision

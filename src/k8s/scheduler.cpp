@@ -181,6 +181,7 @@ void PodScheduler::build_model() {
   auto adapter = std::make_unique<K8sAdapter>(*client_, log_, journal_, fence_, tenants_->active(),
                                               cfg_.scheduler_name);
   adapter->load_nodes(nodes_->items(), cfg_.gpu_memory_mib);
+  adapter->set_grace(cfg_.grace);
   if (adapter_) adapter->inherit(*adapter_);
   PolicyOptions options;
   for (const auto& [k, v] : cfg_.options) options.set(k + "=" + v);

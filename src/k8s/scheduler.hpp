@@ -56,6 +56,7 @@ struct SchedulerConfig {
   // No tenants given: Kueue's queues when its API is served, else the ConfigMap
   // deepshare-tenants in the Lease's namespace (tenants.hpp), watched.
   bool live_tenants = false;
+  GracePeriods grace;       // evictions' grace periods, per namespace (grace.hpp)
   std::string metrics;      // Prometheus endpoint HOST:PORT ("": none; the CLI serves it)
   double time_scale = 1.0;  // driver time = wall time x scale (a time-scaled replay)
   int poll_ms = 100;

@@ -70,7 +70,7 @@ void read_settings(const YAML::Node& root, ControllerConfig& c, const std::strin
   check_keys(root,
              {"partition", "policy", "options", "time_scale", "poll_ms", "metrics", "journal",
               "state_dir", "gpu_memory_mib", "gpu_models", "start_margin_s", "tenant_source",
-              "quota_tres", "tenants_refresh_s", "tenant_defaults", "tenants"},
+              "quota_tres", "tenants_refresh_s", "eviction_grace_s", "tenant_defaults", "tenants"},
              path);
   if (root["partition"]) c.partition = root["partition"].as<std::string>();
   if (root["policy"]) c.policy = root["policy"].as<std::string>();
@@ -92,6 +92,9 @@ void read_settings(const YAML::Node& root, ControllerConfig& c, const std::strin
   if (root["quota_tres"]) c.quota_tres = root["quota_tres"].as<std::string>();
   if (root["tenants_refresh_s"])
     c.tenants_refresh_s = number(root["tenants_refresh_s"], path, "tenants_refresh_s", 0.1, 86400);
+  if (root["eviction_grace_s"])
+    c.eviction_grace_s = static_cast<std::int64_t>(
+        number(root["eviction_grace_s"], path, "eviction_grace_s", 0, 86400));
   if (root["tenant_source"]) {
     const auto s = root["tenant_source"].as<std::string>();
     if (s == "slurm")
@@ -122,7 +125,7 @@ TenantConfig read_tenant(const YAML::Node& t, const ControllerConfig& c, std::si
   } else {
     check_keys(t,
                {"name", "account", "quota_gpus", "slo_queue_s", "max_slowdown", "class", "weight",
-                "checkpoint_interval_s", "trace"},
+                "checkpoint_interval_s", "trace", "eviction_grace_s"},
                where);
     if (!t["name"]) throw InputError(where + ": missing 'name'");
   }
@@ -146,6 +149,9 @@ TenantConfig read_tenant(const YAML::Node& t, const ControllerConfig& c, std::si
       throw InputError(where + ": class must be guaranteed or best-effort, not '" + cls + "'");
   }
   if (t["trace"]) tc.trace_tenant = t["trace"].as<std::string>();
+  if (t["eviction_grace_s"])
+    tc.eviction_grace_s = static_cast<std::int64_t>(
+        number(t["eviction_grace_s"], where, "eviction_grace_s", 0, 86400));
   return tc;
 }
 

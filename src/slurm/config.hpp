@@ -46,6 +46,9 @@ struct TenantConfig {
   Tenant tenant;
   std::string account;
   std::string trace_tenant;
+  // Kubernetes: the grace period of its evicted pods, seconds (-1: the configuration's
+  // eviction_grace_s); docs/kubernetes.md §8. Slurm preempts with its own GraceTime.
+  std::int64_t eviction_grace_s = -1;
 };
 
 enum class TenantSource : std::uint8_t { Slurm, Config };
@@ -65,9 +68,10 @@ struct ControllerConfig {
   TenantSource tenant_source = TenantSource::Slurm;
   std::string quota_tres = "gres/gpu";
   double tenants_refresh_s = 5;
-  Tenant tenant_defaults;             // DeepShare's knobs for accounts not listed
-  std::vector<TenantConfig> tenants;  // config: the tenants; slurm: per-account knobs
-  std::string source;                 // file it came from
+  std::int64_t eviction_grace_s = 30;  // Kubernetes: tenants without their own (TenantConfig)
+  Tenant tenant_defaults;              // DeepShare's knobs for accounts not listed
+  std::vector<TenantConfig> tenants;   // config: the tenants; slurm: per-account knobs
+  std::string source;                  // file it came from
 
   // The knobs of `account` (tenant_source: slurm): its listed entry or the defaults.
   [[nodiscard]] Tenant knobs_for(const std::string& account) const;

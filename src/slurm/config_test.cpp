@@ -19,11 +19,12 @@ const char* const kValid =
     "time_scale: 10\n"
     "poll_ms: 250\n"
     "start_margin_s: 12.5\n"
+    "eviction_grace_s: 10\n"
     "gpu_models: {a100: 81920, V100M16: 16384}\n"
     "tenant_source: config\n"
     "tenant_defaults: {slo_queue_s: 1.005, checkpoint_interval_s: 1800}\n"
     "tenants:\n"
-    "  - {name: Alpha, quota_gpus: 8, weight: 2}\n"
+    "  - {name: Alpha, quota_gpus: 8, weight: 2, eviction_grace_s: 600}\n"
     "  - {name: scav, account: Scavenger, class: best-effort, max_slowdown: 3}\n";
 
 // The message of the InputError that parsing `text` throws ("" when it parses).
@@ -45,6 +46,7 @@ TEST(ControllerConfig, ReadsWhatIsWritten) {
   EXPECT_DOUBLE_EQ(c.time_scale, 10);
   EXPECT_EQ(c.poll_ms, 250);
   EXPECT_DOUBLE_EQ(c.start_margin_s, 12.5);
+  EXPECT_EQ(c.eviction_grace_s, 10);
   EXPECT_EQ(c.gpu_models,
             (std::map<std::string, std::int64_t>{{"V100M16", 16384}, {"a100", 81920}}));
   ASSERT_EQ(c.tenants.size(), 2u);
@@ -53,6 +55,8 @@ TEST(ControllerConfig, ReadsWhatIsWritten) {
   EXPECT_DOUBLE_EQ(c.tenants[0].tenant.weight, 2);
   EXPECT_EQ(c.tenants[0].tenant.slo_queue, 1005);  // the defaults, rounded to the ms
   EXPECT_EQ(c.tenants[0].tenant.checkpoint_interval, 1800 * 1000);
+  EXPECT_EQ(c.tenants[0].eviction_grace_s, 600);
+  EXPECT_EQ(c.tenants[1].eviction_grace_s, -1);  // the configuration's
   EXPECT_EQ(c.tenants[1].account, "scavenger");
   EXPECT_EQ(c.tenants[1].tenant.cls, TenantClass::BestEffort);
   EXPECT_DOUBLE_EQ(c.tenants[1].tenant.max_slowdown, 3);
@@ -78,6 +82,9 @@ TEST(ControllerConfig, BadValuesNameTheFileAndTheField) {
       {"gpu_models: {'a|b': 8000}\n" + base, "gpu_models: 'a|b' is not a model name"},
       {"gpu_models: {a100: [1]}\n" + base, "ctl.yaml: "},
       {"tenants_refresh_s: 0\n" + base, "tenants_refresh_s must be in"},
+      {"eviction_grace_s: -1\n" + base, "eviction_grace_s must be in"},
+      {"tenant_source: config\ntenants: [{name: a, eviction_grace_s: 1e9}]\n",
+       "tenants[0]: eviction_grace_s must be in"},
       {"tenant_defaults: {slo_queue_s: .inf}\n" + base, "tenant_defaults: slo_queue_s must be in"},
       {"tenant_defaults: {max_slowdown: 0.5}\n" + base, "tenant_defaults: max_slowdown must be in"},
       {"tenant_defaults: 3\n" + base, "tenant_defaults: expected a mapping"},
