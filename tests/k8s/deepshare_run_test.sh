@@ -5,9 +5,10 @@
 # evicted pod turns Failed at the end of its grace period, then goes). `deepshare k8s run`
 # runs in the background (stopped by PID) with the tenants of tests/k8s/deepshare2.yaml
 # (namespaces ewi and wor, 8 GPUs each), and:
-#  1. reclaim: ewi fills the 16 GPUs with 4 Jobs of 4 GPUs (8 of them borrowed; a 2 s grace
-#     period), then wor asks for its 8: DeepShare must evict two of ewi's pods (Eviction API)
-#     and bind wor's only once the API shows their GPUs free;
+#  1. reclaim: ewi fills the 16 GPUs with 4 Jobs of 4 GPUs (8 of them borrowed; their pods
+#     ask for an hour's grace period, the schedulers run with --eviction-grace 2), then wor
+#     asks for its 8: DeepShare must evict two of ewi's pods (Eviction API) with a grace
+#     period of at most 2 s, and bind wor's only once the API shows their GPUs free;
 #  2. `deepshare k8s replay --scheduler deepshare` of a Venus excerpt (2 tenants); 20 s in,
 #     the leader is killed (-9): the standby takes the Lease over and must adopt the running
 #     pods from the API (their decision annotations) and go on.
@@ -74,7 +75,7 @@ WATCH_PID=$!
 kubectl create namespace deepshare-system >/dev/null || fail "namespace deepshare-system"
 kubectl create configmap deepshare-tenants -n deepshare-system --from-literal=ewi=8 \
   --from-literal=wor=8 >/dev/null || fail "ConfigMap deepshare-tenants"
-LEASE_ARGS=(--lease-duration 6 --tenants-from-api --metrics 127.0.0.1:0)
+LEASE_ARGS=(--lease-duration 6 --tenants-from-api --metrics 127.0.0.1:0 --eviction-grace 2)
 "$BIN/deepshare" k8s run --config "$CONFIG" "${LEASE_ARGS[@]}" --identity sched-a \
   >"$BASE/check/scheduler.log" 2>&1 &
 SCHED_PID=$!
@@ -110,7 +111,7 @@ job() {
 EOF
 }
 echo "== 1. reclaim: ewi borrows the whole cluster, wor comes back for its 8 GPUs"
-for i in 1 2 3 4; do job ewi borrow-$i 4 20s 2 | kubectl create -f - >/dev/null || fail "Job borrow-$i"; done
+for i in 1 2 3 4; do job ewi borrow-$i 4 20s 3600 | kubectl create -f - >/dev/null || fail "Job borrow-$i"; done
 for _ in $(seq 1 100); do
   [ "$(kubectl get pods -n ewi --field-selector=status.phase=Running -o name | wc -l)" = 4 ] && break
   sleep 0.2
@@ -249,6 +250,12 @@ jq -rs '[.[] | .object | select(.spec.schedulerName == "deepshare" and (.spec.no
 jq -rs '[.[] | .object | select(.metadata.namespace == "ewi" or .metadata.namespace == "wor")
   | select(any(.status.conditions[]?; .type == "DisruptionTarget" and .reason == "EvictionByEvictionAPI"))
   | .metadata.uid] | unique | if length < 2 then "FEW_EVICTIONS" else empty end' "$BASE/check/pods.watch" >>"$BASE/check/watch.txt"
+# The evictions' grace period: ewi's pods ask for 3600 s, the tenants' bound is 2 s.
+jq -rs '[.[] | .object | select(.metadata.namespace == "ewi" and .metadata.deletionGracePeriodSeconds != null)
+  | {u: .metadata.uid, g: .metadata.deletionGracePeriodSeconds}] | unique
+  | "evicted ewi pods and their grace periods: \(map(.g) | group_by(.) | map("\(.[0]) s x\(length)") | join(", "))",
+    (if any(.[]; .g > 2) then "LONG_GRACE" else empty end)' "$BASE/check/pods.watch" >>"$BASE/check/watch.txt" ||
+  fail "reading the grace periods"
 # Waiting pods told why: PodScheduled=False with "DeepShare: waiting (REASON)" while unbound.
 jq -rs '[.[] | .object | select(.spec.schedulerName == "deepshare" and (.spec.nodeName // "") == "")
   | .metadata.uid as $u | .status.conditions[]? | select(.type == "PodScheduled" and .status == "False")
@@ -262,6 +269,7 @@ grep -q "^pods bound by DeepShare: [1-9]" "$BASE/check/watch.txt" || fail "the w
 grep "^OVER " "$BASE/check/watch.txt" && fail "a node had more nvidia.com/gpu bound than allocatable"
 grep "^UNDECIDED " "$BASE/check/watch.txt" && fail "pods bound without DeepShare's decision"
 grep -q "^FEW_EVICTIONS" "$BASE/check/watch.txt" && fail "the reclaim evicted fewer than 2 pods"
+grep -q "^LONG_GRACE" "$BASE/check/watch.txt" && fail "an eviction gave a pod more than its tenant's grace period"
 grep -q "^NO_EPOCH" "$BASE/check/watch.txt" && fail "a binding without its leader's epoch"
 grep -q "^EPOCH_BACK" "$BASE/check/watch.txt" && fail "a binding of a deposed leader after the new one's"
 grep -q "^binding epochs in order: 1 x[0-9]*, 2 x" "$BASE/check/watch.txt" || fail "bindings not of A (epoch 1) then B (epoch 2)"
