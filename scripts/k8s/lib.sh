@@ -140,7 +140,9 @@ rss_total() {
 
 # write_scheduler_config FILE: kube-scheduler's KubeSchedulerConfiguration (ours) for
 # SCHEDULER_PACKING=gpu (score nodes by allocated nvidia.com/gpu, most first: bin-packing,
-# as the Kubernetes docs' "resource bin packing" configures it) and SCHEDULER_BACKOFF_S.
+# as the Kubernetes docs' "resource bin packing" configures it), SCHEDULER_BACKOFF_S and
+# SCHEDULER_QPS (its client's rate limit, queries per second, burst twice that; the
+# defaults are 50 and 100).
 # With --config, the file carries what the deprecated flags would (kubeconfig, leader election).
 write_scheduler_config() {
   {
@@ -148,6 +150,10 @@ write_scheduler_config() {
     echo "kind: KubeSchedulerConfiguration"
     echo "clientConnection:"
     echo "  kubeconfig: $BASE/run/scheduler.kubeconfig"
+    if [ -n "${SCHEDULER_QPS:-}" ]; then
+      echo "  qps: $SCHEDULER_QPS"
+      echo "  burst: $((SCHEDULER_QPS * 2))"
+    fi
     echo "leaderElection:"
     echo "  leaderElect: false"
     if [ -n "${SCHEDULER_BACKOFF_S:-}" ]; then

@@ -36,9 +36,11 @@ SCHEDULER=${SCHEDULER:-0}
 # kube-scheduler's placement of nvidia.com/gpu: "spread" (its defaults: GPUs are not scored,
 # cpu/memory LeastAllocated) or "gpu" (NodeResourcesFit MostAllocated on nvidia.com/gpu:
 # the bin-packing a GPU site configures); SCHEDULER_BACKOFF_S: its pod backoff (initial =
-# max, whole seconds; default 1 and 10)
+# max, whole seconds; default 1 and 10); SCHEDULER_QPS: its client's queries per second
+# (burst twice that; default 50 and 100)
 SCHEDULER_PACKING=${SCHEDULER_PACKING:-spread}
 SCHEDULER_BACKOFF_S=${SCHEDULER_BACKOFF_S:-}
+SCHEDULER_QPS=${SCHEDULER_QPS:-}
 KCM_CONTROLLERS=${KCM_CONTROLLERS:-job-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,node-lifecycle-controller,taint-eviction-controller,pod-garbage-collector-controller,ttl-after-finished-controller,resourceclaim-controller,validatingadmissionpolicy-status-controller}
 # kubelet-like pod deletion: "graceful" waits (up to) the pod's grace period, "fast" at once
 POD_DELETE=${POD_DELETE:-graceful}
@@ -65,6 +67,10 @@ esac
 case $SCHEDULER_BACKOFF_S in
   '' | [1-9] | [1-9][0-9]) ;;
   *) echo "start-cluster.sh: SCHEDULER_BACKOFF_S must be whole seconds, 1-99" >&2; exit 1 ;;
+esac
+case $SCHEDULER_QPS in
+  '' | [1-9] | [1-9][0-9] | [1-9][0-9][0-9] | [1-9][0-9][0-9][0-9]) ;;
+  *) echo "start-cluster.sh: SCHEDULER_QPS must be a whole number, 1-9999" >&2; exit 1 ;;
 esac
 case $POD_DELETE in
   graceful) delete_stage=general/pod-delete.yaml ;;
@@ -143,9 +149,9 @@ component kube-controller-manager "$K8SBIN/kube-controller-manager" --bind-addre
   --tls-cert-file="$pki/serving.crt" --tls-private-key-file="$pki/serving.key"
 # kube-scheduler's command line is written even with SCHEDULER=0, so that a test can start
 # it later (component.sh start kube-scheduler). Its KubeSchedulerConfiguration, when one of
-# SCHEDULER_PACKING/SCHEDULER_BACKOFF_S asks for more than the defaults, is our own file.
+# SCHEDULER_PACKING/SCHEDULER_BACKOFF_S/SCHEDULER_QPS asks for more than the defaults, is our own file.
 sched_config=()
-if [ "$SCHEDULER_PACKING" != spread ] || [ -n "$SCHEDULER_BACKOFF_S" ]; then
+if [ "$SCHEDULER_PACKING" != spread ] || [ -n "$SCHEDULER_BACKOFF_S" ] || [ -n "$SCHEDULER_QPS" ]; then
   write_scheduler_config "$BASE/run/kube-scheduler.yaml"
   sched_config=(--config="$BASE/run/kube-scheduler.yaml")
 fi
