@@ -13,13 +13,14 @@
 //  - nodes(): Node objects with allocatable nvidia.com/gpu; usable = Ready and not cordoned;
 //  - sync_held(): the GPUs that pods the model does not run hold on each node (other
 //    schedulers' pods, DeepShare's own ending ones), as kube-scheduler counts them;
-//  - the actions (adapter_act.cpp): hand_over = write the decision annotations, then POST
-//    pods/NAME/binding, only once the API shows the node's nvidia.com/gpu free for it (bound,
-//    not ended pods + binds the cache does not show yet <= allocatable): a victim's GPUs are
-//    reused only after the API shows it gone or ended; preempt = the Eviction API (policy/v1,
-//    the pod's own grace period bounded by its tenant's: grace.hpp), re-issued until confirmed;
-//    reject / refuse = a Warning Event (FailedScheduling) and the condition PodScheduled=False with
-//    the reason, the pod left unbound for its owner to delete.
+//  - the actions (adapter_act.cpp): hand_over = POST pods/NAME/binding with the decision
+//    annotations on the Binding (the API server sets both in one update), only once the API shows
+//    the node's nvidia.com/gpu free for it (bound, not ended pods + binds the cache does not show
+//    yet <= allocatable): a victim's GPUs are reused only after the API shows it gone or ended;
+//    preempt = the Eviction API (policy/v1, the pod's own grace period bounded by its tenant's:
+//    grace.hpp), re-issued until confirmed; reject / refuse = a Warning Event (FailedScheduling)
+//    and the condition PodScheduled=False with the reason, the pod left unbound for its owner to
+//    delete.
 // Every write to the API (annotate, bind, evict, Event, condition) goes through the leader
 // fence (driver/fence.hpp, a Lease: leader.hpp) and the decision carries its epoch; a bound
 // pod whose decision has a newer epoch than ours means another leader acts: this one stops.

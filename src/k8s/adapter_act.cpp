@@ -143,20 +143,14 @@ driver::Actuator::Handover K8sAdapter::hand_over(JobId id) {
   }
   std::vector<int> gpus;
   for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) gpus.push_back(std::countr_zero(m));
-  const json ann = {
-      {"metadata",
-       {{"annotations",
-         {{kGpusAnnotation, gpus_annotation(node.name, gpus)},
-          {kDecisionAnnotation,
-           decision_annotation(j.start->borrowed, j.start->shared, now_, fence_.epoch())}}}}}};
+  // The decision rides on the binding: the API server sets the annotations and the node in
+  // one update, so a pod is never bound without its decision, nor annotated and left unbound.
+  const std::map<std::string, std::string> ann = {
+      {kGpusAnnotation, gpus_annotation(node.name, gpus)},
+      {kDecisionAnnotation,
+       decision_annotation(j.start->borrowed, j.start->shared, now_, fence_.epoch())}};
   if (!fence_.may_send()) return Handover::Failed;
-  if (auto r = client_.patch(pods_path(p->ns, p->name), ann, PatchType::Merge); !r) {
-    api_failed("annotate_failed", p->ref(), r.error());
-    return Handover::Failed;
-  }
-  if (!fence_.may_send())
-    return Handover::Failed;  // checked again: the annotation took a round trip
-  if (auto r = bind_pod(client_, p->ns, p->name, node.name); !r) {
+  if (auto r = bind_pod(client_, p->ns, p->name, node.name, ann); !r) {
     api_failed("bind_failed", p->ref(), r.error());
     return Handover::Failed;
   }

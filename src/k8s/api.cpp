@@ -3,8 +3,9 @@
 namespace ds::k8s {
 
 Result<json> bind_pod(Client& c, const std::string& ns, const std::string& pod,
-                      const std::string& node) {
-  return c.post(pods_path(ns, pod, "binding"), binding(pod, node));
+                      const std::string& node,
+                      const std::map<std::string, std::string>& annotations) {
+  return c.post(pods_path(ns, pod, "binding"), binding(pod, node, annotations));
 }
 
 Result<json> evict_pod(Client& c, const std::string& ns, const std::string& pod,

@@ -10,9 +10,11 @@
 
 namespace ds::k8s {
 
-// pods/binding: 201 once; a pod already bound is a 409 Conflict naming its node.
+// pods/binding: 201 once; a pod already bound is a 409 Conflict naming its node. The
+// annotations are set on the pod with the binding (one update).
 Result<json> bind_pod(Client& c, const std::string& ns, const std::string& pod,
-                      const std::string& node);
+                      const std::string& node,
+                      const std::map<std::string, std::string>& annotations = {});
 // pods/eviction: 201 (the pod now carries a deletionTimestamp); 429 when a
 // PodDisruptionBudget forbids it; 404 when the pod is gone already.
 Result<json> evict_pod(Client& c, const std::string& ns, const std::string& pod,

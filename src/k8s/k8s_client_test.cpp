@@ -263,6 +263,8 @@ TEST(Objects, BodiesAsTheApiDefinesThem) {
   EXPECT_EQ(
       binding("p", "n1").dump(),
       R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"p"},"target":{"apiVersion":"v1","kind":"Node","name":"n1"}})");
+  EXPECT_EQ(binding("p", "n1", {{"deepshare.io/gpus", "n1:0"}})["metadata"]["annotations"],
+            json({{"deepshare.io/gpus", "n1:0"}}));
   EXPECT_EQ(eviction("a", "p", 5)["deleteOptions"]["gracePeriodSeconds"], 5);
   EXPECT_FALSE(eviction("a", "p", std::nullopt).contains("deleteOptions"));
   LeaseSpec s{"me", 15, t, t, 3};

@@ -65,11 +65,14 @@ std::string micro_time(std::chrono::system_clock::time_point t) {
   return buf;
 }
 
-json binding(std::string_view pod, std::string_view node) {
-  return {{"apiVersion", "v1"},
-          {"kind", "Binding"},
-          {"metadata", {{"name", pod}}},
-          {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
+json binding(std::string_view pod, std::string_view node,
+             const std::map<std::string, std::string>& annotations) {
+  json b = {{"apiVersion", "v1"},
+            {"kind", "Binding"},
+            {"metadata", {{"name", pod}}},
+            {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
+  if (!annotations.empty()) b["metadata"]["annotations"] = annotations;
+  return b;
 }
 
 json eviction(std::string_view ns, std::string_view pod, std::optional<std::int64_t> grace) {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -46,8 +47,11 @@ std::string micro_time(std::chrono::system_clock::time_point t);
 // (metav1.Time, whole seconds: creationTimestamp, startTime).
 std::int64_t rfc3339_seconds(const std::string& text);
 
-// POST pods/NAME/binding: places the pod on the node (once; a second one is a 409).
-json binding(std::string_view pod, std::string_view node);
+// POST pods/NAME/binding: places the pod on the node (once; a second one is a 409). The
+// API server merges the Binding's annotations into the pod in the same update, so a
+// scheduler's record of its decision lands with the binding or not at all.
+json binding(std::string_view pod, std::string_view node,
+             const std::map<std::string, std::string>& annotations = {});
 
 // POST pods/NAME/eviction: the API-side preemption (PodDisruptionBudgets apply; 429 when
 // one forbids it). grace: the pod's termination grace period, or its own when absent.
