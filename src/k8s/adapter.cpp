@@ -36,7 +36,17 @@ void K8sAdapter::load_nodes(const std::vector<json>& nodes, std::int64_t gpu_mem
     node_index_[n.name] = cluster_.nodes.size();
     cluster_.nodes.push_back(n);
   }
-  node_objects_ = nodes;
+  set_nodes(nodes);
+}
+
+void K8sAdapter::set_nodes(const std::vector<json>& nodes) {
+  node_views_.clear();
+  node_alloc_.clear();
+  for (const auto& o : nodes)
+    if (auto v = node_view(o)) {
+      node_alloc_[v->name] = v->gpus;
+      node_views_.push_back(std::move(*v));
+    }
 }
 
 std::vector<std::string> K8sAdapter::new_gpu_nodes(const std::vector<json>& nodes) const {
@@ -55,17 +65,42 @@ void K8sAdapter::inherit(const K8sAdapter& old) {
   counters_ = old.counters_;
 }
 
-void K8sAdapter::set_cycle(std::vector<json> pods, std::vector<json> nodes, Time now,
+void K8sAdapter::set_cycle(const std::vector<json>& pods, const std::vector<json>& nodes, Time now,
                            std::int64_t wall_ms, const driver::DriverClock& clock) {
+  std::vector<std::shared_ptr<const json>> shared;
+  shared.reserve(pods.size());
+  for (const auto& o : pods) shared.push_back(std::make_shared<const json>(o));
+  set_cycle(shared, nodes, now, wall_ms, clock);
+}
+
+void K8sAdapter::set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
+                           const std::vector<json>& nodes, Time now, std::int64_t wall_ms,
+                           const driver::DriverClock& clock) {
   now_ = now;
   wall_ = wall_ms;
   clock_ = clock;
-  node_objects_ = std::move(nodes);
+  set_nodes(nodes);
   pods_.clear();
   pod_index_.clear();
   api_used_.clear();
-  for (const auto& o : pods)
-    if (auto p = pod_view(o)) pods_.push_back(std::move(*p));
+  // Each pod object is read once: an unchanged one (the same pointer) keeps last cycle's view.
+  std::unordered_map<std::string, CachedPod> seen;
+  seen.reserve(pods.size());
+  for (const auto& o : pods) {
+    const auto meta = o->find("metadata");
+    if (meta == o->end() || !meta->is_object()) continue;
+    const auto uid = meta->find("uid");
+    if (uid == meta->end() || !uid->is_string()) continue;
+    const std::string& key = uid->get_ref<const std::string&>();
+    if (auto c = pod_cache_.find(key); c != pod_cache_.end() && c->second.object == o) {
+      pods_.push_back(c->second.view);
+      seen.emplace(key, std::move(c->second));
+    } else if (auto p = pod_view(*o)) {
+      pods_.push_back(*p);
+      seen.emplace(key, CachedPod{o, std::move(*p)});
+    }
+  }
+  pod_cache_.swap(seen);
   // Ordered by key (the Observation's contract); creation order breaks no tie here.
   std::sort(pods_.begin(), pods_.end(), [](const auto& a, const auto& b) { return a.uid < b.uid; });
   for (std::size_t i = 0; i < pods_.size(); ++i) {
@@ -94,8 +129,8 @@ int K8sAdapter::api_free(const std::string& node) const {
   auto n = node_index_.find(node);
   if (n == node_index_.end()) return 0;
   int alloc = cluster_.nodes[n->second].gpus;
-  for (const auto& o : node_objects_)  // allocatable may shrink (a device plugin's report)
-    if (auto v = node_view(o); v && v->name == node) alloc = std::min(alloc, v->gpus);
+  // allocatable may shrink (a device plugin's report)
+  if (auto a = node_alloc_.find(node); a != node_alloc_.end()) alloc = std::min(alloc, a->second);
   auto u = api_used_.find(node);
   return alloc - (u == api_used_.end() ? 0 : u->second);
 }
@@ -222,11 +257,10 @@ std::optional<driver::Observation> K8sAdapter::observe() {
 
 std::optional<std::vector<driver::EngineNode>> K8sAdapter::nodes() {
   std::vector<driver::EngineNode> out;
-  for (const auto& o : node_objects_) {
-    auto v = node_view(o);
-    if (!v || !node_index_.count(v->name)) continue;
-    out.push_back({v->name, v->usable(), false,
-                   v->cordoned ? "cordoned" : (v->ready ? "ready" : "not-ready")});
+  for (const NodeView& v : node_views_) {
+    if (!node_index_.count(v.name)) continue;
+    out.push_back(
+        {v.name, v.usable(), false, v.cordoned ? "cordoned" : (v.ready ? "ready" : "not-ready")});
   }
   return out;
 }

@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -75,9 +76,14 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   // counters.
   void inherit(const K8sAdapter& old);
 
-  // This cycle's objects (copies of the informers' caches) and times.
-  void set_cycle(std::vector<json> pods, std::vector<json> nodes, Time now, std::int64_t wall_ms,
+  // This cycle's objects (the informers' snapshots) and times. A pod object seen in the last
+  // cycle (the same pointer: the informer stores a new one for each change) is not read again.
+  void set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
+                 const std::vector<json>& nodes, Time now, std::int64_t wall_ms,
                  const driver::DriverClock& clock);
+  // The same from copies (tests): every pod is read.
+  void set_cycle(const std::vector<json>& pods, const std::vector<json>& nodes, Time now,
+                 std::int64_t wall_ms, const driver::DriverClock& clock);
   // GPUs that pods outside the model's running jobs hold, into the core's state.
   void sync_held();
   [[nodiscard]] const AdapterCounters& counters() const { return counters_; }
@@ -158,7 +164,15 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   std::vector<PodJob> jobs_;                                // per JobId
   std::vector<PodView> pods_;                               // this cycle's
   std::unordered_map<std::string, std::size_t> pod_index_;  // uid -> pods_
-  std::vector<json> node_objects_;
+  std::vector<NodeView> node_views_;                        // this cycle's
+  std::unordered_map<std::string, int> node_alloc_;         // allocatable nvidia.com/gpu
+  // The pods read last cycle, by uid: their object (to tell whether it changed) and view.
+  struct CachedPod {
+    std::shared_ptr<const json> object;
+    PodView view;
+  };
+  std::unordered_map<std::string, CachedPod> pod_cache_;
+  void set_nodes(const std::vector<json>& nodes);
   std::unordered_map<std::string, int> api_used_;         // node -> GPUs the API shows held
   std::unordered_map<std::string, std::uint64_t> taken_;  // node -> GPUs placed this cycle
   std::unordered_map<std::string, Assumed> assumed_;      // uid -> binding not in the cache yet

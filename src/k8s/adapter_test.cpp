@@ -140,6 +140,12 @@ struct Harness {
   }
   // One cycle up to the policy (no decisions applied: those would call the API).
   driver::Observation fold(const std::vector<json>& pods) {
+    std::vector<std::shared_ptr<const json>> objects;
+    for (const auto& p : pods) objects.push_back(std::make_shared<const json>(p));
+    return fold_objects(objects);
+  }
+  // As the scheduler's cycle hands them over: the informer's shared, immutable objects.
+  driver::Observation fold_objects(const std::vector<std::shared_ptr<const json>>& pods) {
     wall += 1000;
     core->set_time(wall, wall);
     adapter->set_cycle(pods, nodes, wall, wall, clock);
@@ -203,6 +209,31 @@ TEST(K8sAdapter, PodsToJobs) {
   int unavailable = 0;
   for (std::size_t g = 4; g < 8; ++g) unavailable += !h.core->state().gpu_available(g);
   EXPECT_EQ(unavailable, 1) << "the terminating pod on gpu-node-2 still holds one GPU";
+}
+
+// The informer stores a new object for each change, so an object seen last cycle (the same
+// pointer) is not read again, and a changed one (a new pointer) is: the views follow the
+// objects as when every pod is read each cycle.
+TEST(K8sAdapter, UnchangedPodObjectsAreNotReadAgain) {
+  Harness h;
+  auto waiting = std::make_shared<const json>(pod("u1", "a", 1));
+  auto other = std::make_shared<const json>(pod("u2", "b", 2));
+  h.fold_objects({waiting, other});
+  ASSERT_TRUE(h.job("u1") && h.job("u2"));
+  EXPECT_EQ(h.job("u1")->phase, driver::Phase::Waiting);
+  h.fold_objects({waiting, other});  // the same objects: the views kept
+  EXPECT_EQ(h.job("u1")->phase, driver::Phase::Waiting);
+  EXPECT_EQ(h.job("u2")->spec.gpus, 2);
+  json b = bound(pod("u1", "a", 1), "gpu-node-1");
+  b["metadata"]["annotations"] = {{kGpusAnnotation, "gpu-node-1:3"},
+                                  {kDecisionAnnotation, "borrowed=0,shared=0,decided=7"}};
+  h.fold_objects({std::make_shared<const json>(b), other});  // u1 changed: read again
+  ASSERT_TRUE(h.job("u1"));
+  EXPECT_EQ(h.job("u1")->phase, driver::Phase::Running);
+  EXPECT_EQ(h.job("u1")->placement, (Placement{NodeAlloc{NodeId(0), 0b1000}}));
+  h.fold_objects({other});  // u1 gone
+  EXPECT_FALSE(h.job("u1"));
+  EXPECT_TRUE(h.job("u2"));
 }
 
 TEST(K8sAdapter, PodBoundBySomeoneElseGetsFreeGpus) {

@@ -47,9 +47,9 @@ bool Informer::wait_synced(double limit_s) const {
 }
 
 void Informer::sync(const json& list) {
-  std::map<std::string, json> fresh;
+  std::map<std::string, Object> fresh;
   for (const auto& o : list.value("items", json::array()))
-    if (auto k = key_of(o); !k.empty()) fresh[k] = o;
+    if (auto k = key_of(o); !k.empty()) fresh[k] = std::make_shared<const json>(o);
   const std::lock_guard lock(mu_);
   objects_.swap(fresh);
   ++changes_;
@@ -63,7 +63,7 @@ void Informer::apply(const WatchEvent& e) {
   if (e.type == WatchEventType::Deleted)
     objects_.erase(k);
   else
-    objects_[k] = e.object;
+    objects_[k] = std::make_shared<const json>(e.object);
   ++changes_;
 }
 
@@ -71,8 +71,16 @@ std::vector<json> Informer::items(std::uint64_t* changes) const {
   const std::lock_guard lock(mu_);
   std::vector<json> out;
   out.reserve(objects_.size());
-  for (const auto& [k, o] : objects_) out.push_back(o);
+  for (const auto& [k, o] : objects_) out.push_back(*o);
   if (changes) *changes = changes_;
+  return out;
+}
+
+std::vector<Informer::Object> Informer::snapshot() const {
+  const std::lock_guard lock(mu_);
+  std::vector<Object> out;
+  out.reserve(objects_.size());
+  for (const auto& [k, o] : objects_) out.push_back(o);
   return out;
 }
 

@@ -1,10 +1,14 @@
 // A local cache of one collection of the API (the informer of client-go, reduced to what
 // `deepshare k8s run` needs): a ListWatcher (list, then watch with bookmarks, relist on 410,
-// backoff) on a thread of its own keeps the objects by key; the scheduler's cycle takes a copy.
+// backoff) on a thread of its own keeps the objects by key; the scheduler's cycle takes a
+// snapshot: shared pointers to the objects, which never change once stored (a change stores
+// a new one), so that taking it costs a pointer per object and a reader can tell which
+// objects changed since its last snapshot by their pointers.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -25,8 +29,11 @@ class Informer {
   void start();
   // Waits until the first list arrived; false after `limit_s`.
   bool wait_synced(double limit_s) const;
+  using Object = std::shared_ptr<const json>;
   // A copy of the objects, and how many changes the cache has taken so far.
   std::vector<json> items(std::uint64_t* changes = nullptr) const;
+  // The objects as they are now, in key order, without copying them.
+  std::vector<Object> snapshot() const;
   [[nodiscard]] ListWatchStats stats() const { return watcher_.stats(); }
 
  private:
@@ -35,7 +42,7 @@ class Informer {
   driver::Log& log_;
   ListWatcher watcher_;
   mutable std::mutex mu_;
-  std::map<std::string, json> objects_;
+  std::map<std::string, Object> objects_;
   std::uint64_t changes_ = 0;
   bool synced_ = false;
   std::jthread thread_;

@@ -221,7 +221,7 @@ void PodScheduler::step() {
   }
   now_ = driver::cycle_time(now_, clock_.at(wall), core_->wake_at_ref());
   core_->set_time(now_, wall);
-  adapter_->set_cycle(pods_->items(), std::move(nodes), now_, wall, clock_);
+  adapter_->set_cycle(pods_->snapshot(), nodes, now_, wall, clock_);
   if (read_tenants()) tenants_changed();
   if (auto n = adapter_->nodes()) core_->observe_nodes(*n);
   const auto obs = adapter_->observe();
