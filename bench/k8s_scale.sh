@@ -48,15 +48,7 @@ for s in "${SCHEDULERS[@]}"; do
 done
 [ -x "$BIN/deepshare" ] || { echo "k8s_scale.sh: no $BIN/deepshare (scripts/build.sh)" >&2; exit 2; }
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
-export BASE=
-SCHED_PID=
-stop_all() {
-  [ -n "$SCHED_PID" ] && kill "$SCHED_PID" 2>/dev/null && wait "$SCHED_PID" 2>/dev/null
-  SCHED_PID=
-  [ -n "$BASE" ] && "$SRC/scripts/k8s/stop-cluster.sh" --purge >/dev/null 2>&1
-  BASE=
-}
-trap stop_all EXIT
+source "$SRC/bench/k8s_bench_lib.sh"
 fail=0
 for s in "${SCHEDULERS[@]}"; do
   dir=$OUT/$s

@@ -48,15 +48,7 @@ for s in "${SCHEDULERS[@]}"; do
   esac
 done
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
-export BASE=
-SCHED_PID=
-stop_all() {
-  [ -n "$SCHED_PID" ] && kill "$SCHED_PID" 2>/dev/null && wait "$SCHED_PID" 2>/dev/null
-  SCHED_PID=
-  [ -n "$BASE" ] && "$SRC/scripts/k8s/stop-cluster.sh" --purge >/dev/null 2>&1
-  BASE=
-}
-trap stop_all EXIT
+source "$SRC/bench/k8s_bench_lib.sh"
 # The simulator's policy that stands for each scheduler.
 policy_of() { case $1 in default) echo fifo-pooled ;; *) echo "$1" ;; esac; }
 fail=0
