@@ -42,8 +42,8 @@ SCHEDULER_PACKING=${SCHEDULER_PACKING:-spread}
 SCHEDULER_BACKOFF_S=${SCHEDULER_BACKOFF_S:-}
 SCHEDULER_QPS=${SCHEDULER_QPS:-}
 # KCM_QPS: the controller-manager's client queries per second (burst twice that; default 20
-# and 30): its node-lifecycle controller lifts the not-ready taint of each new node, about
-# 30 s for 1,000 nodes at 100 against 5 min at the default
+# and 30): its node-lifecycle controller lifts the not-ready taint of each new node; a start
+# with 1,000 nodes took 50 s at 100 against 6 min at the default (bench/k8s_scale.sh)
 KCM_QPS=${KCM_QPS:-}
 KCM_CONTROLLERS=${KCM_CONTROLLERS:-job-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,node-lifecycle-controller,taint-eviction-controller,pod-garbage-collector-controller,ttl-after-finished-controller,resourceclaim-controller,validatingadmissionpolicy-status-controller}
 # kubelet-like pod deletion: "graceful" waits (up to) the pod's grace period, "fast" at once
