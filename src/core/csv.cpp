@@ -224,36 +224,38 @@ double CsvReader::get_double(std::size_t i) const {
 }
 
 std::int64_t CsvReader::get_int_in(std::size_t i, std::int64_t lo, std::int64_t hi,
-                                   const std::string& what, bool lenient) const {
-  const std::string expected =
-      what + " in " + range_text(static_cast<double>(lo), static_cast<double>(hi));
-  if (i >= fields_.size()) fail(i, expected);
+                                   std::string_view what, bool lenient) const {
+  auto refuse = [&] {
+    fail(i,
+         std::string(what) + " in " + range_text(static_cast<double>(lo), static_cast<double>(hi)));
+  };
+  if (i >= fields_.size()) refuse();
   std::optional<std::int64_t> v = parse_int(fields_[i].text);
   if (!v && lenient) {
     if (const auto d = parse_double(fields_[i].text); d && std::floor(*d) == *d)
       v = round_in_range(*d, lo, hi);
   }
-  if (!v || *v < lo || *v > hi) fail(i, expected);
+  if (!v || *v < lo || *v > hi) refuse();
   return *v;
 }
 
-double CsvReader::get_double_in(std::size_t i, double lo, double hi,
-                                const std::string& what) const {
-  const std::string expected = what + " in " + range_text(lo, hi);
-  if (i >= fields_.size()) fail(i, expected);
+double CsvReader::get_double_in(std::size_t i, double lo, double hi, std::string_view what) const {
+  auto refuse = [&] { fail(i, std::string(what) + " in " + range_text(lo, hi)); };
+  if (i >= fields_.size()) refuse();
   const auto v = parse_double(fields_[i].text);
-  if (!v || !(*v >= lo && *v <= hi)) fail(i, expected);
+  if (!v || !(*v >= lo && *v <= hi)) refuse();
   return *v;
 }
 
-Time CsvReader::get_seconds(std::size_t i, Time lo, Time hi, const std::string& what) const {
-  const std::string expected =
-      what + " in seconds, " +
-      range_text(static_cast<double>(lo) / kSecond, static_cast<double>(hi) / kSecond);
-  if (i >= fields_.size()) fail(i, expected);
+Time CsvReader::get_seconds(std::size_t i, Time lo, Time hi, std::string_view what) const {
+  auto refuse = [&] {
+    fail(i, std::string(what) + " in seconds, " +
+                range_text(static_cast<double>(lo) / kSecond, static_cast<double>(hi) / kSecond));
+  };
+  if (i >= fields_.size()) refuse();
   const auto v = parse_double(fields_[i].text);
   const auto ms = v ? seconds_to_ms(*v, lo, hi) : std::nullopt;
-  if (!ms) fail(i, expected);
+  if (!ms) refuse();
   return *ms;
 }
 

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -222,15 +223,14 @@ void Workload::finalize() {
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     auto& j = jobs[i];
     j.id = JobId(static_cast<std::uint32_t>(i));
-    const std::string who = "job " + quote_input(j.name);
-    if (!j.tenant.valid() || j.tenant.index() >= tenants.size())
-      throw InputError(who + ": unknown tenant");
-    if (j.gpus <= 0) throw InputError(who + ": needs at least one GPU");
-    if (j.gpu_milli <= 0 || j.gpu_milli > kMilliPerGpu)
-      throw InputError(who + ": gpu_milli must be in 1..1000");
+    // The message is built only for a job refused (1M-job traces: issue #27).
+    auto refuse = [&](const char* why) { throw InputError("job " + quote_input(j.name) + why); };
+    if (!j.tenant.valid() || j.tenant.index() >= tenants.size()) refuse(": unknown tenant");
+    if (j.gpus <= 0) refuse(": needs at least one GPU");
+    if (j.gpu_milli <= 0 || j.gpu_milli > kMilliPerGpu) refuse(": gpu_milli must be in 1..1000");
     if (j.gpu_milli < kMilliPerGpu && j.gpus != 1)
-      throw InputError(who + ": a fractional GPU request must ask for exactly one GPU");
-    if (truth[i].work < 0) throw InputError(who + ": negative duration");
+      refuse(": a fractional GPU request must ask for exactly one GPU");
+    if (truth[i].work < 0) refuse(": negative duration");
   }
 }
 
@@ -274,7 +274,14 @@ std::string Workload::digest() const {
       d.add(v);
       d.add(std::string_view("\0", 1));  // a separator no name holds
     } else {
-      d.add(std::to_string(v));
+      // As std::to_string writes it ("%f" for a double), without its allocation.
+      char buf[512];
+      std::to_chars_result r;
+      if constexpr (std::is_floating_point_v<std::decay_t<decltype(v)>>)
+        r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 6);
+      else
+        r = std::to_chars(buf, buf + sizeof buf, v);
+      d.add(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
       d.add(",");
     }
   };
