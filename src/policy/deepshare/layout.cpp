@@ -67,8 +67,8 @@ bool Layout::is_away(const ClusterSnapshot& s, const JobSpec& j, const Placement
 std::optional<ReclaimPlan> Layout::plan_home(FreeMap& free, const Book& book, const JobSpec& j,
                                              std::vector<Victim> candidates) const {
   const auto& home = home_[j.tenant.index()];
+  if (home.size() == nodes_.size()) return plan_reclaim(free, home, j, std::move(candidates));
   if (auto plan = plan_reclaim(free, home, j, candidates)) return plan;
-  if (home.size() == nodes_.size()) return std::nullopt;
   std::erase_if(candidates, [&](const Victim& v) {
     const JobState& vs = book.job(v.job);
     return vs.run != Run::Borrowed || (vs.partner.valid() && book.job(vs.partner).quota_counted);

@@ -52,10 +52,15 @@ int gpus_on(const Placement& p, NodeId n) {
 }
 
 // The candidates touching each of `nodes` (ascending ids), in cost order: O(candidates), not
-// O(cluster).
+// O(cluster). Flat (one array of candidates, cut per node): a reclaim is planned in most cycles
+// of a full cluster, and a vector per node was a tenth of such a run in malloc (issue #27).
 struct ByNode {
   std::vector<NodeId> node;
-  std::vector<std::vector<const Victim*>> on;
+  std::vector<std::size_t> begin;  // node k's candidates: flat[begin[k], begin[k + 1])
+  std::vector<const Victim*> flat;
+  [[nodiscard]] std::span<const Victim* const> on(std::size_t k) const {
+    return std::span<const Victim* const>(flat).subspan(begin[k], begin[k + 1] - begin[k]);
+  }
 };
 
 ByNode group_by_node(std::span<const NodeId> nodes, std::span<const Victim> candidates) {
@@ -66,13 +71,15 @@ ByNode group_by_node(std::span<const NodeId> nodes, std::span<const Victim> cand
   std::stable_sort(touch.begin(), touch.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
   ByNode g;
+  g.flat.reserve(touch.size());
   for (const auto& [n, v] : touch) {
     if (g.node.empty() || g.node.back() != n) {
       g.node.push_back(n);
-      g.on.emplace_back();
+      g.begin.push_back(g.flat.size());
     }
-    g.on.back().push_back(v);
+    g.flat.push_back(v);
   }
+  g.begin.push_back(g.flat.size());
   return g;
 }
 
@@ -165,22 +172,22 @@ ReclaimPlan counted_plan(const FreeMap& free, NodeId n, const JobSpec& job,
 // fits there (by counting GPUs where that is exact, else on a trial of the map).
 std::optional<ReclaimPlan> plan_one_node(FreeMap& free, const JobSpec& job, const ByNode& g) {
   std::optional<std::size_t> best;
-  std::vector<const Victim*> best_set;
+  std::vector<const Victim*> best_set, chosen;  // chosen: one node's set, reused
   double best_cost = 0;
   std::optional<ReclaimPlan> trial_best;
   for (std::size_t k = 0; k < g.node.size(); ++k) {
     const NodeId n = g.node[k];
-    if (job.gpu_milli < kMilliPerGpu || !whole_gpus_only(free, n, g.on[k])) {
-      plan_on_node(free, n, job, g.on[k], trial_best);
+    if (job.gpu_milli < kMilliPerGpu || !whole_gpus_only(free, n, g.on(k))) {
+      plan_on_node(free, n, job, g.on(k), trial_best);
       continue;
     }
-    std::vector<const Victim*> chosen;
+    chosen.clear();
     double cost = 0;
     const double bound = best ? best_cost : std::numeric_limits<double>::infinity();
-    if (!count_on_node(free, n, job, g.on[k], bound, chosen, cost)) continue;
+    if (!count_on_node(free, n, job, g.on(k), bound, chosen, cost)) continue;
     if (!best || cost < best_cost) {
       best = k;
-      best_set = std::move(chosen);
+      best_set.swap(chosen);
       best_cost = cost;
     }
   }
@@ -200,7 +207,7 @@ std::optional<ReclaimPlan> plan_wide(FreeMap& free, std::span<const NodeId> node
     const NodeId n = g.node[k];
     int freeable = free.free_gpus(n);
     double cost = 0;
-    for (const Victim* v : g.on[k]) {
+    for (const Victim* v : g.on(k)) {
       freeable += gpus_on(*v->placement, n);
       cost += v->cost;
     }
@@ -221,7 +228,7 @@ std::optional<ReclaimPlan> plan_wide(FreeMap& free, std::span<const NodeId> node
   const int needed_whole = (job.gpus + node_size - 1) / node_size;
   for (const auto& [cost, k] : clearable) {
     if (whole >= needed_whole || place_job(free, nodes, job)) break;
-    for (const Victim* v : g.on[k]) give(v);
+    for (const Victim* v : g.on(k)) give(v);
     ++whole;
   }
   for (const Victim& v : candidates) {
