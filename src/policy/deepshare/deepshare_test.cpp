@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include <cmath>
 
@@ -180,6 +181,55 @@ TEST(Reclaim, NothingWhenEvenAllCandidatesDoNotMakeRoom) {
   JobSpec job;
   job.gpus = 8;
   EXPECT_FALSE(plan_reclaim(free, c.ids, job, {{JobId(1), 1, 0, &c.placements[a], 1000}}));
+}
+
+// The bound plan_reclaim checks first is necessary: when it says no, even with every
+// candidate gone the job fits no node a candidate touches (one-node jobs: plan_one_node plans
+// only there) or not the cluster (wider jobs); a plan is only ever made where it says yes.
+RC_GTEST_PROP(Reclaim, TheBoundRefusesOnlyWhatNoPlanCouldPlace, ()) {
+  testing::GpuCluster c(std::vector<int>{0, 0, 0});
+  std::vector<std::pair<std::size_t, int>> chosen;  // (placement, milli) of the candidates
+  std::vector<NodeId> touched;
+  for (int n = 0; n < 3; ++n) {
+    int k = 0;
+    while (k < 8) {
+      const int width = *rc::gen::inRange(1, 9 - k);
+      const int use = *rc::gen::inRange(0, 4);  // 0: left free, 1: a share, else a whole job
+      if (use == 0) {
+        k += width;
+        continue;
+      }
+      const int milli = use == 1 ? *rc::gen::inRange(100, 1000) : kMilliPerGpu;
+      const std::size_t i = use == 1 ? c.occupy_share(n, k, milli)
+                                     : c.occupy(n, ((std::uint64_t{1} << width) - 1) << k);
+      if (*rc::gen::arbitrary<bool>()) {
+        chosen.emplace_back(i, milli);
+        touched.push_back(c.ids[static_cast<std::size_t>(n)]);
+      }
+      k += use == 1 ? 1 : width;
+    }
+  }
+  std::vector<Victim> cand;  // (c.placements is complete: the pointers stay valid)
+  for (const auto& [i, milli] : chosen)
+    cand.push_back({JobId(static_cast<std::uint32_t>(i)), 1, 0, &c.placements[i], milli});
+  FreeMap free(c.snapshot());
+  JobSpec job;
+  job.gpus = *rc::gen::inRange(1, 25);
+  const bool may = reclaim_may_fit(free, c.ids, job, cand, 8);
+  const auto plan = plan_reclaim(free, c.ids, job, cand);
+  RC_ASSERT(!plan || may);
+  RC_TAG(may ? "may fit" : "refused");
+  if (may) return;
+  FreeMap::Trial all(free);
+  for (const Victim& v : cand) all.give(*v.placement, v.milli);
+  if (job.gpus > 8) {
+    RC_ASSERT(!place_job(free, c.ids, job));
+    return;
+  }
+  for (const NodeId n : touched) {
+    const NodeId only[] = {n};
+    RC_ASSERT(!place_job(free, only, job));
+  }
 }
 
 TEST(Reclaim, CostCountsWorkSinceTheLastCheckpointAndTheRestart) {

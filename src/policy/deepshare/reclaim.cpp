@@ -241,19 +241,54 @@ std::optional<ReclaimPlan> plan_wide(FreeMap& free, std::span<const NodeId> node
 
 }  // namespace
 
+// A bound checked before any plan is made: the most whole GPUs a whole-GPU job could find
+// with every candidate gone - on one node (it fits one node) or over `nodes` - is at least
+// its GPUs. A GPU is wholly free after the reclaim only if it is now, or some candidate
+// holds part of it. In a full cluster with a deep queue most reclaims and slices fail for
+// want of GPUs and the plan came to a third of the run (issue #27); the bound is necessary
+// for any plan, so every decision stays the same. Fractional jobs: always planned.
+bool reclaim_may_fit(const FreeMap& free, std::span<const NodeId> nodes, const JobSpec& job,
+                     std::span<const Victim> candidates, int node_size) {
+  if (job.gpu_milli < kMilliPerGpu) return true;
+  // Per node of `nodes`: the GPUs some candidate holds. Called about twice a cycle: one
+  // buffer per thread instead of an allocation per call.
+  thread_local std::vector<NodeAlloc> touched;
+  touched.clear();
+  for (const Victim& v : candidates)
+    for (const auto& a : *v.placement)
+      if (std::binary_search(nodes.begin(), nodes.end(), a.node)) touched.push_back(a);
+  std::sort(touched.begin(), touched.end(),
+            [](const NodeAlloc& x, const NodeAlloc& y) { return x.node < y.node; });
+  const bool one_node = job.gpus <= node_size;
+  int more = 0;  // GPUs the candidates could free beyond the wholly free ones (wide jobs)
+  for (std::size_t i = 0; i < touched.size();) {
+    const NodeId n = touched[i].node;
+    std::uint64_t mask = 0;
+    for (; i < touched.size() && touched[i].node == n; ++i) mask |= touched[i].gpu_mask;
+    const Node& node = free.cluster().nodes[n.index()];
+    for (int k = 0; k < node.gpus; ++k)
+      if (free.free_milli(node.first_gpu + k) == kMilliPerGpu) mask |= std::uint64_t{1} << k;
+    const int could = __builtin_popcountll(mask);
+    if (one_node && could >= job.gpus) return true;
+    more += could - free.free_gpus(n);
+  }
+  return !one_node && free.total_free_gpus(nodes) + more >= job.gpus;
+}
+
 std::optional<ReclaimPlan> plan_reclaim(FreeMap& free, std::span<const NodeId> all_nodes,
                                         const JobSpec& job, std::vector<Victim> candidates) {
   // A job of a GPU model or a node mask reclaims only on the nodes it accepts (issues #28, #24).
   std::vector<NodeId> own;
   if (constrained(job)) own = model_candidates(free.cluster(), all_nodes, job);
   const std::span<const NodeId> nodes = constrained(job) ? std::span<const NodeId>(own) : all_nodes;
+  if (nodes.empty() || candidates.empty()) return std::nullopt;
+  const int node_size = free.cluster().nodes[nodes.front().index()].gpus;
+  if (!reclaim_may_fit(free, nodes, job, candidates, node_size)) return std::nullopt;
   std::sort(candidates.begin(), candidates.end(), [](const Victim& a, const Victim& b) {
     if (a.cost != b.cost) return a.cost < b.cost;
     if (a.started != b.started) return a.started > b.started;
     return a.job > b.job;
   });
-  if (nodes.empty() || candidates.empty()) return std::nullopt;
-  const int node_size = free.cluster().nodes[nodes.front().index()].gpus;
   const ByNode g = group_by_node(nodes, candidates);
   if (job.gpus <= node_size) return plan_one_node(free, job, g);
   return plan_wide(free, nodes, job, candidates, g, node_size);

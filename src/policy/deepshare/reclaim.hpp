@@ -43,6 +43,12 @@ struct ReclaimPlan {
 double preemption_cost(const JobSpec& job, const JobRuntime& rt, Time now, Time checkpoint_interval,
                        Time restart_overhead);
 
+// Whether a whole-GPU job could be placed with every candidate gone, counting GPUs: on one
+// of `nodes` when it asks at most `node_size` GPUs, else over them all (fractional jobs:
+// always true). Necessary for any plan: plan_reclaim checks it first (issue #27).
+bool reclaim_may_fit(const FreeMap& free, std::span<const NodeId> nodes, const JobSpec& job,
+                     std::span<const Victim> candidates, int node_size);
+
 // `nodes` in ascending id order. `free` is tried on and left as it was.
 std::optional<ReclaimPlan> plan_reclaim(FreeMap& free, std::span<const NodeId> nodes,
                                         const JobSpec& job, std::vector<Victim> candidates);
