@@ -620,6 +620,14 @@ function gate.submit(conf, d, part_list, now)
         .. " reserved nodes for the reservation's window; submit without --reservation (or to"
         .. " another partition)", gate.E.ACCESS_DENIED
   end
+  if set(d.req_nodes) then
+    -- --nodelist / -w: DeepShare writes each job's node list itself when it starts it (its
+    -- placement), so a user's list would be replaced without a word (issue #24): refused.
+    return nil,
+      "--nodelist (-w) is not supported in DeepShare partitions: DeepShare chooses each job's"
+        .. " nodes; keep a job off nodes with --exclude, or ask for a GPU model with --gres or"
+        .. " --constraint", gate.E.ACCESS_DENIED
+  end
   if d.shared == 2 or d.shared == 3 then
     -- --exclusive=user / =mcs: Slurm would start the job only on nodes free of other users'
     -- jobs, which DeepShare's placement does not know (issue #24): refused, not rolled back.

@@ -10,7 +10,7 @@
 #     Slurm at submit, or cancelled by DeepShare with the reason in the AdminComment);
 #  3. a maintenance reservation on node1-2 starting in a minute: jobs without a time limit
 #     complete on node3-4 only, a job naming the reservation is refused by the gate;
-#  4. the gate refuses --exclusive=user at submit, and the owner's later memory or CPU update
+#  4. the gate refuses --exclusive=user and --nodelist at submit, and the owner's later memory or CPU update
 #     (scontrol update MinMemoryNode=, NumCPUs=): the node mask is read once;
 #  5. no start was rolled back (the controller logs no start_timeout: a start Slurm cannot
 #     honour is rolled back after KillWait + start_margin_s), no error logged.
@@ -127,6 +127,9 @@ for P in $POLICIES; do
   out=$(sub 1 --gres=gpu:1 --reservation=maint$P 2>&1); rc=$?
   check "$P: gate: --reservation refused ($out)" \
     sh -c "[ $rc != 0 ] && echo \"\$1\" | grep -q -- '--reservation is not supported'" _ "$out"
+  out=$(sub 1 --gres=gpu:1 --nodelist=node3 2>&1); rc=$?
+  check "$P: gate: --nodelist refused ($out)" \
+    sh -c "[ $rc != 0 ] && echo \"\$1\" | grep -q -- '--nodelist (-w) is not supported'" _ "$out"
   resv=(); for _ in 1 2 3 4; do resv+=("$(sub 3 --gres=gpu:4)"); done
   wait_for 300 all_gone
   for j in "${resv[@]}"; do check "$P: job $j kept off the reserved nodes ($(field "$j" NodeList))" ran_on "$j" 'node[34]'; done
