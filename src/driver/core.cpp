@@ -138,20 +138,27 @@ void Core::set_time(Time now, std::int64_t wall_ms) {
 }
 
 void Core::observe_nodes(const std::vector<EngineNode>& nodes) {
+  auto set = [&](NodeId id, const std::string& name, bool usable, const std::string& state) {
+    if (state_.node_usable(id) != usable) {
+      // A node coming back is routine (info); one going away needs an operator (warn).
+      if (usable)
+        log_.info("node_up", {{"node", name}, {"state", state}});
+      else
+        log_.warn("node_down", {{"node", name}, {"state", state}});
+    }
+    state_.set_node_usable(id, usable);
+  };
+  std::vector<char> listed(state_.cluster().nodes.size(), 0);
   for (const auto& n : nodes) {
     auto it = node_ids_.find(n.name);
     if (it == node_ids_.end()) continue;
     const NodeId id = it->second;
-    if (state_.node_usable(id) != n.usable) {
-      // A node coming back is routine (info); one going away needs an operator (warn).
-      if (n.usable)
-        log_.info("node_up", {{"node", n.name}, {"state", n.state}});
-      else
-        log_.warn("node_down", {{"node", n.name}, {"state", n.state}});
-    }
-    state_.set_node_usable(id, n.usable);
+    listed[id.index()] = 1;
+    set(id, n.name, n.usable, n.state);
     state_.set_no_sharing(id, n.shared);
   }
+  for (const Node& n : state_.cluster().nodes)
+    if (!listed[n.id.index()]) set(n.id, n.name, false, "gone");
 }
 
 Decisions Core::decide() {

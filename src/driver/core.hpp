@@ -73,6 +73,9 @@ class Core {
 
   // --- one cycle ---
   void set_time(Time now, std::int64_t wall_ms);
+  // `nodes`: every node the engine lists now. A node of the cluster it no longer lists (a
+  // Kubernetes Node object deleted, a Slurm node gone from the partition) is unusable until
+  // it is listed again: nothing is placed on a node that does not exist.
   void observe_nodes(const std::vector<EngineNode>& nodes);
   void fold(const Observation& obs) { reconciler_.fold(obs, now_, wall_); }
   // The policy's decisions on a snapshot of now (arrivals in submission order); the earliest

@@ -284,6 +284,20 @@ TEST(K8sAdapter, CordonedNodeIsNotUsable) {
   EXPECT_TRUE(h.core->state().node_usable(NodeId(1)));
 }
 
+// A Node object deleted (issue #23): the node is unusable while the API does not list it, so
+// nothing is placed on a node that does not exist; listed again, it is usable again.
+TEST(K8sAdapter, DeletedNodeIsNotUsableUntilItComesBack) {
+  Harness h;
+  const auto all = h.nodes;
+  h.nodes = {all[0], all[2]};  // gpu-node-1 (NodeId 0: ordered by name) deleted
+  h.fold({});
+  EXPECT_FALSE(h.core->state().node_usable(NodeId(0)));
+  EXPECT_TRUE(h.core->state().node_usable(NodeId(1)));
+  h.nodes = all;
+  h.fold({});
+  EXPECT_TRUE(h.core->state().node_usable(NodeId(0)));
+}
+
 // The hand-over binds only once the API shows the node's GPUs free: a terminating victim
 // still holds them, so the start waits (and makes no API call).
 TEST(K8sAdapter, HandOverWaitsForTheApiToFreeTheGpus) {
