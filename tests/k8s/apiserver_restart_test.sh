@@ -20,20 +20,9 @@
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${1:-$SRC/build/bin}
-command -v jq >/dev/null || { echo "SKIP: jq not installed (scripts/setup-k8s.sh)"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
+source "$SRC/tests/k8s/own_cluster_lib.sh"
 source "$SRC/tests/k8s/gpu_watch_lib.sh"
-export BASE
-BASE=$(mktemp -d /tmp/dskapi.XXXX)
-SCHED_PID= WATCH_PID=
-cleanup() {
-  [ -n "$SCHED_PID" ] && kill "$SCHED_PID" 2>/dev/null
-  [ -n "$WATCH_PID" ] && kill "$WATCH_PID" 2>/dev/null
-  if [ -n "${DS_TEST_OUT:-}" ]; then mkdir -p "$DS_TEST_OUT" && cp -r "$BASE/check" "$BASE/log" "$DS_TEST_OUT/" 2>/dev/null; fi
-  "$SRC/scripts/k8s/stop-cluster.sh" --purge >/dev/null 2>&1
-}
-trap cleanup EXIT
-mkdir -p "$BASE/check"
+own_cluster_begin dskapi
 NODES=2 GPUS=4 POD_DELETE=graceful POD_TERMINATE=1 "$SRC/scripts/k8s/start-cluster.sh" || fail "cluster"
 source "$BASE/env.sh"
 watch_pods() { # the API's record of every pod from now on, appended
@@ -52,19 +41,6 @@ SCHED_PID=$!
 for _ in $(seq 1 150); do grep -q '"event":"leader"' "$BASE/check/scheduler.log" && break; sleep 0.2; done
 grep -q '"event":"leader"' "$BASE/check/scheduler.log" || fail "the scheduler did not lead: $(tail -3 "$BASE/check/scheduler.log")"
 
-# A Job of one pod for DeepShare: NS NAME GPUS RUN_FOR
-job() {
-  cat <<EOF
-{"apiVersion": "batch/v1", "kind": "Job",
- "metadata": {"name": "$2", "namespace": "$1"},
- "spec": {"backoffLimit": 100,
-  "podFailurePolicy": {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]},
-  "template": {"metadata": {"annotations": {"deepshare.io/run-for": "$4"}},
-   "spec": {"schedulerName": "deepshare", "restartPolicy": "Never", "terminationGracePeriodSeconds": 0,
-    "containers": [{"name": "train", "image": "registry.invalid/deepshare/train:1",
-                    "resources": {"limits": {"nvidia.com/gpu": "$3"}}}]}}}}
-EOF
-}
 echo "== 1. 16 Jobs over ~8 s; the API server goes down ${DOWN_S:-6} s, 4 s after the first"
 t0=$(date +%s)
 i=0 down=0
@@ -82,7 +58,7 @@ while [ $i -lt 16 ]; do
     down=1
   fi
   ns=a; [ $((i % 2)) = 1 ] && ns=b
-  job "$ns" "j-$i" $((1 + i % 2)) "$((4 + i % 5))s" | kubectl create -f - >/dev/null || fail "Job j-$i"
+  one_pod_job "$ns" "j-$i" $((1 + i % 2)) "$((4 + i % 5))s" | kubectl create -f - >/dev/null || fail "Job j-$i"
   i=$((i + 1))
   sleep 0.5
 done

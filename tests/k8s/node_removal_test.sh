@@ -19,20 +19,9 @@
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${1:-$SRC/build/bin}
-command -v jq >/dev/null || { echo "SKIP: jq not installed (scripts/setup-k8s.sh)"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
+source "$SRC/tests/k8s/own_cluster_lib.sh"
 source "$SRC/tests/k8s/gpu_watch_lib.sh"
-export BASE
-BASE=$(mktemp -d /tmp/dsknode.XXXX)
-SCHED_PID= WATCH_PID=
-cleanup() {
-  [ -n "$SCHED_PID" ] && kill "$SCHED_PID" 2>/dev/null
-  [ -n "$WATCH_PID" ] && kill "$WATCH_PID" 2>/dev/null
-  if [ -n "${DS_TEST_OUT:-}" ]; then mkdir -p "$DS_TEST_OUT" && cp -r "$BASE/check" "$BASE/log" "$DS_TEST_OUT/" 2>/dev/null; fi
-  "$SRC/scripts/k8s/stop-cluster.sh" --purge >/dev/null 2>&1
-}
-trap cleanup EXIT
-mkdir -p "$BASE/check"
+own_cluster_begin dsknode
 NODES=2 GPUS=4 POD_DELETE=graceful POD_TERMINATE=1 "$SRC/scripts/k8s/start-cluster.sh" || fail "cluster"
 source "$BASE/env.sh"
 kubectl get pods -A --watch --output-watch-events -o json >"$BASE/check/pods.watch" 2>"$BASE/check/watch.err" &
@@ -42,19 +31,6 @@ for _ in $(seq 1 100); do kubectl get sa default -n a >/dev/null 2>&1 && break; 
 "$BIN/deepshare" k8s run --tenants a=8 --no-leader-elect >"$BASE/check/scheduler.log" 2>&1 &
 SCHED_PID=$!
 
-# A Job of one pod for DeepShare: NAME GPUS RUN_FOR
-job() {
-  cat <<EOF
-{"apiVersion": "batch/v1", "kind": "Job",
- "metadata": {"name": "$1", "namespace": "a"},
- "spec": {"backoffLimit": 10,
-  "podFailurePolicy": {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]},
-  "template": {"metadata": {"annotations": {"deepshare.io/run-for": "$3"}},
-   "spec": {"schedulerName": "deepshare", "restartPolicy": "Never", "terminationGracePeriodSeconds": 0,
-    "containers": [{"name": "train", "image": "registry.invalid/deepshare/train:1",
-                    "resources": {"limits": {"nvidia.com/gpu": "$2"}}}]}}}}
-EOF
-}
 pod_of() { # JOB: "NAME UID NODE PHASE" of its pods, one per line
   kubectl get pods -n a -l "job-name=$1" -o json |
     jq -r '.items[] | "\(.metadata.name) \(.metadata.uid) \(.spec.nodeName // "-") \(.status.phase)"'
@@ -70,8 +46,8 @@ wait_for() { # SECONDS COMMAND...: true once COMMAND succeeds
 running() { pod_of "$1" | grep -q ' Running$'; }
 
 echo "== 1. long and other run, one on each node"
-job long 4 3600s | kubectl create -f - >/dev/null || fail "Job long"
-job other 4 600s | kubectl create -f - >/dev/null || fail "Job other"
+one_pod_job a long 4 3600s | kubectl create -f - >/dev/null || fail "Job long"
+one_pod_job a other 4 600s | kubectl create -f - >/dev/null || fail "Job other"
 wait_for 60 running long && wait_for 60 running other ||
   fail "long and other do not run: $(kubectl get pods -n a -o wide | tail -3)"
 read -r _ long_uid gone _ < <(pod_of long)
