@@ -4,6 +4,8 @@
 // Victim cost = (work lost since the victim's last checkpoint + restart overhead) x GPUs,
 // in GPU-seconds; candidates with equal cost go most-recently-started first.
 // Algorithm:
+//  0. A whole-GPU job that could not fit even with every candidate gone, counting GPUs
+//     (reclaim_may_fit), gets no plan at once: most plans in a full cluster end so.
 //  1. Sort candidates by cost (ties: latest start, then highest job id).
 //  2. Job fits on one node: for every node, give back the cheapest candidates touching it
 //     until the job fits there (counting whole GPUs where that is exact, else on a trial of
