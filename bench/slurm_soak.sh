@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# Controller memory on a real Slurm cluster over many jobs (issue #24, docs/slurm.md §13,
-# "Controller memory"): the project's test cluster (scripts/slurm/start-cluster.sh: 4 nodes x
+# Controller memory on a real Slurm cluster over many jobs (issue #24, docs/slurm.md §10,
+# "Cost per cycle and memory"): the project's test cluster (scripts/slurm/start-cluster.sh: 4 nodes x
 # 4 fake GPUs, the gate, slurmdbd with accounts alpha and beta of 8 GPUs each) with `deepshare
 # slurm run` (tests/slurm/ctl.yaml) scheduling JOBS short jobs (1-2 GPUs, 1 s each) submitted
-# as users do, about PENDING at a time. Every STEP completed jobs the controller's resident
-# memory (VmRSS) and heap in use (its metrics' process_resident_memory_bytes is the same RSS)
-# are sampled. Prints a table (jobs done, elapsed s, RSS MiB, growth since the previous row in
+# as users do, about PENDING at a time. Every STEP completed jobs (its log's job_end lines)
+# the controller's resident memory (VmRSS) is sampled. Prints a table (jobs done, elapsed s, RSS MiB, growth since the previous row in
 # KiB per job) and the growth per job over the second half of the run (after the warm-up).
 # Slurm keeps a finished job in its job table for MinJobAge (the test cluster: 3600 s), and the
 # controller reads that table: what it holds grows with the jobs finished in the last

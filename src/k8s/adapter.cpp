@@ -65,14 +65,6 @@ void K8sAdapter::inherit(const K8sAdapter& old) {
   counters_ = old.counters_;
 }
 
-void K8sAdapter::set_cycle(const std::vector<json>& pods, const std::vector<json>& nodes, Time now,
-                           std::int64_t wall_ms, const driver::DriverClock& clock) {
-  std::vector<std::shared_ptr<const json>> shared;
-  shared.reserve(pods.size());
-  for (const auto& o : pods) shared.push_back(std::make_shared<const json>(o));
-  set_cycle(shared, nodes, now, wall_ms, clock);
-}
-
 void K8sAdapter::set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
                            const std::vector<json>& nodes, Time now, std::int64_t wall_ms,
                            const driver::DriverClock& clock) {

@@ -81,9 +81,6 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   void set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
                  const std::vector<json>& nodes, Time now, std::int64_t wall_ms,
                  const driver::DriverClock& clock);
-  // The same from copies (tests): every pod is read.
-  void set_cycle(const std::vector<json>& pods, const std::vector<json>& nodes, Time now,
-                 std::int64_t wall_ms, const driver::DriverClock& clock);
   // GPUs that pods outside the model's running jobs hold, into the core's state.
   void sync_held();
   [[nodiscard]] const AdapterCounters& counters() const { return counters_; }
