@@ -269,7 +269,9 @@ void register_k8s_commands(CLI::App& app,
                   "holderIdentity in the Lease (default: HOSTNAME_PID)");
   run->footer(
       "Example:\n  deepshare k8s run --kubeconfig admin.kubeconfig --tenants team-a=8,team-b=8\n"
-      "Not yet (issue #23): gangs, DRA/MPS sharing. Install (RBAC, the admission policy that "
+      "Gangs: the pods of a namespace labelled deepshare.io/gang=NAME, annotated\n"
+      "deepshare.io/gang-size=N, are one job placed all-or-nothing (docs/kubernetes.md §8).\n"
+      "Not yet (issue #23): DRA/MPS sharing. Install (RBAC, the admission policy that "
       "makes GPU pods use it): docs/kubernetes.md §10.");
   add_action(run, cmd_k8s_run);
 }

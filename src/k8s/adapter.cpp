@@ -60,6 +60,7 @@ std::vector<std::string> K8sAdapter::new_gpu_nodes(const std::vector<json>& node
 void K8sAdapter::inherit(const K8sAdapter& old) {
   assumed_ = old.assumed_;
   refused_ = old.refused_;
+  told_refused_ = old.told_refused_;
   rejected_ = old.rejected_;
   untenanted_ = old.untenanted_;
   counters_ = old.counters_;
@@ -110,6 +111,56 @@ void K8sAdapter::set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
   }
   for (auto it = assumed_.begin(); it != assumed_.end();)
     it = pod_index_.count(it->first) ? std::next(it) : assumed_.erase(it);  // gone
+  std::vector<const PodView*> mine;
+  for (const auto& p : pods_)
+    if (p.scheduler == scheduler_) mine.push_back(&p);
+  groups_ = group_pods(mine);
+  keep_absent_gangs();
+  group_index_.clear();
+  for (std::size_t i = 0; i < groups_.size(); ++i) group_index_[groups_[i].key] = i;
+}
+
+// A gang without live pods for a moment (its evicted pods failed, or were deleted before its
+// Job made the replacements) stays listed and waiting for kGangAbsenceMs: its replacements
+// find it as it was (its place in the queue, its restarts). Longer (its Job gave up or was
+// deleted), it ends (engine_job) or, with no pod listed, is no longer listed and leaves.
+void K8sAdapter::keep_absent_gangs() {
+  const auto by_key = [](const PodGroup& a, const std::string& k) { return a.key < k; };
+  std::unordered_map<std::string, std::int64_t> still;
+  if (core_)
+    for (std::size_t i = 0; i < jobs_.size(); ++i) {
+      const PodJob& j = jobs_[i];
+      if (!j.gang || j.key.empty()) continue;
+      const JobStatus s = state().runtime(JobId(static_cast<std::uint32_t>(i))).status;
+      if (s == JobStatus::Done || s == JobStatus::Rejected) continue;
+      const auto at = std::lower_bound(groups_.begin(), groups_.end(), j.key, by_key);
+      const bool listed = at != groups_.end() && at->key == j.key;
+      if (listed && (count(*at).live > 0 || count(*at).holding > 0)) continue;
+      auto since = absent_.find(j.key);
+      const std::int64_t first = since == absent_.end() ? wall_ : since->second;
+      still[j.key] = first;
+      if (listed || wall_ - first > kGangAbsenceMs) continue;
+      PodGroup g;
+      g.key = j.key;
+      g.ns = j.ns;
+      g.name = j.name;
+      g.gang = true;
+      g.size = j.size;
+      g.pod_gpus = j.pod_gpus;
+      groups_.insert(at, std::move(g));
+    }
+  absent_.swap(still);
+}
+
+const PodGroup* K8sAdapter::group(const std::string& key) const {
+  auto it = group_index_.find(key);
+  return it == group_index_.end() ? nullptr : &groups_[it->second];
+}
+
+bool K8sAdapter::start_in_flight(const std::string& key) const {
+  if (!core_) return false;
+  auto id = core_->book().find(key);
+  return id && core_->book()[*id].intent == driver::Intent::Start;
 }
 
 const PodView* K8sAdapter::pod(const std::string& uid) const {
@@ -127,35 +178,57 @@ int K8sAdapter::api_free(const std::string& node) const {
   return alloc - (u == api_used_.end() ? 0 : u->second);
 }
 
-// A pod seen the first time: admitted, or told once why not (never admitted then).
-bool K8sAdapter::admit(const PodView& p) {
-  if (refused_.count(p.uid)) return false;
-  if (p.ended() || p.terminating) return false;  // nothing left to schedule
+// A job seen the first time: admitted, or told once why not (never admitted then).
+bool K8sAdapter::admit(const PodGroup& g) {
+  const GroupCount c = count(g);
+  if (c.live == 0) return false;  // nothing left to schedule
   std::string why;
-  int largest = 0;
-  for (const auto& n : cluster_.nodes) largest = std::max(largest, n.gpus);
-  if (!ns_tenants_.count(p.ns))
-    why = "namespace " + p.ns + " has no DeepShare quota (it is not a tenant)";
-  else if (p.gpus <= 0)
-    why = "the pod asks for no nvidia.com/gpu: DeepShare schedules GPU pods only";
-  else if (p.gpus > largest)
-    why = "the pod asks for " + std::to_string(p.gpus) +
+  int largest = 0, fits = 0;  // the largest node; pods of the job the nodes hold
+  for (const auto& n : cluster_.nodes) {
+    largest = std::max(largest, n.gpus);
+    if (g.pod_gpus > 0) fits += n.gpus / g.pod_gpus;
+  }
+  const std::string what = g.gang ? "the gang's pods ask" : "the pod asks";
+  if (!ns_tenants_.count(g.ns))
+    why = "namespace " + g.ns + " has no DeepShare quota (it is not a tenant)";
+  else if (!g.invalid.empty())
+    why = "gang " + g.name + ": " + g.invalid;
+  else if (g.pod_gpus <= 0)
+    why = what + " for no nvidia.com/gpu: DeepShare schedules GPU pods only";
+  else if (g.pod_gpus > largest)
+    why = what + " for " + std::to_string(g.pod_gpus) +
           " nvidia.com/gpu, more than any node has (" + std::to_string(largest) + ")";
+  else if (fits < g.size)
+    why = "gang " + g.name + " needs " + std::to_string(g.size) + " pods of " +
+          std::to_string(g.pod_gpus) + " nvidia.com/gpu; the nodes hold at most " +
+          std::to_string(fits) + " such pods";
   if (why.empty()) return true;
-  refused_.insert(p.uid);
-  if (!ns_tenants_.count(p.ns)) untenanted_[p.uid] = p.ns;
+  refused_[g.key] = why;
+  if (!ns_tenants_.count(g.ns)) untenanted_[g.key] = g.ns;
   ++counters_.refused;
-  log_.warn("refuse", {{"pod", p.ref()}, {"reason", why}});
-  journal_.line("refuse " + p.ref() + " " + why);
-  if (!p.bound()) tell(p, why, "FailedScheduling");
+  log_.warn("refuse", {{"job", g.ref()}, {"reason", why}});
+  journal_.line("refuse " + g.ref() + " " + why);
+  refuse(g, why);
   return false;
+}
+
+// Tells each unbound, live pod of a refused job why, once (`why` empty: the reason given to its
+// first pods, which later ones get in the same words).
+void K8sAdapter::refuse(const PodGroup& g, const std::string& why) {
+  for (const PodView* p : g.members) {
+    if (p->bound() || p->terminating || p->ended() || told_refused_.count(p->uid)) continue;
+    told_refused_.insert(p->uid);
+    tell(*p, why.empty() ? refused_[g.key] : why, "FailedScheduling");
+  }
 }
 
 void K8sAdapter::set_tenants(std::map<std::string, TenantId> ns_tenants) {
   ns_tenants_ = std::move(ns_tenants);
   for (auto it = untenanted_.begin(); it != untenanted_.end();)
-    if (ns_tenants_.count(it->second) || !pod_index_.count(it->first)) {
+    if (ns_tenants_.count(it->second) || !group_index_.count(it->first)) {
       refused_.erase(it->first);  // seen again as new: admitted now (or gone)
+      if (const PodGroup* g = group(it->first))
+        for (const PodView* p : g->members) told_refused_.erase(p->uid);
       it = untenanted_.erase(it);
     } else {
       ++it;
@@ -170,7 +243,7 @@ Placement K8sAdapter::placement_of(const PodView& p) {
   if (p.decision_node == p.node && static_cast<int>(p.decision_gpus.size()) == p.gpus) {
     for (int g : p.decision_gpus)
       if (g < node.gpus) mask |= std::uint64_t{1} << g;
-  } else if (auto id = core_ ? core_->book().find(p.uid) : std::nullopt;
+  } else if (auto id = core_ && p.gang.empty() ? core_->book().find(p.uid) : std::nullopt;
              id && !state().runtime(*id).placement.empty() &&
              state().runtime(*id).placement[0].node == node.id) {
     mask = state().runtime(*id).placement[0].gpu_mask;
@@ -185,37 +258,80 @@ Placement K8sAdapter::placement_of(const PodView& p) {
   return {NodeAlloc{node.id, mask}};
 }
 
-driver::EngineJob K8sAdapter::engine_job(const PodView& p) {
+namespace {
+
+// The union of pods' placements (one NodeAlloc per node, in first-seen order).
+void add_to(Placement& p, const NodeAlloc& a) {
+  for (auto& b : p)
+    if (b.node == a.node) {
+      b.gpu_mask |= a.gpu_mask;
+      return;
+    }
+  p.push_back(a);
+}
+
+// Whether two placements hold the same GPUs, in any order.
+bool same_gpus(const Placement& a, const Placement& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& x : a)
+    if (std::none_of(b.begin(), b.end(), [&](const NodeAlloc& y) { return y == x; })) return false;
+  return true;
+}
+
+}  // namespace
+
+driver::EngineJob K8sAdapter::engine_job(const PodGroup& g) {
   driver::EngineJob e;
-  e.key = p.uid;
-  e.ref = p.ref();
-  e.state = p.terminating ? "terminating" : (p.phase.empty() ? "Pending" : p.phase);
-  if (p.ended())
-    e.phase = driver::Phase::Ended;
-  else if (p.terminating)
-    e.phase = p.bound() ? driver::Phase::Ending : driver::Phase::Ended;
-  else if (p.bound())
-    e.phase = driver::Phase::Running;
-  if (p.bound() && !p.ended()) e.placement = placement_of(p);
+  e.key = g.key;
+  e.ref = g.ref();
+  e.phase = group_phase(g, start_in_flight(g.key));
+  if (auto a = absent_.find(g.key);
+      a != absent_.end() && e.phase == driver::Phase::Waiting && wall_ - a->second > kGangAbsenceMs)
+    e.phase = driver::Phase::Ended;  // no live pod for too long
+  if (!g.gang) {
+    const PodView& first = *g.members.front();
+    e.state = first.terminating ? "terminating" : (first.phase.empty() ? "Pending" : first.phase);
+  } else {
+    e.state = std::string("gang ") + driver::to_string(e.phase);
+  }
+  bool all_decided = true, borrowed = false, all_controlled = true;
+  Time decided = kNever;
+  std::int64_t started_s = -1, created_s = -1;
+  for (const PodView* p : g.members) {
+    if (!p->ended()) all_controlled = all_controlled && p->controlled;
+    if (p->created_s >= 0 && (created_s < 0 || p->created_s < created_s)) created_s = p->created_s;
+    if (!p->bound() || p->ended()) continue;
+    const Placement at = placement_of(*p);
+    if (at.empty()) continue;  // a node outside the model
+    add_to(e.placement, at.front());
+    const bool decision = p->decision_node == p->node;
+    all_decided = all_decided && decision;
+    borrowed = borrowed || (decision && p->decision_borrowed);
+    if (decision && p->decision_ms >= 0) decided = std::min(decided, Time{p->decision_ms});
+    if (p->started_s >= 0 && (started_s < 0 || p->started_s < started_s)) started_s = p->started_s;
+  }
+  if (g.gang && core_)
+    if (auto id = core_->book().find(g.key);
+        id && same_gpus(e.placement, state().runtime(*id).placement))
+      e.placement = state().runtime(*id).placement;  // the model's order
   if (e.phase == driver::Phase::Running)
-    e.run_start = p.started_s >= 0 ? clock_.at(p.started_s * 1000) : now_;
-  if (p.bound() && p.decision_node == p.node && !e.placement.empty())
-    e.decision = driver::EngineDecision{p.decision_borrowed, p.decision_shared, e.placement,
-                                        p.decision_ms >= 0 ? Time{p.decision_ms} : kNever};
-  e.user = p.ns;
-  auto t = ns_tenants_.find(p.ns);
-  e.spec.name = p.ref();
+    e.run_start = started_s >= 0 ? clock_.at(started_s * 1000) : now_;
+  if (all_decided && !e.placement.empty())
+    e.decision = driver::EngineDecision{borrowed, false, e.placement, decided};
+  e.user = g.ns;
+  auto t = ns_tenants_.find(g.ns);
+  e.spec.name = g.ref();
   e.spec.tenant = t == ns_tenants_.end() ? TenantId() : t->second;
-  e.spec.gpus = std::max(1, p.gpus);
-  // A pod DeepShare placed on borrowed GPUs stays preemptible whatever its owner references
-  // say now: a user may strip them (or make its Job release it by a label change) to escape
-  // the reclaim once a restarted scheduler adopts it. Only a controlled pod is ever placed on
-  // borrowed GPUs, and the decision annotation is DeepShare's alone (the admission policy).
-  e.spec.preemptible =
-      p.controlled || (p.bound() && p.decision_node == p.node && p.decision_borrowed);
+  e.spec.gpus = std::max(1, g.gpus());
+  // A job DeepShare placed on borrowed GPUs stays preemptible whatever its pods' owner
+  // references say now: a user may strip them (or make its Job release a pod by a label
+  // change) to escape the reclaim once a restarted scheduler adopts it. Only a controlled job
+  // is ever placed on borrowed GPUs, and the decision annotation is DeepShare's alone (the
+  // admission policy).
+  e.spec.preemptible = all_controlled || borrowed;
   e.spec.colocatable = false;  // whole GPUs only (no MPS yet)
   // The API keeps whole seconds; the first sighting refines it within that second.
-  const std::int64_t created_ms = p.created_s >= 0 ? p.created_s * 1000 : wall_;
+  const std::int64_t created_ms = created_s >= 0 ? created_s * 1000 : wall_;
   e.spec.submit = clock_.at(std::clamp(wall_, created_ms, created_ms + 999));
   return e;
 }
@@ -223,25 +339,30 @@ driver::EngineJob K8sAdapter::engine_job(const PodView& p) {
 std::optional<driver::Observation> K8sAdapter::observe() {
   driver::Observation o;
   taken_.clear();
-  // Pods with a recorded placement first, so that a pod bound by someone else gets GPUs
-  // nobody else is recorded on.
-  std::vector<const PodView*> mine;
-  for (const auto& p : pods_)
-    if (p.scheduler == scheduler_ && !rejected_.count(p.uid) && !refused_.count(p.uid))
-      mine.push_back(&p);
-  std::stable_partition(mine.begin(), mine.end(),
-                        [](const PodView* p) { return p->decision_node == p->node; });
-  for (const PodView* p : mine) {
+  // Jobs whose pods all have a recorded placement first, so that a pod bound by someone else
+  // gets GPUs nobody else is recorded on.
+  std::vector<const PodGroup*> mine;
+  for (const auto& g : groups_)
+    if (!rejected_.count(g.key) && !refused_.count(g.key)) mine.push_back(&g);
+  std::stable_partition(mine.begin(), mine.end(), [](const PodGroup* g) {
+    return std::all_of(g->members.begin(), g->members.end(),
+                       [](const PodView* p) { return p->decision_node == p->node; });
+  });
+  for (const PodGroup* g : mine) {
     // A decision of a newer leader: another scheduler acts on this cluster (we lost the Lease
     // without noticing, or run without one): nothing more from this one.
-    if (p->bound() && p->decision_epoch > fence_.epoch())
-      fence_.depose("pod " + p->ref() + " carries a decision of epoch " +
-                    std::to_string(p->decision_epoch) +
-                    " (ours: " + std::to_string(fence_.epoch()) + ")");
-    const bool known = core_ && core_->book().find(p->uid).has_value();
-    if (!known && !admit(*p)) continue;
-    o.jobs.push_back(engine_job(*p));
+    for (const PodView* p : g->members)
+      if (p->bound() && p->decision_epoch > fence_.epoch())
+        fence_.depose("pod " + p->ref() + " carries a decision of epoch " +
+                      std::to_string(p->decision_epoch) +
+                      " (ours: " + std::to_string(fence_.epoch()) + ")");
+    const bool known = core_ && core_->book().find(g->key).has_value();
+    if (!known && !admit(*g)) continue;
+    o.jobs.push_back(engine_job(*g));
   }
+  // Pods of refused jobs that appeared since: told why too.
+  for (const auto& g : groups_)
+    if (refused_.count(g.key)) refuse(g, {});
   std::sort(o.jobs.begin(), o.jobs.end(),
             [](const auto& a, const auto& b) { return a.key < b.key; });
   return o;
@@ -263,9 +384,9 @@ void K8sAdapter::sync_held() {
   std::unordered_map<std::string, int> outside;
   for (const auto& p : pods_) {
     if (!p.holds_gpus()) continue;
-    auto id = core_->book().find(p.uid);
-    if (p.scheduler == scheduler_ && id && state().runtime(*id).status == JobStatus::Running)
-      continue;
+    // A pod of a job the model runs (an ending one is no longer in its placement).
+    auto id = p.scheduler == scheduler_ ? core_->book().find(group_key(p)) : std::nullopt;
+    if (id && !p.terminating && state().runtime(*id).status == JobStatus::Running) continue;
     outside[p.node] += p.gpus;
   }
   std::vector<std::size_t> held;
@@ -290,13 +411,29 @@ void K8sAdapter::admitted(JobId id, const driver::EngineJob& e) {
   if (jobs_.size() <= id.index()) jobs_.resize(std::size_t{id.index()} + 1);
   PodJob& j = jobs_[id.index()];
   j = PodJob{};
-  j.uid = e.key;
-  if (const PodView* p = pod(e.key)) {
-    j.ns = p->ns;
-    j.name = p->name;
-    j.gpus = p->gpus;
-    if (p->bound()) j.bound_to = p->node;
+  j.key = e.key;
+  if (const PodGroup* g = group(e.key)) {
+    j.ns = g->ns;
+    j.name = g->name;
+    j.gang = g->gang;
+    j.size = g->size;
+    j.pod_gpus = g->pod_gpus;
   }
+}
+
+// A gang that lost a pod while it ran (evicted or deleted by someone else, failed): the rest
+// are evicted, so that it starts again as a whole.
+void K8sAdapter::observed(JobId id, const driver::EngineJob& e) {
+  const PodJob& j = jobs_[id.index()];
+  if (!j.gang || e.phase != driver::Phase::Stopping ||
+      core_->book()[id].intent != driver::Intent::None)
+    return;
+  const PodGroup* g = group(j.key);
+  if (!g || count(*g).live_bound == 0) return;
+  log_.warn(
+      "gang_broken", core_->who(id),
+      {{"job", j.ref()}, {"detail", "a pod of the running gang is gone: the rest are evicted"}});
+  evict_bound(j);
 }
 
 void K8sAdapter::forgotten(JobId id) {
@@ -304,8 +441,14 @@ void K8sAdapter::forgotten(JobId id) {
 }
 
 WaitReason K8sAdapter::eligible(JobId id, const driver::EngineJob&) {
-  const PodView* p = pod(jobs_[id.index()].uid);
-  return p && p->gated ? WaitReason::Held : WaitReason::None;
+  const PodJob& j = jobs_[id.index()];
+  const PodGroup* g = group(j.key);
+  if (!g) return WaitReason::None;
+  const GroupCount c = count(*g);
+  if (c.gated > 0) return WaitReason::Held;
+  // A gang runs once all its pods wait (and no more than it needs).
+  if (j.gang && c.live != j.size) return WaitReason::Dependency;
+  return WaitReason::None;
 }
 
 }  // namespace ds::k8s

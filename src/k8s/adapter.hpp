@@ -1,30 +1,36 @@
 // The Kubernetes adapter: what is Kubernetes' in `deepshare k8s run`, and only that (the
 // driver core, src/driver/core.hpp, does the rest; the Slurm adapter, src/slurm/adapter.hpp,
 // is the other engine). It implements the driver's ports (driver/ports.hpp) over the API:
-//  - observe(): this cycle's pods (the informer's cache, informer.hpp) -> an Observation of
-//    the pods whose spec.schedulerName is DeepShare's: key = the pod's UID, ref = NS/NAME,
-//    tenant = the namespace (a namespace without a tenant, a pod asking for no
-//    nvidia.com/gpu or for more than any node has: refused, see below), GPUs = the pod's
-//    nvidia.com/gpu; phase: unbound -> waiting, bound -> running, terminating and bound ->
-//    ending (it holds its GPUs until it is gone), Succeeded/Failed -> ended; the placement
-//    from DeepShare's annotations (pods.hpp) or, for a pod bound by someone else, GPUs of
-//    its node the model leaves free. A pod is preemptible when a controller (a Job) owns it:
-//    an evicted bare pod would be lost;
+//  - observe(): this cycle's pods (the informer's cache, informer.hpp), grouped into jobs
+//    (groups.hpp: a pod, or a gang of pods placed all-or-nothing), -> an Observation of the
+//    jobs whose pods' spec.schedulerName is DeepShare's: key = the pod's UID (a gang's
+//    "gang:NS/NAME"), ref = NS/NAME, tenant = the namespace (a namespace without a tenant, a
+//    pod asking for no nvidia.com/gpu or for more than any node has, a gang the cluster cannot
+//    hold or whose pods disagree: refused, see below), GPUs = the pods' nvidia.com/gpu; phase:
+//    unbound -> waiting, bound -> running, terminating and bound -> ending (it holds its GPUs
+//    until it is gone), Succeeded/Failed -> ended (a gang's: groups.hpp); the placement from
+//    DeepShare's annotations (pods.hpp) or, for a pod bound by someone else, GPUs of its node
+//    the model leaves free. A job is preemptible when a controller (a Job) owns its pods: an
+//    evicted bare pod would be lost;
 //  - nodes(): Node objects with allocatable nvidia.com/gpu; usable = Ready and not cordoned;
 //  - sync_held(): the GPUs that pods the model does not run hold on each node (other
 //    schedulers' pods, DeepShare's own ending ones), as kube-scheduler counts them;
-//  - the actions (adapter_act.cpp): hand_over = POST pods/NAME/binding with the decision
-//    annotations on the Binding (the API server sets both in one update), only once the API shows
-//    the node's nvidia.com/gpu free for it (bound, not ended pods + binds the cache does not show
-//    yet <= allocatable): a victim's GPUs are reused only after the API shows it gone or ended;
-//    preempt = the Eviction API (policy/v1, the pod's own grace period bounded by its tenant's:
-//    grace.hpp), re-issued until confirmed; reject / refuse = a Warning Event (FailedScheduling)
-//    and the condition PodScheduled=False with the reason, the pod left unbound for its owner to
-//    delete.
+//  - the actions (adapter_act.cpp): place = whole pods on nodes (each node of the decision
+//    holds a whole number of the job's pods, else the pods are placed on the nodes whose GPUs
+//    the model leaves free, or the start is deferred); hand_over = POST pods/NAME/binding for
+//    each pod of the job, with the decision annotations on the Binding (the API server sets
+//    both in one update), only once the API shows the nodes' nvidia.com/gpu free for them
+//    (bound, not ended pods + binds the cache does not show yet <= allocatable): a victim's
+//    GPUs are reused only after the API shows it gone or ended; preempt = the Eviction API for
+//    each bound pod (policy/v1, the pod's own grace period bounded by its tenant's: grace.hpp),
+//    re-issued until confirmed; a gang that lost a pod while running has its other pods
+//    evicted and starts again as a whole; reject / refuse = a Warning Event (FailedScheduling)
+//    and the condition PodScheduled=False with the reason on each pod, left unbound for its
+//    owner to delete.
 // Every write to the API (annotate, bind, evict, Event, condition) goes through the leader
 // fence (driver/fence.hpp, a Lease: leader.hpp) and the decision carries its epoch; a bound
 // pod whose decision has a newer epoch than ours means another leader acts: this one stops.
-// Whole GPUs only (no MPS, no DRA), one pod per job (no gangs): docs/kubernetes.md §8.
+// Whole GPUs only (no MPS, no DRA): docs/kubernetes.md §8.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +50,7 @@
 #include "driver/ports.hpp"
 #include "k8s/client.hpp"
 #include "k8s/grace.hpp"
+#include "k8s/groups.hpp"
 #include "k8s/pods.hpp"
 
 namespace ds::k8s {
@@ -104,6 +111,7 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
 
   // --- driver::Actuator ---
   void admitted(JobId, const driver::EngineJob&) override;
+  void observed(JobId, const driver::EngineJob&) override;
   void forgotten(JobId) override;
   WaitReason eligible(JobId, const driver::EngineJob&) override;
   Handover hand_over(JobId) override;
@@ -117,11 +125,12 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
  private:
   // What the adapter keeps per job (ids as the core's).
   struct PodJob {
-    std::string uid, ns, name;
-    int gpus = 0;
+    std::string key, ns, name;  // name: the pod's, or the gang's
+    bool gang = false;
+    int size = 1, pod_gpus = 0;          // its pods, and each one's nvidia.com/gpu
     std::optional<StartJob> start;       // the current decision, until it is handed over
-    std::string bound_to;                // the node our binding put it on
-    WaitReason told = WaitReason::None;  // the waiting reason its condition says
+    WaitReason told = WaitReason::None;  // the waiting reason its pods' conditions say
+    [[nodiscard]] std::string ref() const { return ns + (gang ? "/gang:" : "/") + name; }
   };
   // A binding the API accepted that the cache does not show yet.
   struct Assumed {
@@ -131,17 +140,25 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   };
 
   // adapter.cpp: observation
-  bool admit(const PodView& p);
-  driver::EngineJob engine_job(const PodView& p);
+  bool admit(const PodGroup& g);
+  void refuse(const PodGroup& g, const std::string& why);
+  driver::EngineJob engine_job(const PodGroup& g);
   // A bound pod's GPUs: DeepShare's annotation, our own decision, else GPUs of its node that
   // no other listed pod holds (`taken_`, per node).
   Placement placement_of(const PodView& p);
   [[nodiscard]] const PodView* pod(const std::string& uid) const;
+  [[nodiscard]] const PodGroup* group(const std::string& key) const;
+  void keep_absent_gangs();
+  [[nodiscard]] bool start_in_flight(const std::string& key) const;
   [[nodiscard]] int api_free(const std::string& node) const;
   [[nodiscard]] ClusterState& state() const { return core_->state(); }
 
   // adapter_act.cpp: actions
-  bool evict(const PodJob& j);
+  bool evict(const PodView& p);
+  // Evicts the job's bound pods that are not ending yet; false when an eviction failed.
+  bool evict_bound(const PodJob& j);
+  // Binds one pod (decision annotations on the Binding); false when the API refused.
+  bool bind(const PodJob& j, const PodView& p, const Node& node, const std::vector<int>& gpus);
   void event(const PodView& p, const char* type, const char* reason, const char* action,
              const std::string& note);
   void api_failed(const char* what, const std::string& ref, const ApiError& e);
@@ -158,11 +175,16 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   driver::Core* core_ = nullptr;
   Cluster cluster_;
   std::unordered_map<std::string, std::size_t> node_index_;
-  std::vector<PodJob> jobs_;                                // per JobId
-  std::vector<PodView> pods_;                               // this cycle's
-  std::unordered_map<std::string, std::size_t> pod_index_;  // uid -> pods_
-  std::vector<NodeView> node_views_;                        // this cycle's
-  std::unordered_map<std::string, int> node_alloc_;         // allocatable nvidia.com/gpu
+  std::vector<PodJob> jobs_;                                  // per JobId
+  std::vector<PodView> pods_;                                 // this cycle's
+  std::unordered_map<std::string, std::size_t> pod_index_;    // uid -> pods_
+  std::vector<PodGroup> groups_;                              // this cycle's, of DeepShare's pods
+  std::unordered_map<std::string, std::size_t> group_index_;  // key -> groups_
+  // Gangs listed without pods, since (wall ms): keep_absent_gangs().
+  std::unordered_map<std::string, std::int64_t> absent_;
+  static constexpr std::int64_t kGangAbsenceMs = 30'000;
+  std::vector<NodeView> node_views_;                 // this cycle's
+  std::unordered_map<std::string, int> node_alloc_;  // allocatable nvidia.com/gpu
   // The pods read last cycle, by uid: their object (to tell whether it changed) and view.
   struct CachedPod {
     std::shared_ptr<const json> object;
@@ -173,9 +195,11 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   std::unordered_map<std::string, int> api_used_;         // node -> GPUs the API shows held
   std::unordered_map<std::string, std::uint64_t> taken_;  // node -> GPUs placed this cycle
   std::unordered_map<std::string, Assumed> assumed_;      // uid -> binding not in the cache yet
-  std::set<std::string> refused_;  // pods told why they are not placed (never admitted)
-  std::map<std::string, std::string> untenanted_;  // refused for their namespace: uid -> ns
-  std::set<std::string> rejected_;                 // pods the policy rejected (no longer listed)
+  // Jobs told why they are not placed (never admitted): key -> the reason.
+  std::map<std::string, std::string> refused_;
+  std::set<std::string> told_refused_;             // their pods told so (uids)
+  std::map<std::string, std::string> untenanted_;  // refused for their namespace: key -> ns
+  std::set<std::string> rejected_;                 // jobs the policy rejected (no longer listed)
   AdapterCounters counters_;
   std::string error_;
   driver::DriverClock clock_;

@@ -1,4 +1,5 @@
 // The Kubernetes adapter's actions (adapter.hpp): annotate + bind, evict, tell a pod why.
+#include <algorithm>
 #include <bit>
 #include <chrono>
 
@@ -76,137 +77,233 @@ void K8sAdapter::report_waits(std::size_t max_writes) {
   std::size_t writes = 0;
   for (std::size_t i = 0; i < jobs_.size() && writes < max_writes; ++i) {
     PodJob& j = jobs_[i];
-    if (j.uid.empty() || j.start) continue;
+    if (j.key.empty() || j.start) continue;
     const JobId id(static_cast<std::uint32_t>(i));
     const JobRuntime& r = state().runtime(id);
-    // Pending only: a gated pod is SchedulingGated by the API server itself; Starting is a
-    // binding in flight.
-    if (r.status != JobStatus::Pending || r.wait == WaitReason::None ||
+    // Pending, and gangs waiting for their pods: a gated pod is SchedulingGated by the API
+    // server itself; Starting is a binding in flight.
+    const bool incomplete =
+        j.gang && r.status == JobStatus::Future && r.wait == WaitReason::Dependency;
+    if ((r.status != JobStatus::Pending && !incomplete) || r.wait == WaitReason::None ||
         r.wait == WaitReason::Starting || r.wait == j.told)
       continue;
-    const PodView* p = pod(j.uid);
-    if (!p || p->bound() || p->terminating || p->ended()) continue;
+    const PodGroup* g = group(j.key);
+    if (!g) continue;
     j.told = r.wait;  // told once per change, whatever the answer: no retry storm
-    ++writes;
-    ++counters_.wait_conditions;
-    condition(*p,
-              std::string("DeepShare: waiting (") + to_string(r.wait) + "): " + wait_text(r.wait));
+    std::string text = wait_text(r.wait);
+    if (j.gang && r.wait == WaitReason::Dependency) {
+      const int live = count(*g).live;
+      text = live < j.size
+                 ? "gang " + j.name + " runs once all its " + std::to_string(j.size) +
+                       " pods exist (" + std::to_string(live) + " now)"
+                 : "gang " + j.name + " has " + std::to_string(live) + " pods, more than its " +
+                       kGangSizeAnnotation + " " + std::to_string(j.size);
+    }
+    for (const PodView* p : g->members) {
+      if (p->bound() || p->terminating || p->ended()) continue;
+      ++writes;
+      ++counters_.wait_conditions;
+      condition(*p, std::string("DeepShare: waiting (") + to_string(r.wait) + "): " + text);
+    }
   }
 }
 
+// The job's pods on nodes: each node of the decision holds a whole number of its pods (a pod
+// runs on one node), else its pods go to the nodes whose GPUs the model leaves free, the
+// decision's nodes first, or the start is deferred.
 std::optional<Placement> K8sAdapter::place(const StartJob& d) {
-  if (d.placement.size() == 1) return d.placement;
-  // A pod runs on one node: a placement over several is moved onto one node whose GPUs the
-  // model leaves free, or deferred.
-  const int want = static_cast<int>(state().spec(d.job).gpus);
-  for (const Node& n : cluster_.nodes) {
+  const PodJob& j = jobs_[d.job.index()];
+  const int unit = std::max(1, j.pod_gpus);
+  if (std::all_of(d.placement.begin(), d.placement.end(),
+                  [&](const NodeAlloc& a) { return std::popcount(a.gpu_mask) % unit == 0; }))
+    return d.placement;
+  std::vector<NodeId> order;
+  for (const auto& a : d.placement) order.push_back(a.node);
+  for (const Node& n : cluster_.nodes)
+    if (std::find(order.begin(), order.end(), n.id) == order.end()) order.push_back(n.id);
+  Placement out;
+  int left = j.size;
+  for (NodeId id : order) {
+    const Node& n = cluster_.nodes[id.index()];
+    if (left == 0) break;
     if (!state().node_usable(n.id)) continue;
-    std::uint64_t mask = 0;
-    for (int g = 0; g < n.gpus && std::popcount(mask) < want; ++g) {
+    std::vector<int> free;
+    for (int g = 0; g < n.gpus; ++g) {
       const auto flat = static_cast<std::size_t>(n.first_gpu + g);
-      if (state().gpu_available(flat) && state().jobs_on_gpu(flat).empty())
-        mask |= std::uint64_t{1} << g;
+      if (state().gpu_available(flat) && state().jobs_on_gpu(flat).empty()) free.push_back(g);
     }
-    if (std::popcount(mask) == want) return Placement{NodeAlloc{n.id, mask}};
+    const int pods = std::min(left, static_cast<int>(free.size()) / unit);
+    if (pods == 0) continue;
+    std::uint64_t mask = 0;
+    for (int k = 0; k < pods * unit; ++k)
+      mask |= std::uint64_t{1} << free[static_cast<std::size_t>(k)];
+    out.push_back(NodeAlloc{n.id, mask});
+    left -= pods;
   }
+  if (left == 0) return out;
   log_.info("start_deferred", core_->who(d.job),
-            {{"job", jobs_[d.job.index()].ns + "/" + jobs_[d.job.index()].name},
-             {"reason", "a pod runs on one node; no node has its GPUs free"}});
+            {{"job", j.ref()},
+             {"reason", j.gang ? "a pod runs on one node; the nodes' free GPUs do not hold all "
+                                 "the gang's pods"
+                               : "a pod runs on one node; no node has its GPUs free"}});
   return std::nullopt;
 }
 
 void K8sAdapter::decided(const StartJob& s, Time queued_since, bool moved) {
   PodJob& j = jobs_[s.job.index()];
   j.start = s;
+  std::string nodes;
+  for (const auto& a : s.placement)
+    nodes += (nodes.empty() ? "" : ",") + cluster_.nodes[a.node.index()].name;
   log_.info("start", core_->who(s.job),
-            {{"job", j.ns + "/" + j.name},
-             {"node", cluster_.nodes[s.placement[0].node.index()].name},
-             {"gpu_count", j.gpus},
+            {{"job", j.ref()},
+             {"node", nodes},
+             {"gpu_count", j.size * j.pod_gpus},
              {"borrowed", s.borrowed},
              {"moved", moved},
              {"queued_s", static_cast<double>(now_ - queued_since) / 1000.0}});
-  journal_.line("start " + j.ns + "/" + j.name);
+  journal_.line("start " + j.ref());
 }
 
-driver::Actuator::Handover K8sAdapter::hand_over(JobId id) {
-  PodJob& j = jobs_[id.index()];
-  const PodView* p = pod(j.uid);
-  if (!j.start || !p || p->terminating || p->ended()) return Handover::Failed;
-  const NodeAlloc& a = j.start->placement.at(0);
-  const Node& node = cluster_.nodes[a.node.index()];
-  if (p->bound()) return p->node == node.name ? Handover::Sent : Handover::Failed;
-  // The API's own count: a victim, an ending pod or another scheduler's pod still holds
-  // them. Binding now would put more nvidia.com/gpu on the node than it has.
-  if (api_free(node.name) < p->gpus) {
-    ++counters_.waits_for_gpus;
-    return Handover::NotYet;
-  }
-  std::vector<int> gpus;
-  for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) gpus.push_back(std::countr_zero(m));
+bool K8sAdapter::bind(const PodJob& j, const PodView& p, const Node& node,
+                      const std::vector<int>& gpus) {
   // The decision rides on the binding: the API server sets the annotations and the node in
   // one update, so a pod is never bound without its decision, nor annotated and left unbound.
   const std::map<std::string, std::string> ann = {
       {kGpusAnnotation, gpus_annotation(node.name, gpus)},
       {kDecisionAnnotation,
        decision_annotation(j.start->borrowed, j.start->shared, now_, fence_.epoch())}};
-  if (!fence_.may_send()) return Handover::Failed;
-  if (auto r = bind_pod(client_, p->ns, p->name, node.name, ann); !r) {
-    api_failed("bind_failed", p->ref(), r.error());
-    return Handover::Failed;
+  if (!fence_.may_send()) return false;
+  if (auto r = bind_pod(client_, p.ns, p.name, node.name, ann); !r) {
+    api_failed("bind_failed", p.ref(), r.error());
+    return false;
   }
   ++counters_.binds;
-  j.bound_to = node.name;
-  assumed_[j.uid] = Assumed{node.name, p->gpus, wall_};
-  api_used_[node.name] += p->gpus;
-  pods_[pod_index_.at(j.uid)].node = node.name;
-  event(*p, "Normal", "Scheduled", "Binding",
-        "Successfully assigned " + p->ref() + " to " + node.name + " (DeepShare: GPUs " +
-            gpus_annotation(node.name, gpus) + (j.start->borrowed ? ", borrowed" : "") + ")");
+  assumed_[p.uid] = Assumed{node.name, p.gpus, wall_};
+  api_used_[node.name] += p.gpus;
+  pods_[pod_index_.at(p.uid)].node = node.name;
+  event(p, "Normal", "Scheduled", "Binding",
+        "Successfully assigned " + p.ref() + " to " + node.name + " (DeepShare: GPUs " +
+            gpus_annotation(node.name, gpus) + (j.start->borrowed ? ", borrowed" : "") +
+            (j.gang ? ", gang " + j.name : "") + ")");
+  return true;
+}
+
+// Each pod of the decision gets a slot: `unit` GPUs of one node of the placement (the lowest
+// first). Pods bound already (an earlier hand-over that the API took in part, or a cache that
+// lags) keep theirs; the others are bound in name order, all or, on a failure, the rest at the
+// next try.
+driver::Actuator::Handover K8sAdapter::hand_over(JobId id) {
+  PodJob& j = jobs_[id.index()];
+  const PodGroup* g = group(j.key);
+  if (!j.start || !g) return Handover::Failed;
+  if (!j.gang) {
+    const PodView& p = *g->members.front();
+    if (p.terminating || p.ended()) return Handover::Failed;
+  }
+  struct Slot {
+    const Node* node;
+    std::vector<int> gpus;
+    const PodView* pod = nullptr;
+  };
+  const int unit = std::max(1, j.pod_gpus);
+  std::vector<Slot> slots;
+  for (const NodeAlloc& a : j.start->placement) {
+    Slot s{&cluster_.nodes[a.node.index()], {}};
+    for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) {
+      s.gpus.push_back(std::countr_zero(m));
+      if (static_cast<int>(s.gpus.size()) == unit) {
+        slots.push_back(s);
+        s.gpus.clear();
+      }
+    }
+  }
+  std::vector<const PodView*> waiting;
+  for (const PodView* p : g->members) {
+    if (p->terminating || p->ended()) continue;
+    if (!p->bound()) {
+      waiting.push_back(p);
+      continue;
+    }
+    auto s = std::find_if(slots.begin(), slots.end(), [&](const Slot& x) {
+      return !x.pod && x.node->name == p->node &&
+             (!j.gang || p->decision_node != p->node || x.gpus == p->decision_gpus);
+    });
+    if (s == slots.end()) return Handover::Failed;  // bound elsewhere than decided
+    s->pod = p;
+  }
+  std::vector<Slot*> open;
+  for (auto& s : slots)
+    if (!s.pod) open.push_back(&s);
+  if (open.empty()) return Handover::Sent;
+  if (waiting.size() < open.size()) return Handover::NotYet;  // a pod of the gang is not there
+  // The API's own count: a victim, an ending pod or another scheduler's pod still holds them.
+  // Binding now would put more nvidia.com/gpu on a node than it has.
+  std::map<std::string, int> need;
+  for (const Slot* s : open) need[s->node->name] += unit;
+  for (const auto& [node, gpus] : need)
+    if (api_free(node) < gpus) {
+      ++counters_.waits_for_gpus;
+      return Handover::NotYet;
+    }
+  for (std::size_t k = 0; k < open.size(); ++k)
+    if (!bind(j, *waiting[k], *open[k]->node, open[k]->gpus)) return Handover::Failed;
   return Handover::Sent;
 }
 
-bool K8sAdapter::evict(const PodJob& j) {
+bool K8sAdapter::evict(const PodView& p) {
   if (!fence_.may_send()) return false;
   // the pod's own grace period, bounded by its tenant's (grace.hpp)
-  std::optional<std::int64_t> grace;
-  if (const PodView* p = pod(j.uid)) grace = grace_.for_pod(*p);
-  if (auto r = evict_pod(client_, j.ns, j.name, grace); !r) {
+  const std::int64_t grace = grace_.for_pod(p);
+  if (auto r = evict_pod(client_, p.ns, p.name, grace); !r) {
     if (r.error().not_found()) return true;  // gone already
-    api_failed("evict_failed", j.ns + "/" + j.name, r.error());
+    api_failed("evict_failed", p.ref(), r.error());
     return false;
   }
   ++counters_.evictions;
-  journal_.line("evict " + j.ns + "/" + j.name +
-                (grace ? " grace_s=" + std::to_string(*grace) : std::string()));
+  journal_.line("evict " + p.ref() + " grace_s=" + std::to_string(grace));
   return true;
+}
+
+bool K8sAdapter::evict_bound(const PodJob& j) {
+  const PodGroup* g = group(j.key);
+  if (!g) return true;  // gone already
+  bool ok = true;
+  for (const PodView* p : g->members)
+    if (p->bound() && !p->terminating && !p->ended()) ok = evict(*p) && ok;
+  return ok;
 }
 
 // A bound pod cannot be unbound: it is evicted (its controller makes a new one).
 void K8sAdapter::take_back(JobId id) {
   PodJob& j = jobs_[id.index()];
-  if (!j.bound_to.empty()) evict(j);
+  evict_bound(j);
   j.start.reset();
 }
 
 void K8sAdapter::repeat_preempt(JobId id) {
-  evict(jobs_[id.index()]);
+  evict_bound(jobs_[id.index()]);
 }
 
 bool K8sAdapter::preempt(JobId id, const driver::EngineJob&) {
   PodJob& j = jobs_[id.index()];
-  if (!evict(j)) return false;
-  if (const PodView* p = pod(j.uid))
-    event(*p, "Normal", "Preempted", "Preempting",
-          "DeepShare: evicted to give its tenant's GPUs back (the pod's controller recreates it)");
+  if (!evict_bound(j)) return false;
+  if (const PodGroup* g = group(j.key))
+    for (const PodView* p : g->members)
+      if (p->bound() && !p->ended())
+        event(*p, "Normal", "Preempted", "Preempting",
+              "DeepShare: evicted to give its tenant's GPUs back (the pod's controller recreates "
+              "it)");
   return true;
 }
 
 bool K8sAdapter::reject(JobId id, const std::string& reason) {
   PodJob& j = jobs_[id.index()];
-  rejected_.insert(j.uid);
-  const PodView* p = pod(j.uid);
-  if (!p) return false;
-  tell(*p, reason, "FailedScheduling");
+  rejected_.insert(j.key);
+  const PodGroup* g = group(j.key);
+  if (!g) return false;
+  for (const PodView* p : g->members)
+    if (!p->bound() && !p->terminating && !p->ended()) tell(*p, reason, "FailedScheduling");
   return true;
 }
 

@@ -317,6 +317,148 @@ TEST(K8sAdapter, HandOverWaitsForTheApiToFreeTheGpus) {
   EXPECT_EQ(h.adapter->counters().api_failures, 1u);
 }
 
+json gang_pod(const std::string& uid, int gpus, int size, const std::string& gang = "train") {
+  json p = pod(uid, "a", gpus);
+  p["metadata"]["name"] = gang + "-" + uid;
+  p["metadata"]["labels"] = {{kGangLabel, gang}};
+  p["metadata"]["annotations"] = {{kGangSizeAnnotation, std::to_string(size)}};
+  return p;
+}
+
+// A gang (issue #23): its pods are one job of their GPUs together, a candidate only once all
+// its pods wait, placed as whole pods per node, and bound together once the API shows every
+// node's GPUs free.
+TEST(K8sAdapter, GangIsOneJobPlacedAllOrNothing) {
+  Harness h;
+  h.fold({gang_pod("g0", 4, 2)});
+  ASSERT_EQ(h.obs.jobs.size(), 1u);
+  const driver::EngineJob* g = h.job("gang:a/train");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->spec.gpus, 8);
+  EXPECT_EQ(g->ref, "a/gang:train");
+  const JobId id = *h.core->book().find("gang:a/train");
+  EXPECT_EQ(h.adapter->eligible(id, *g), WaitReason::Dependency) << "one of its two pods";
+  EXPECT_EQ(h.core->state().runtime(id).status, JobStatus::Future);
+  h.adapter->report_waits(10);
+  EXPECT_EQ(h.adapter->counters().wait_conditions, 1u) << "its pod is told it waits for the rest";
+  json victim = bound(pod("v", "b", 4), "gpu-node-2");
+  victim["metadata"]["deletionTimestamp"] = "2026-12-04T10:01:00Z";
+  h.fold({gang_pod("g0", 4, 2), gang_pod("g1", 4, 2), victim});
+  EXPECT_EQ(h.adapter->eligible(id, *h.job("gang:a/train")), WaitReason::None);
+  EXPECT_EQ(h.core->state().runtime(id).status, JobStatus::Pending) << "a candidate now";
+  // Whole pods per node: a decision of 4 + 4 stands; one of 6 + 2 would split a pod.
+  const Placement split{NodeAlloc{NodeId(0), 0b1111}, NodeAlloc{NodeId(1), 0b1111}};
+  EXPECT_EQ(h.adapter->place(StartJob{id, split, false, false}), split);
+  h.adapter->decided(StartJob{id, split, false, false}, 0, false);
+  EXPECT_EQ(h.adapter->hand_over(id), driver::Actuator::Handover::NotYet)
+      << "the victim still holds gpu-node-2's GPUs: neither pod is bound";
+  EXPECT_EQ(h.adapter->counters().api_failures, 1u) << "no call but the condition was made";
+  h.fold({gang_pod("g0", 4, 2), gang_pod("g1", 4, 2)});
+  EXPECT_EQ(h.adapter->hand_over(id), driver::Actuator::Handover::Failed);
+  EXPECT_EQ(h.adapter->counters().api_failures, 2u) << "the first bind was tried (no server)";
+}
+
+// 3-GPU pods on 4-GPU nodes: a decision of 4 + 2 GPUs holds no whole pods; the pods go where the
+// model's free GPUs hold them (3 + 3), or the start is deferred.
+TEST(K8sAdapter, GangPodsArePlacedWhole) {
+  Harness h;
+  h.fold({gang_pod("g0", 3, 2), gang_pod("g1", 3, 2)});
+  const JobId id = *h.core->book().find("gang:a/train");
+  const Placement uneven{NodeAlloc{NodeId(0), 0b1111}, NodeAlloc{NodeId(1), 0b0011}};
+  const Placement whole{NodeAlloc{NodeId(0), 0b0111}, NodeAlloc{NodeId(1), 0b0111}};
+  EXPECT_EQ(h.adapter->place(StartJob{id, uneven, false, false}), whole);
+  // gpu-node-2 busy: only one pod fits, so no start.
+  json other = bound(pod("o", "b", 2), "gpu-node-2");
+  other["metadata"]["annotations"] = {{kGpusAnnotation, "gpu-node-2:0,1"},
+                                      {kDecisionAnnotation, "borrowed=0,shared=0,decided=7"}};
+  h.fold({gang_pod("g0", 3, 2), gang_pod("g1", 3, 2), other});
+  EXPECT_EQ(h.adapter->place(StartJob{id, uneven, false, false}), std::nullopt);
+}
+
+// A gang the cluster can never hold, or whose pods disagree, is refused (Event + condition on
+// each pod): never a job.
+TEST(K8sAdapter, ImpossibleGangsAreRefused) {
+  Harness h;
+  h.fold({gang_pod("g0", 3, 3), gang_pod("h0", 4, 2, "mixed"), gang_pod("h1", 2, 2, "mixed")});
+  EXPECT_TRUE(h.obs.jobs.empty());
+  EXPECT_EQ(h.adapter->counters().refused, 2u) << "3 pods of 3 GPUs on two 4-GPU nodes; mixed GPUs";
+  EXPECT_EQ(h.adapter->counters().api_failures, 6u) << "an Event and a condition per pod told";
+  h.fold({gang_pod("g0", 3, 3), gang_pod("g1", 3, 3)});
+  EXPECT_EQ(h.adapter->counters().refused, 2u) << "counted once";
+  EXPECT_EQ(h.adapter->counters().api_failures, 8u) << "the gang's new pod is told too";
+}
+
+// A restarted scheduler adopts a running gang with the decisions its pods carry; a gang that
+// lost a pod while running is no longer running (its other pods are evicted).
+TEST(K8sAdapter, RunningGangIsAdoptedAndLosingAPodStopsIt) {
+  Harness h;
+  auto placed = [](const std::string& uid, const std::string& node) {
+    json p = bound(gang_pod(uid, 4, 2), node);
+    p["metadata"]["annotations"][kGpusAnnotation] = node + ":0,1,2,3";
+    p["metadata"]["annotations"][kDecisionAnnotation] = "borrowed=1,shared=0,decided=9";
+    return p;
+  };
+  h.fold({placed("g0", "gpu-node-1"), placed("g1", "gpu-node-2")});
+  const driver::EngineJob* g = h.job("gang:a/train");
+  ASSERT_TRUE(g && g->decision);
+  EXPECT_EQ(g->phase, driver::Phase::Running);
+  EXPECT_TRUE(g->decision->borrowed);
+  EXPECT_EQ(g->placement, (Placement{NodeAlloc{NodeId(0), 0b1111}, NodeAlloc{NodeId(1), 0b1111}}));
+  const JobId id = *h.core->book().find("gang:a/train");
+  EXPECT_EQ(h.core->state().runtime(id).status, JobStatus::Running);
+  EXPECT_TRUE(h.core->state().runtime(id).borrowed);
+  // g1 relabelled out of the gang: a job of its own, adopted with its decision (still
+  // preemptible: it borrowed); the gang runs on with g0.
+  json out = placed("g1", "gpu-node-2");
+  out["metadata"].erase("labels");
+  out["metadata"].erase("ownerReferences");
+  h.fold({placed("g0", "gpu-node-1"), out});
+  ASSERT_TRUE(h.job("g1"));
+  EXPECT_EQ(h.job("g1")->phase, driver::Phase::Running);
+  EXPECT_TRUE(h.job("g1")->spec.preemptible);
+  EXPECT_TRUE(h.core->state().runtime(*h.core->book().find("g1")).borrowed);
+  EXPECT_EQ(h.job("gang:a/train")->phase, driver::Phase::Running);
+  EXPECT_EQ(h.core->state().runtime(id).placement, (Placement{NodeAlloc{NodeId(0), 0b1111}}));
+  h.fold({placed("g0", "gpu-node-1"), placed("g1", "gpu-node-2")});  // and back
+  // g1 evicted by someone else; its Job makes g2.
+  json evicted = placed("g1", "gpu-node-2");
+  evicted["metadata"]["deletionTimestamp"] = "2026-12-04T10:01:00Z";
+  h.fold({placed("g0", "gpu-node-1"), evicted, gang_pod("g2", 4, 2)});
+  EXPECT_EQ(h.job("gang:a/train")->phase, driver::Phase::Stopping);
+  EXPECT_NE(h.core->state().runtime(id).status, JobStatus::Running);
+  EXPECT_GE(h.adapter->counters().api_failures, 1u) << "g0's eviction was tried (no server)";
+}
+
+// A gang whose pods are all gone for a moment (evicted pods deleted before their Job made the
+// replacements) is still the same job when they come; gone for longer, it leaves.
+TEST(K8sAdapter, GangOutlivesItsPodsForAMoment) {
+  Harness h;
+  h.fold({gang_pod("g0", 4, 2), gang_pod("g1", 4, 2)});
+  const JobId id = *h.core->book().find("gang:a/train");
+  h.fold({});
+  ASSERT_TRUE(h.job("gang:a/train")) << "listed without pods";
+  EXPECT_EQ(h.job("gang:a/train")->phase, driver::Phase::Waiting);
+  h.fold({gang_pod("g2", 4, 2), gang_pod("g3", 4, 2)});
+  EXPECT_EQ(h.core->book().find("gang:a/train"), id) << "the replacements are the same job";
+  EXPECT_EQ(h.core->state().runtime(id).status, JobStatus::Pending);
+  h.fold({});
+  h.wall += 31'000;
+  h.fold({});
+  EXPECT_FALSE(h.job("gang:a/train")) << "gone for more than 30 s";
+  EXPECT_NE(h.core->state().runtime(id).status, JobStatus::Pending);
+  // Pods that failed and are not replaced: the gang waits for replacements, then ends.
+  json f0 = gang_pod("f0", 4, 2, "flaky"), f1 = gang_pod("f1", 4, 2, "flaky");
+  h.fold({f0, f1});
+  const JobId flaky = *h.core->book().find("gang:a/flaky");
+  f0["status"]["phase"] = f1["status"]["phase"] = "Failed";
+  h.fold({f0, f1});
+  EXPECT_EQ(h.job("gang:a/flaky")->phase, driver::Phase::Waiting);
+  h.wall += 31'000;
+  h.fold({f0, f1});
+  EXPECT_EQ(h.job("gang:a/flaky")->phase, driver::Phase::Ended);
+  EXPECT_NE(h.core->state().runtime(flaky).status, JobStatus::Pending);
+}
+
 // A lease that is held or not, at the test's word.
 struct TestLease final : driver::Leadership {
   bool is_held = true;

@@ -99,6 +99,11 @@ std::optional<PodView> pod_view(const json& pod) {
   p.created_s = rfc3339_seconds(str(meta, "creationTimestamp"));
   p.started_s = rfc3339_seconds(str(at(pod, "status"), "startTime"));
   const json& ann = at(meta, "annotations");
+  p.gang = str(at(meta, "labels"), kGangLabel);
+  if (const json& size = at(ann, kGangSizeAnnotation); !size.is_null()) {
+    const int n = gpu_quantity(size);  // a plain whole number, as a quantity of GPUs is
+    p.gang_size = n >= 1 && n <= kMaxGangSize ? n : -1;
+  }
   if (!parse_gpus(str(ann, kGpusAnnotation), p.decision_node, p.decision_gpus)) {
     p.decision_node.clear();
     p.decision_gpus.clear();

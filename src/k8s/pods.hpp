@@ -11,6 +11,8 @@
 //    (annotations deepshare.io/gpus "NODE:0,1" and deepshare.io/decision
 //    "borrowed=0,shared=0,decided=MS,epoch=N", N the leader's epoch: leader.hpp); a bound pod
 //    carrying them is adopted with them by a restarted scheduler;
+//  - its gang, when it is one pod of a job placed all-or-nothing (groups.hpp): label
+//    deepshare.io/gang NAME (within its namespace) and annotation deepshare.io/gang-size N;
 //  - a node: allocatable nvidia.com/gpu, usable = Ready and not cordoned (spec.unschedulable).
 #pragma once
 
@@ -27,6 +29,9 @@ using nlohmann::json;
 inline constexpr const char* kGpuResource = "nvidia.com/gpu";
 inline constexpr const char* kGpusAnnotation = "deepshare.io/gpus";
 inline constexpr const char* kDecisionAnnotation = "deepshare.io/decision";
+inline constexpr const char* kGangLabel = "deepshare.io/gang";
+inline constexpr const char* kGangSizeAnnotation = "deepshare.io/gang-size";
+inline constexpr int kMaxGangSize = 1024;
 inline constexpr std::int64_t kDefaultGraceSeconds = 30;  // the API's terminationGracePeriodSeconds
 
 struct PodView {
@@ -48,6 +53,8 @@ struct PodView {
   bool decision_shared = false;
   std::int64_t decision_ms = -1;     // driver time of the decision (-1: unknown)
   std::uint64_t decision_epoch = 0;  // the epoch of the leader that decided (0: no lease)
+  std::string gang;                  // label deepshare.io/gang ("" = a job of its own)
+  int gang_size = 0;  // annotation deepshare.io/gang-size: 1..kMaxGangSize, 0 absent, -1 malformed
   [[nodiscard]] bool bound() const { return !node.empty(); }
   [[nodiscard]] bool ended() const { return phase == "Succeeded" || phase == "Failed"; }
   // Holds its node's GPUs as kube-scheduler and the kubelet count them: bound, not ended

@@ -167,6 +167,10 @@ pod a-cpu team-a default-scheduler 0 '{"nodeName": "gpu-node-2"}' | as alice cre
   wait_phase team-a a-cpu Running && wait_phase team-a a-cpu2 Running &&
   pass "a pod without GPUs runs under any scheduler, even with a preset nodeName" ||
   fail "a pod without GPUs was not run"
+pod a-gang-0 team-a deepshare 1 '{}' '{"deepshare.io/gang-size": "2"}' |
+  jq '.metadata.labels = {"deepshare.io/gang": "pair"}' | as alice create --dry-run=server -f - >/dev/null &&
+  pass "a gang's size (annotation deepshare.io/gang-size) is the user's to write" ||
+  fail "alice may not write deepshare.io/gang-size"
 pod old legacy default-scheduler 1 | kubectl create -f - >/dev/null && wait_phase legacy old Running &&
   pass "a GPU pod of an unmanaged namespace is kube-scheduler's" || fail "legacy/old did not run"
 

@@ -1,0 +1,66 @@
+// Pods grouped into the jobs DeepShare schedules (docs/kubernetes.md §8, "Gangs"): pure
+// functions of the pods' views (pods.hpp), no I/O, tested without a server.
+//
+// A pod is a job of its own (key: its UID), or one pod of a gang: the pods of a namespace that
+// carry the label deepshare.io/gang NAME (an indexed Job's pod template, or bare pods) form one
+// job of deepshare.io/gang-size pods (key "gang:NS/NAME"), placed all-or-nothing: it becomes a
+// candidate once that many of its pods wait, the policy sees one job of size x (each pod's
+// nvidia.com/gpu) GPUs, and its pods are bound together. The key outlives the pods: a gang
+// evicted and recreated by its Job is the same job (its place in the queue, its restarts).
+//
+// A gang's phase, from its pods (live = neither ended nor terminating):
+//  - every live pod bound, none terminating: Running (pods that ended meanwhile, a Job's
+//    completions, hold nothing more);
+//  - no live pod bound: Stopping while a terminating pod still holds GPUs, else Waiting;
+//  - some live pods bound and others not, or bound ones beside terminating ones: a start being
+//    handed over (Waiting) when the driver has one in flight, else a gang that lost a pod
+//    (Stopping: the adapter evicts the rest, and the gang starts again as a whole);
+//  - every pod Succeeded: Ended. Without live pods otherwise (its pods failed or were evicted
+//    and deleted, its Job makes replacements): Waiting; the adapter takes it for ended once it
+//    has had no live pod for a while (adapter.hpp, kGangAbsenceMs).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "driver/ports.hpp"
+#include "k8s/pods.hpp"
+
+namespace ds::k8s {
+
+struct PodGroup {
+  std::string key;       // the pod's UID, or "gang:NS/NAME"
+  std::string ns, name;  // namespace; the pod's name or the gang's
+  bool gang = false;
+  int size = 1;                         // pods the job needs
+  int pod_gpus = 0;                     // nvidia.com/gpu of each of its pods
+  std::vector<const PodView*> members;  // ordered by name
+  std::string invalid;  // why the gang can never run as written ("" = it can)
+  [[nodiscard]] int gpus() const { return size * pod_gpus; }
+  // How logs and the journal name it: "NS/NAME", or "NS/gang:NAME".
+  [[nodiscard]] std::string ref() const { return ns + (gang ? "/gang:" : "/") + name; }
+};
+
+// The key of the job a pod belongs to.
+std::string group_key(const PodView& p);
+
+// The pods grouped by key, ordered by key; the groups point into `pods`' views. A gang's size
+// and GPUs per pod are its live pods' (all its pods' when none is live); pods that disagree,
+// or a size that is missing or not a whole number from 1 to kMaxGangSize, make it invalid.
+std::vector<PodGroup> group_pods(const std::vector<const PodView*>& pods);
+
+struct GroupCount {
+  int live = 0;        // neither ended nor terminating
+  int live_bound = 0;  // live and bound
+  int holding = 0;     // bound and terminating: they still hold their GPUs
+  int ended = 0;       // Succeeded or Failed
+  int gated = 0;       // live with scheduling gates
+};
+GroupCount count(const PodGroup& g);
+
+// The phase the driver sees (above); `start_in_flight`: the driver has decided a start of it
+// that is not confirmed yet. A pod of its own keeps a pod's phases: ended; terminating (Ending
+// while bound, else Ended); bound (Running); else Waiting.
+driver::Phase group_phase(const PodGroup& g, bool start_in_flight);
+
+}  // namespace ds::k8s
