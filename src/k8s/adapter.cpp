@@ -114,10 +114,8 @@ void K8sAdapter::set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
   std::vector<const PodView*> mine;
   for (const auto& p : pods_)
     if (p.scheduler == scheduler_) mine.push_back(&p);
-  groups_ = group_pods(mine);
+  grouping_ = Grouping(mine);
   keep_absent_gangs();
-  group_index_.clear();
-  for (std::size_t i = 0; i < groups_.size(); ++i) group_index_[groups_[i].key] = i;
 }
 
 // A gang without live pods for a moment (its evicted pods failed, or were deleted before its
@@ -125,7 +123,6 @@ void K8sAdapter::set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
 // find it as it was (its place in the queue, its restarts). Longer (its Job gave up or was
 // deleted), it ends (engine_job) or, with no pod listed, is no longer listed and leaves.
 void K8sAdapter::keep_absent_gangs() {
-  const auto by_key = [](const PodGroup& a, const std::string& k) { return a.key < k; };
   std::unordered_map<std::string, std::int64_t> still;
   if (core_)
     for (std::size_t i = 0; i < jobs_.size(); ++i) {
@@ -133,28 +130,19 @@ void K8sAdapter::keep_absent_gangs() {
       if (!j.gang || j.key.empty()) continue;
       const JobStatus s = state().runtime(JobId(static_cast<std::uint32_t>(i))).status;
       if (s == JobStatus::Done || s == JobStatus::Rejected) continue;
-      const auto at = std::lower_bound(groups_.begin(), groups_.end(), j.key, by_key);
-      const bool listed = at != groups_.end() && at->key == j.key;
-      if (listed && (count(*at).live > 0 || count(*at).holding > 0)) continue;
+      const PodGroup* g = grouping_.find(j.key);
+      if (g && (count(*g).live > 0 || count(*g).holding > 0)) continue;
       auto since = absent_.find(j.key);
       const std::int64_t first = since == absent_.end() ? wall_ : since->second;
       still[j.key] = first;
-      if (listed || wall_ - first > kGangAbsenceMs) continue;
-      PodGroup g;
-      g.key = j.key;
-      g.ns = j.ns;
-      g.name = j.name;
-      g.gang = true;
-      g.size = j.size;
-      g.pod_gpus = j.pod_gpus;
-      groups_.insert(at, std::move(g));
+      if (!g && wall_ - first <= kGangAbsenceMs)
+        grouping_.add_empty(j.key, j.ns, j.name, j.size, j.pod_gpus);
     }
   absent_.swap(still);
 }
 
 const PodGroup* K8sAdapter::group(const std::string& key) const {
-  auto it = group_index_.find(key);
-  return it == group_index_.end() ? nullptr : &groups_[it->second];
+  return grouping_.find(key);
 }
 
 bool K8sAdapter::start_in_flight(const std::string& key) const {
@@ -189,22 +177,22 @@ bool K8sAdapter::admit(const PodGroup& g) {
     if (g.pod_gpus > 0) fits += n.gpus / g.pod_gpus;
   }
   const std::string what = g.gang ? "the gang's pods ask" : "the pod asks";
-  if (!ns_tenants_.count(g.ns))
-    why = "namespace " + g.ns + " has no DeepShare quota (it is not a tenant)";
+  if (!ns_tenants_.count(g.ns()))
+    why = "namespace " + g.ns() + " has no DeepShare quota (it is not a tenant)";
   else if (!g.invalid.empty())
-    why = "gang " + g.name + ": " + g.invalid;
+    why = "gang " + g.name() + ": " + g.invalid;
   else if (g.pod_gpus <= 0)
     why = what + " for no nvidia.com/gpu: DeepShare schedules GPU pods only";
   else if (g.pod_gpus > largest)
     why = what + " for " + std::to_string(g.pod_gpus) +
           " nvidia.com/gpu, more than any node has (" + std::to_string(largest) + ")";
   else if (fits < g.size)
-    why = "gang " + g.name + " needs " + std::to_string(g.size) + " pods of " +
+    why = "gang " + g.name() + " needs " + std::to_string(g.size) + " pods of " +
           std::to_string(g.pod_gpus) + " nvidia.com/gpu; the nodes hold at most " +
           std::to_string(fits) + " such pods";
   if (why.empty()) return true;
-  refused_[g.key] = why;
-  if (!ns_tenants_.count(g.ns)) untenanted_[g.key] = g.ns;
+  refused_[g.key()] = why;
+  if (!ns_tenants_.count(g.ns())) untenanted_[g.key()] = g.ns();
   ++counters_.refused;
   log_.warn("refuse", {{"job", g.ref()}, {"reason", why}});
   journal_.line("refuse " + g.ref() + " " + why);
@@ -218,14 +206,14 @@ void K8sAdapter::refuse(const PodGroup& g, const std::string& why) {
   for (const PodView* p : g.members) {
     if (p->bound() || p->terminating || p->ended() || told_refused_.count(p->uid)) continue;
     told_refused_.insert(p->uid);
-    tell(*p, why.empty() ? refused_[g.key] : why, "FailedScheduling");
+    tell(*p, why.empty() ? refused_[g.key()] : why, "FailedScheduling");
   }
 }
 
 void K8sAdapter::set_tenants(std::map<std::string, TenantId> ns_tenants) {
   ns_tenants_ = std::move(ns_tenants);
   for (auto it = untenanted_.begin(); it != untenanted_.end();)
-    if (ns_tenants_.count(it->second) || !group_index_.count(it->first)) {
+    if (ns_tenants_.count(it->second) || !group(it->first)) {
       refused_.erase(it->first);  // seen again as new: admitted now (or gone)
       if (const PodGroup* g = group(it->first))
         for (const PodView* p : g->members) told_refused_.erase(p->uid);
@@ -282,10 +270,10 @@ bool same_gpus(const Placement& a, const Placement& b) {
 
 driver::EngineJob K8sAdapter::engine_job(const PodGroup& g) {
   driver::EngineJob e;
-  e.key = g.key;
+  e.key = g.key();
   e.ref = g.ref();
-  e.phase = group_phase(g, start_in_flight(g.key));
-  if (auto a = absent_.find(g.key);
+  e.phase = group_phase(g, g.gang && start_in_flight(g.key()));  // a pod's own: no matter
+  if (auto a = absent_.find(g.key());
       a != absent_.end() && e.phase == driver::Phase::Waiting && wall_ - a->second > kGangAbsenceMs)
     e.phase = driver::Phase::Ended;  // no live pod for too long
   if (!g.gang) {
@@ -311,15 +299,15 @@ driver::EngineJob K8sAdapter::engine_job(const PodGroup& g) {
     if (p->started_s >= 0 && (started_s < 0 || p->started_s < started_s)) started_s = p->started_s;
   }
   if (g.gang && core_)
-    if (auto id = core_->book().find(g.key);
+    if (auto id = core_->book().find(g.key());
         id && same_gpus(e.placement, state().runtime(*id).placement))
       e.placement = state().runtime(*id).placement;  // the model's order
   if (e.phase == driver::Phase::Running)
     e.run_start = started_s >= 0 ? clock_.at(started_s * 1000) : now_;
   if (all_decided && !e.placement.empty())
     e.decision = driver::EngineDecision{borrowed, false, e.placement, decided};
-  e.user = g.ns;
-  auto t = ns_tenants_.find(g.ns);
+  e.user = g.ns();
+  auto t = ns_tenants_.find(g.ns());
   e.spec.name = g.ref();
   e.spec.tenant = t == ns_tenants_.end() ? TenantId() : t->second;
   e.spec.gpus = std::max(1, g.gpus());
@@ -342,8 +330,8 @@ std::optional<driver::Observation> K8sAdapter::observe() {
   // Jobs whose pods all have a recorded placement first, so that a pod bound by someone else
   // gets GPUs nobody else is recorded on.
   std::vector<const PodGroup*> mine;
-  for (const auto& g : groups_)
-    if (!rejected_.count(g.key) && !refused_.count(g.key)) mine.push_back(&g);
+  for (const auto& g : grouping_.groups())
+    if (!rejected_.count(g.key()) && !refused_.count(g.key())) mine.push_back(&g);
   std::stable_partition(mine.begin(), mine.end(), [](const PodGroup* g) {
     return std::all_of(g->members.begin(), g->members.end(),
                        [](const PodView* p) { return p->decision_node == p->node; });
@@ -356,13 +344,13 @@ std::optional<driver::Observation> K8sAdapter::observe() {
         fence_.depose("pod " + p->ref() + " carries a decision of epoch " +
                       std::to_string(p->decision_epoch) +
                       " (ours: " + std::to_string(fence_.epoch()) + ")");
-    const bool known = core_ && core_->book().find(g->key).has_value();
+    const bool known = core_ && core_->book().find(g->key()).has_value();
     if (!known && !admit(*g)) continue;
     o.jobs.push_back(engine_job(*g));
   }
   // Pods of refused jobs that appeared since: told why too.
-  for (const auto& g : groups_)
-    if (refused_.count(g.key)) refuse(g, {});
+  for (const auto& g : grouping_.groups())
+    if (refused_.count(g.key())) refuse(g, {});
   std::sort(o.jobs.begin(), o.jobs.end(),
             [](const auto& a, const auto& b) { return a.key < b.key; });
   return o;
@@ -385,7 +373,9 @@ void K8sAdapter::sync_held() {
   for (const auto& p : pods_) {
     if (!p.holds_gpus()) continue;
     // A pod of a job the model runs (an ending one is no longer in its placement).
-    auto id = p.scheduler == scheduler_ ? core_->book().find(group_key(p)) : std::nullopt;
+    auto id = p.scheduler != scheduler_ ? std::nullopt
+              : p.gang.empty()          ? core_->book().find(p.uid)
+                                        : core_->book().find(group_key(p));
     if (id && !p.terminating && state().runtime(*id).status == JobStatus::Running) continue;
     outside[p.node] += p.gpus;
   }
@@ -413,8 +403,8 @@ void K8sAdapter::admitted(JobId id, const driver::EngineJob& e) {
   j = PodJob{};
   j.key = e.key;
   if (const PodGroup* g = group(e.key)) {
-    j.ns = g->ns;
-    j.name = g->name;
+    j.ns = g->ns();
+    j.name = g->name();
     j.gang = g->gang;
     j.size = g->size;
     j.pod_gpus = g->pod_gpus;
@@ -442,12 +432,16 @@ void K8sAdapter::forgotten(JobId id) {
 
 WaitReason K8sAdapter::eligible(JobId id, const driver::EngineJob&) {
   const PodJob& j = jobs_[id.index()];
+  if (!j.gang) {  // a pod of its own (the common case: a hash lookup)
+    const PodView* p = pod(j.key);
+    return p && p->gated ? WaitReason::Held : WaitReason::None;
+  }
   const PodGroup* g = group(j.key);
   if (!g) return WaitReason::None;
   const GroupCount c = count(*g);
   if (c.gated > 0) return WaitReason::Held;
   // A gang runs once all its pods wait (and no more than it needs).
-  if (j.gang && c.live != j.size) return WaitReason::Dependency;
+  if (c.live != j.size) return WaitReason::Dependency;
   return WaitReason::None;
 }
 

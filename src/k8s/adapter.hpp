@@ -175,11 +175,10 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   driver::Core* core_ = nullptr;
   Cluster cluster_;
   std::unordered_map<std::string, std::size_t> node_index_;
-  std::vector<PodJob> jobs_;                                  // per JobId
-  std::vector<PodView> pods_;                                 // this cycle's
-  std::unordered_map<std::string, std::size_t> pod_index_;    // uid -> pods_
-  std::vector<PodGroup> groups_;                              // this cycle's, of DeepShare's pods
-  std::unordered_map<std::string, std::size_t> group_index_;  // key -> groups_
+  std::vector<PodJob> jobs_;                                // per JobId
+  std::vector<PodView> pods_;                               // this cycle's
+  std::unordered_map<std::string, std::size_t> pod_index_;  // uid -> pods_
+  Grouping grouping_;  // this cycle's jobs of DeepShare's pods (into pods_)
   // Gangs listed without pods, since (wall ms): keep_absent_gangs().
   std::unordered_map<std::string, std::int64_t> absent_;
   static constexpr std::int64_t kGangAbsenceMs = 30'000;

@@ -2,7 +2,8 @@
 #include "k8s/groups.hpp"
 
 #include <algorithm>
-#include <map>
+#include <iterator>
+#include <utility>
 
 namespace ds::k8s {
 
@@ -12,10 +13,12 @@ std::string group_key(const PodView& p) {
 
 namespace {
 
-bool live(const PodView& p) { return !p.ended() && !p.terminating; }
+bool live(const PodView& p) {
+  return !p.ended() && !p.terminating;
+}
 
 // A gang's size and GPUs per pod, from `pods` (which all count); "" or why they disagree.
-std::string shape(PodGroup& g, const std::vector<const PodView*>& pods) {
+std::string shape(PodGroup& g, std::span<const PodView* const> pods) {
   const PodView& first = *pods.front();
   g.size = first.gang_size;
   g.pod_gpus = first.gpus;
@@ -34,34 +37,74 @@ std::string shape(PodGroup& g, const std::vector<const PodView*>& pods) {
   return {};
 }
 
+bool key_less(const PodGroup& g, const std::string& k) {
+  return g.key() < k;
+}
+
 }  // namespace
 
-std::vector<PodGroup> group_pods(const std::vector<const PodView*>& pods) {
-  std::map<std::string, PodGroup> by_key;
+Grouping::Grouping(const std::vector<const PodView*>& pods) {
+  // (key, pod) ordered by key, then name. A gang's key is made once per pod of a gang; a pod
+  // of its own is keyed by its UID, not copied: no allocation per pod.
+  using Keyed = std::pair<const std::string*, const PodView*>;
+  const auto less = [](const Keyed& a, const Keyed& b) {
+    const int c = a.first->compare(*b.first);
+    return c != 0 ? c < 0 : a.second->name < b.second->name;
+  };
+  std::vector<Keyed> own, gangs;
+  own.reserve(pods.size());
   for (const PodView* p : pods) {
-    PodGroup& g = by_key[group_key(*p)];
-    g.members.push_back(p);
+    if (p->gang.empty())
+      own.emplace_back(&p->uid, p);
+    else
+      gangs.emplace_back(&texts_.emplace_back(group_key(*p)), p);
   }
-  std::vector<PodGroup> out;
-  out.reserve(by_key.size());
-  for (auto& [key, g] : by_key) {
-    std::sort(g.members.begin(), g.members.end(),
-              [](const PodView* a, const PodView* b) { return a->name < b->name; });
-    const PodView& first = *g.members.front();
-    g.key = key;
-    g.ns = first.ns;
+  // The adapter's pods come ordered by UID: then only the gangs' pods are sorted.
+  if (!std::is_sorted(own.begin(), own.end(), less)) std::sort(own.begin(), own.end(), less);
+  std::sort(gangs.begin(), gangs.end(), less);
+  std::vector<Keyed> keyed;
+  keyed.reserve(pods.size());
+  std::merge(own.begin(), own.end(), gangs.begin(), gangs.end(), std::back_inserter(keyed), less);
+  members_.reserve(keyed.size());
+  for (const auto& k : keyed) members_.push_back(k.second);
+  groups_.reserve(keyed.size());
+  for (std::size_t i = 0; i < keyed.size();) {
+    const std::size_t begin = i;
+    const std::string& key = *keyed[i].first;
+    while (i < keyed.size() && *keyed[i].first == key) ++i;
+    PodGroup g;
+    const PodView& first = *keyed[begin].second;
+    g.key_ = &key;
+    g.ns_ = &first.ns;
     g.gang = !first.gang.empty();
-    g.name = g.gang ? first.gang : first.name;
+    g.name_ = g.gang ? &first.gang : &first.name;
     g.pod_gpus = first.gpus;
+    g.members = std::span<const PodView* const>(members_.data() + begin, i - begin);
     if (g.gang) {
       std::vector<const PodView*> counted;
       for (const PodView* p : g.members)
         if (live(*p)) counted.push_back(p);
-      g.invalid = shape(g, counted.empty() ? g.members : counted);
+      g.invalid = counted.empty() ? shape(g, g.members) : shape(g, counted);
     }
-    out.push_back(std::move(g));
+    groups_.push_back(std::move(g));
   }
-  return out;
+}
+
+const PodGroup* Grouping::find(const std::string& key) const {
+  auto it = std::lower_bound(groups_.begin(), groups_.end(), key, key_less);
+  return it != groups_.end() && it->key() == key ? &*it : nullptr;
+}
+
+void Grouping::add_empty(const std::string& key, const std::string& ns, const std::string& name,
+                         int size, int pod_gpus) {
+  PodGroup g;
+  g.key_ = &texts_.emplace_back(key);
+  g.ns_ = &texts_.emplace_back(ns);
+  g.name_ = &texts_.emplace_back(name);
+  g.gang = true;
+  g.size = size;
+  g.pod_gpus = pod_gpus;
+  groups_.insert(std::lower_bound(groups_.begin(), groups_.end(), key, key_less), std::move(g));
 }
 
 GroupCount count(const PodGroup& g) {
@@ -91,10 +134,9 @@ driver::Phase group_phase(const PodGroup& g, bool start_in_flight) {
   const GroupCount c = count(g);
   if (c.live_bound == 0) {
     if (c.holding > 0) return Phase::Stopping;
-    const bool succeeded = !g.members.empty() && std::all_of(g.members.begin(), g.members.end(),
-                                                              [](const PodView* p) {
-                                                                return p->phase == "Succeeded";
-                                                              });
+    const bool succeeded =
+        !g.members.empty() && std::all_of(g.members.begin(), g.members.end(),
+                                          [](const PodView* p) { return p->phase == "Succeeded"; });
     if (c.live == 0 && succeeded) return Phase::Ended;
     return Phase::Waiting;
   }

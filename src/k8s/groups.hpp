@@ -20,6 +20,8 @@
 //    has had no live pod for a while (adapter.hpp, kGangAbsenceMs).
 #pragma once
 
+#include <deque>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,26 +30,56 @@
 
 namespace ds::k8s {
 
+// A job's pods. Its texts and members point into the pods' views and the Grouping that made
+// it: valid while both are (one cycle).
 struct PodGroup {
-  std::string key;       // the pod's UID, or "gang:NS/NAME"
-  std::string ns, name;  // namespace; the pod's name or the gang's
   bool gang = false;
-  int size = 1;                         // pods the job needs
-  int pod_gpus = 0;                     // nvidia.com/gpu of each of its pods
-  std::vector<const PodView*> members;  // ordered by name
-  std::string invalid;  // why the gang can never run as written ("" = it can)
+  int size = 1;                             // pods the job needs
+  int pod_gpus = 0;                         // nvidia.com/gpu of each of its pods
+  std::span<const PodView* const> members;  // ordered by name
+  std::string invalid;                      // why the gang can never run as written ("" = it can)
+  // The pod's UID, or "gang:NS/NAME".
+  [[nodiscard]] const std::string& key() const { return *key_; }
+  [[nodiscard]] const std::string& ns() const { return *ns_; }
+  // The pod's name, or the gang's.
+  [[nodiscard]] const std::string& name() const { return *name_; }
   [[nodiscard]] int gpus() const { return size * pod_gpus; }
   // How logs and the journal name it: "NS/NAME", or "NS/gang:NAME".
-  [[nodiscard]] std::string ref() const { return ns + (gang ? "/gang:" : "/") + name; }
+  [[nodiscard]] std::string ref() const { return ns() + (gang ? "/gang:" : "/") + name(); }
+
+ private:
+  friend class Grouping;
+  const std::string *key_ = nullptr, *ns_ = nullptr, *name_ = nullptr;
 };
 
 // The key of the job a pod belongs to.
 std::string group_key(const PodView& p);
 
-// The pods grouped by key, ordered by key; the groups point into `pods`' views. A gang's size
-// and GPUs per pod are its live pods' (all its pods' when none is live); pods that disagree,
-// or a size that is missing or not a whole number from 1 to kMaxGangSize, make it invalid.
-std::vector<PodGroup> group_pods(const std::vector<const PodView*>& pods);
+// One cycle's pods grouped into jobs, and what the groups point into.
+class Grouping {
+ public:
+  // The pods grouped by key: a gang's size and GPUs per pod are its live pods' (all its
+  // pods' when none is live); pods that disagree, or a size that is missing or not a whole
+  // number from 1 to kMaxGangSize, make it invalid. The views must outlive the grouping.
+  explicit Grouping(const std::vector<const PodView*>& pods);
+  Grouping() = default;
+  Grouping(const Grouping&) = delete;
+  Grouping& operator=(const Grouping&) = delete;
+  Grouping(Grouping&&) = default;
+  Grouping& operator=(Grouping&&) = default;
+
+  [[nodiscard]] const std::vector<PodGroup>& groups() const { return groups_; }  // by key
+  // The group of `key`, or nullptr (a binary search).
+  [[nodiscard]] const PodGroup* find(const std::string& key) const;
+  // Adds a gang without pods (its pods are gone for a moment), in key order.
+  void add_empty(const std::string& key, const std::string& ns, const std::string& name, int size,
+                 int pod_gpus);
+
+ private:
+  std::vector<PodGroup> groups_;
+  std::vector<const PodView*> members_;  // every group's, contiguous per group
+  std::deque<std::string> texts_;        // gangs' keys; the texts of gangs without pods
+};
 
 struct GroupCount {
   int live = 0;        // neither ended nor terminating

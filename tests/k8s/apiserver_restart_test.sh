@@ -25,16 +25,9 @@ source "$SRC/tests/k8s/gpu_watch_lib.sh"
 own_cluster_begin dskapi
 NODES=2 GPUS=4 POD_DELETE=graceful POD_TERMINATE=1 "$SRC/scripts/k8s/start-cluster.sh" || fail "cluster"
 source "$BASE/env.sh"
-watch_pods() { # the API's record of every pod from now on, appended
-  kubectl get pods -A --watch --output-watch-events -o json >>"$BASE/check/pods.watch" 2>>"$BASE/check/watch.err" &
-  WATCH_PID=$!
-}
 watch_pods
 kubectl create namespace deepshare-system >/dev/null || fail "namespace deepshare-system"
-for ns in a b; do kubectl create namespace "$ns" >/dev/null || fail "namespace $ns"; done
-for ns in a b; do
-  for _ in $(seq 1 100); do kubectl get sa default -n "$ns" >/dev/null 2>&1 && break; sleep 0.2; done
-done
+tenant_namespaces a b
 "$BIN/deepshare" k8s run --tenants a=4,b=4 --lease-duration 60 --metrics 127.0.0.1:0 \
   >"$BASE/check/scheduler.log" 2>&1 &
 SCHED_PID=$!

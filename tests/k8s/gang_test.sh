@@ -29,24 +29,12 @@ source "$SRC/tests/k8s/gpu_watch_lib.sh"
 own_cluster_begin dskgang
 NODES=2 GPUS=4 POD_DELETE=graceful POD_TERMINATE=1 "$SRC/scripts/k8s/start-cluster.sh" || fail "cluster"
 source "$BASE/env.sh"
-kubectl get pods -A --watch --output-watch-events -o json >"$BASE/check/pods.watch" 2>"$BASE/check/watch.err" &
-WATCH_PID=$!
-for ns in a b; do
-  kubectl create namespace $ns >/dev/null || fail "namespace $ns"
-  for _ in $(seq 1 100); do kubectl get sa default -n $ns >/dev/null 2>&1 && break; sleep 0.2; done
-done
+watch_pods
+tenant_namespaces a b
 "$BIN/deepshare" k8s run --config "$SRC/tests/k8s/gang.yaml" --no-leader-elect --eviction-grace 0 \
   >"$BASE/check/scheduler.log" 2>&1 &
 SCHED_PID=$!
 
-wait_for() { # SECONDS COMMAND...: true once COMMAND succeeds
-  local deadline=$(($(date +%s) + $1))
-  shift
-  until "$@"; do
-    [ "$(date +%s)" -lt "$deadline" ] || return 1
-    sleep 0.5
-  done
-}
 pods_of() { # JOB: "NAME NODE PHASE TERMINATING" of its pods, one per line
   kubectl get pods -n "$2" -l "job-name=$1" -o json |
     jq -r '.items[] | "\(.metadata.name) \(.spec.nodeName // "-") \(.status.phase) \(.metadata.deletionTimestamp != null)"'

@@ -21,6 +21,8 @@
 #    with its GPUs; its last pod ends when the replay's record says it finished, and a job
 #    never preempted is one pod that started when the replay's record says (within 1 s);
 #  - each namespace's quota is its ClusterQueue's nominalQuota;
+#  - `deepshare k8s run --tenants-from-api` takes the same quotas from the real Kueue's
+#    ClusterQueues, and follows a raised nominalQuota without a restart;
 #  - `deepshare whatif --from k8s --kubeconfig` writes its verdict and report;
 # and prints `deepshare fidelity`: the real Kueue against the simulator's `kueue`
 # re-implementation on the same excerpt (reported, not asserted: docs/baselines.md says how
@@ -47,8 +49,10 @@ cleanup() {
     mkdir -p "$DS_TEST_OUT" && cp -r "$BASE/out/." "$DS_TEST_OUT/" && cp "$CONFIG" "$DS_TEST_OUT/" &&
       { [ ! -d "$BASE/check" ] || cp -r "$BASE/check" "$DS_TEST_OUT/"; }
   fi
+  [ -n "${RUN_PID:-}" ] && kill "$RUN_PID" 2>/dev/null
   "$SRC/scripts/k8s/stop-cluster.sh" --purge >/dev/null 2>&1
 }
+RUN_PID=
 trap cleanup EXIT
 
 echo "== what the simulator's kueue expects (no cluster involved)"
@@ -167,6 +171,40 @@ while read -r ns q; do
 done <"$C/quotas.txt"
 [ "$tenants" -gt 0 ] || fail "no tenant of the import has a ClusterQueue"
 echo "PASS: the import (API and files alike) finds every replayed job; quotas = the ClusterQueues'"
+
+echo "== deepshare k8s run takes its tenants from the real Kueue's ClusterQueues, live"
+# A scheduler for another schedulerName (no pod names it): only its tenants are looked at.
+"$BIN/deepshare" k8s run --tenants-from-api --no-leader-elect --scheduler-name quota-check \
+  >"$C/k8s-run.log" 2>&1 &
+RUN_PID=$!
+tenants_now() { # the tenants of the last line that names them (ready, or reloaded)
+  grep -E '"event":"(scheduler_ready|tenants_reloaded)"' "$C/k8s-run.log" | tail -1 |
+    jq -r '.tenants // empty' | tr ',' '\n'
+}
+for _ in $(seq 1 150); do grep -q '"event":"scheduler_ready"' "$C/k8s-run.log" && break; sleep 0.2; done
+grep -q '"event":"tenant_source","source":"kueue"' "$C/k8s-run.log" ||
+  fail "deepshare k8s run did not read Kueue: $(head -5 "$C/k8s-run.log")"
+while read -r ns q; do
+  tenants_now | grep -qx "$ns=$q" || fail "namespace $ns: quota $q not in deepshare k8s run's tenants: $(tenants_now | tr '\n' ' ')"
+done <"$C/quotas.txt"
+# The operator raises a ClusterQueue's nominalQuota (the real Kueue's webhooks validate it):
+# DeepShare takes it at its next cycle, without a restart.
+read -r cq_ns cq_q < <(head -1 "$C/quotas.txt")
+cq=$(jq -r --arg ns "$cq_ns" '.items[] | select(.metadata.namespace == $ns) | .spec.clusterQueue' \
+  "$C/localqueues.json" | head -1)
+kubectl get clusterqueue "$cq" -o json |
+  jq '.spec.resourceGroups |= map(.flavors |= map(.resources |= map(
+        if .name == "nvidia.com/gpu" then .nominalQuota = ((.nominalQuota | tonumber) + 3) else . end)))' |
+  kubectl replace -f - >/dev/null || fail "raise ClusterQueue $cq's nominalQuota"
+want=$(kubectl get clusterqueue "$cq" -o json | jq '[.spec.resourceGroups[].flavors[].resources[]
+  | select(.name == "nvidia.com/gpu") | .nominalQuota | tonumber] | add')
+[ "$want" -gt "$cq_q" ] || fail "ClusterQueue $cq's quota is $want after the raise (was $cq_q)"
+for _ in $(seq 1 75); do tenants_now | grep -qx "$cq_ns=$want" && break; sleep 0.2; done
+tenants_now | grep -qx "$cq_ns=$want" ||
+  fail "$cq_ns's quota did not follow ClusterQueue $cq to $want: $(tenants_now | tr '\n' ' ')"
+kill "$RUN_PID"
+RUN_PID=
+echo "PASS: deepshare k8s run's tenants are the ClusterQueues' quotas; $cq_ns followed $cq from $cq_q to $want GPUs"
 
 echo "== whatif --from k8s --kubeconfig"
 "$BIN/deepshare" whatif --from k8s --kubeconfig "$KUBECONFIG" --out "$C/whatif" --quiet \

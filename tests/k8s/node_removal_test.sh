@@ -24,24 +24,14 @@ source "$SRC/tests/k8s/gpu_watch_lib.sh"
 own_cluster_begin dsknode
 NODES=2 GPUS=4 POD_DELETE=graceful POD_TERMINATE=1 "$SRC/scripts/k8s/start-cluster.sh" || fail "cluster"
 source "$BASE/env.sh"
-kubectl get pods -A --watch --output-watch-events -o json >"$BASE/check/pods.watch" 2>"$BASE/check/watch.err" &
-WATCH_PID=$!
-kubectl create namespace a >/dev/null || fail "namespace a"
-for _ in $(seq 1 100); do kubectl get sa default -n a >/dev/null 2>&1 && break; sleep 0.2; done
+watch_pods
+tenant_namespaces a
 "$BIN/deepshare" k8s run --tenants a=8 --no-leader-elect >"$BASE/check/scheduler.log" 2>&1 &
 SCHED_PID=$!
 
 pod_of() { # JOB: "NAME UID NODE PHASE" of its pods, one per line
   kubectl get pods -n a -l "job-name=$1" -o json |
     jq -r '.items[] | "\(.metadata.name) \(.metadata.uid) \(.spec.nodeName // "-") \(.status.phase)"'
-}
-wait_for() { # SECONDS COMMAND...: true once COMMAND succeeds
-  local deadline=$(($(date +%s) + $1))
-  shift
-  until "$@"; do
-    [ "$(date +%s)" -lt "$deadline" ] || return 1
-    sleep 0.5
-  done
 }
 running() { pod_of "$1" | grep -q ' Running$'; }
 

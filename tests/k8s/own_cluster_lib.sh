@@ -1,5 +1,5 @@
 # Shared by the tests of tests/k8s that start a Kubernetes cluster of their own (sourced after
-# SRC is set, not a command): apiserver_restart_test.sh, node_removal_test.sh.
+# SRC is set, not a command): apiserver_restart_test.sh, node_removal_test.sh, gang_test.sh.
 #
 # own_cluster_begin PREFIX
 #   Skips the test (exit 77) without jq; makes BASE=/tmp/PREFIX.XXXX (exported: the cluster
@@ -7,6 +7,10 @@
 #   the scheduler's and a kubectl watch's pids), copies BASE/check and BASE/log into
 #   DS_TEST_OUT when it is set, and stops the cluster by its pids (stop-cluster.sh --purge).
 # fail MESSAGE: prints FAIL: MESSAGE and exits 1.
+# watch_pods: the API's record of every pod from now on, appended to BASE/check/pods.watch (a
+#   kubectl watch in the background; WATCH_PID).
+# tenant_namespaces NS...: creates them and waits for their default ServiceAccounts.
+# wait_for SECONDS COMMAND...: true once COMMAND succeeds (tried every 0.5 s).
 # one_pod_job NS NAME GPUS RUN_FOR
 #   A Job of one pod for DeepShare (schedulerName deepshare, run for RUN_FOR, e.g. 5s, by KWOK);
 #   a pod that ends as a disruption (an eviction, the pod garbage collector) does not count
@@ -30,6 +34,25 @@ own_cluster_begin() {
   SCHED_PID= WATCH_PID=
   trap own_cluster_cleanup EXIT
   mkdir -p "$BASE/check"
+}
+watch_pods() {
+  kubectl get pods -A --watch --output-watch-events -o json >>"$BASE/check/pods.watch" 2>>"$BASE/check/watch.err" &
+  WATCH_PID=$!
+}
+tenant_namespaces() {
+  local ns
+  for ns in "$@"; do kubectl create namespace "$ns" >/dev/null || fail "namespace $ns"; done
+  for ns in "$@"; do
+    for _ in $(seq 1 100); do kubectl get sa default -n "$ns" >/dev/null 2>&1 && break; sleep 0.2; done
+  done
+}
+wait_for() {
+  local deadline=$(($(date +%s) + $1))
+  shift
+  until "$@"; do
+    [ "$(date +%s)" -lt "$deadline" ] || return 1
+    sleep 0.5
+  done
 }
 one_pod_job() {
   cat <<JOB
