@@ -42,11 +42,21 @@ class Core::Hooks final : public ApplyHooks {
       c_.book_.confirm(id);
       return Preempted::Ended;
     }
-    if (!c_.engine_.preempt(id, *j)) {
-      ++c_.counters_.failed;
-      ++c_.counters_.preemptions_failed;
-      failed_victims_.push_back(id);
-      return Preempted::NotApplied;
+    switch (c_.engine_.preempt(id, *j)) {
+      case Actuator::Preemption::Refused:
+        ++c_.counters_.failed;
+        ++c_.counters_.preemptions_failed;
+        failed_victims_.push_back(id);
+        return Preempted::NotApplied;
+      case Actuator::Preemption::Ended:
+        // Observed running, ended before the request arrived: as a victim seen ending.
+        c_.log_.info("victim_ended", c_.who(id),
+                     {{"job", e.ref}, {"detail", "it ended on its own before the preemption"}});
+        c_.journal_.line("victim_ended " + e.ref);
+        c_.book_.confirm(id);
+        return Preempted::Ended;
+      case Actuator::Preemption::Sent:
+        break;
     }
     c_.book_.assume_preempt(id, c_.wall_);
     return Preempted::Requeued;

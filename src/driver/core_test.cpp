@@ -103,12 +103,12 @@ class ToyEngine final : public ClusterSource, public Actuator {
       j.seen.decision.reset();
     }
   }
-  bool preempt(JobId id, const EngineJob&) override {
+  Preemption preempt(JobId id, const EngineJob&) override {
     Job& j = job(id);
     j.seen.phase = Phase::Stopping;  // evicted: holds its GPUs for the grace period
     j.stop_at = now_ + 500;
     j.bound = false;
-    return true;
+    return Preemption::Sent;
   }
   void repeat_preempt(JobId) override {}
   bool reject(JobId id, const std::string& why) override {

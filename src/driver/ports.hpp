@@ -156,8 +156,14 @@ class Actuator {
   // --- applying (the state has accepted the decision) ---
   // Tell the job why it can never run, and remove it; false: the call failed.
   virtual bool reject(JobId, const std::string& reason) = 0;
-  // Requeue / evict a running job; false: the engine refused (the victim runs on).
-  virtual bool preempt(JobId, const EngineJob&) = 0;
+  enum class Preemption : std::uint8_t {
+    Sent,     // the engine requeues / evicts it
+    Refused,  // the engine refused: the victim runs on
+    Ended,    // the job had ended on its own before the request reached the engine (its end
+              // raced the preemption): its end stands, nothing is requeued
+  };
+  // Requeue / evict a running job.
+  virtual Preemption preempt(JobId, const EngineJob&) = 0;
   // After the state requeued the victim.
   virtual void preempted(JobId) {}
   // Where the engine can hold a start: the decided placement, another one (it moved it), or

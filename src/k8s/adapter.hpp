@@ -118,7 +118,7 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   void take_back(JobId) override;
   void repeat_preempt(JobId) override;
   bool reject(JobId, const std::string& reason) override;
-  bool preempt(JobId, const driver::EngineJob&) override;
+  Preemption preempt(JobId, const driver::EngineJob&) override;
   std::optional<Placement> place(const StartJob& d) override;
   void decided(const StartJob& applied, Time queued_since, bool moved) override;
 

@@ -285,16 +285,16 @@ void K8sAdapter::repeat_preempt(JobId id) {
   evict_bound(jobs_[id.index()]);
 }
 
-bool K8sAdapter::preempt(JobId id, const driver::EngineJob&) {
+driver::Actuator::Preemption K8sAdapter::preempt(JobId id, const driver::EngineJob&) {
   PodJob& j = jobs_[id.index()];
-  if (!evict_bound(j)) return false;
+  if (!evict_bound(j)) return Preemption::Refused;
   if (const PodGroup* g = group(j.key))
     for (const PodView* p : g->members)
       if (p->bound() && !p->ended())
         event(*p, "Normal", "Preempted", "Preempting",
               "DeepShare: evicted to give its tenant's GPUs back (the pod's controller recreates "
               "it)");
-  return true;
+  return Preemption::Sent;
 }
 
 bool K8sAdapter::reject(JobId id, const std::string& reason) {

@@ -480,7 +480,7 @@ TEST(K8sAdapter, NoWriteAfterTheLeaseIsLost) {
   lease.is_held = false;
   EXPECT_EQ(h.adapter->hand_over(w), driver::Actuator::Handover::Failed);
   const JobId r = *h.core->book().find("r");
-  EXPECT_FALSE(h.adapter->preempt(r, *h.core->observed(r)));
+  EXPECT_EQ(h.adapter->preempt(r, *h.core->observed(r)), driver::Actuator::Preemption::Refused);
   EXPECT_EQ(h.adapter->counters().api_failures, 0u) << "no call was made";
   EXPECT_EQ(h.fence.fenced(), 2u);
   EXPECT_TRUE(h.fence.deposed());

@@ -99,7 +99,7 @@ class SlurmAdapter final : public driver::Actuator {
   void repeat_preempt(JobId) override;
   [[nodiscard]] driver::Log::Fields start_details(JobId) const override;
   bool reject(JobId, const std::string& reason) override;
-  bool preempt(JobId, const driver::EngineJob&) override;
+  Preemption preempt(JobId, const driver::EngineJob&) override;
   void preempted(JobId) override;
   std::optional<Placement> place(const StartJob& d) override;
   void decided(const StartJob& applied, Time queued_since, bool moved) override;

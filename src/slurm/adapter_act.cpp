@@ -273,7 +273,7 @@ void SlurmAdapter::note_requeue(SlurmJob& sj) {
   sj.pending_again_wall = 0;
 }
 
-bool SlurmAdapter::preempt(JobId id, const driver::EngineJob& e) {
+driver::Actuator::Preemption SlurmAdapter::preempt(JobId id, const driver::EngineJob& e) {
   SlurmJob& sj = jobs_[id.index()];
   const JobInfo& j = *view(e.key)->j;
   RecordFields f = parse_fields(j.admin_comment);
@@ -282,12 +282,14 @@ bool SlurmAdapter::preempt(JobId id, const driver::EngineJob& e) {
   mark.job = sj.ref;
   mark.admin_comment = format_fields(f);
   if (!act_update(mark) || !act_requeue(sj.ref)) {
+    // Its own end raced the preemption (Slurm: "Job has already finished"): no error.
+    if (fence_.error().empty() && act_.last_failure_done()) return Preemption::Ended;
     log_.error("preempt_failed", who(id), {{"job", sj.ref}, {"detail", act_error()}});
     journal_.line("preempt_failed " + sj.ref);
-    return false;
+    return Preemption::Refused;
   }
   note_requeue(sj);
-  return true;
+  return Preemption::Sent;
 }
 
 void SlurmAdapter::repeat_preempt(JobId id) {

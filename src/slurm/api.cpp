@@ -168,6 +168,10 @@ SlurmApi::SlurmApi() {
 }
 SlurmApi::~SlurmApi() = default;
 
+bool SlurmApi::last_failure_done() const {
+  return errno_ == ESLURM_ALREADY_DONE || errno_ == ESLURM_JOB_FINISHED;
+}
+
 bool SlurmApi::fail(const char* what) {
   failed_ = true;
   errno_ = slurm_get_errno();

@@ -44,6 +44,7 @@ class SlurmApi final : public ClusterSource, public Actuator {
   bool cancel(const std::string& job) override;
   [[nodiscard]] const std::string& last_error() const override { return error_; }
   [[nodiscard]] int last_errno() const { return errno_; }
+  [[nodiscard]] bool last_failure_done() const override;
   // Records every RPC's latency and outcome there (deepshare_slurm_rpc_*); null: none.
   void set_stats(driver::RpcStats* stats) { stats_ = stats; }
 

@@ -614,6 +614,29 @@ TEST(ControllerFake, AUsersHoldDuringAStartRollsTheStartBack) {
   h.expect_sound();
 }
 
+// Issue #24: a preemption that races the victim's own end. Slurm answers the requeue with
+// "Job has already finished" (seen on the real cluster during bench/slurm_soak.sh): that is the
+// victim's end, not a failed preemption. Its end stands (completed once, never requeued), it
+// counts as no failure, and the entitled job starts on its GPUs.
+TEST(ControllerFake, APreemptionRacingTheVictimsEndIsNoFailure) {
+  FakeOptions o;
+  o.nodes = 1;
+  o.p_ends_first = 1;  // every requeue finds its job just completed
+  Harness h(o);
+  auto ctl = h.start();
+  const auto v = h.fc.submit("scav", 4, 60000);
+  h.run(*ctl, 3000);
+  ASSERT_EQ(h.fc.stats(v).starts, 1) << h.fc.describe(v);
+  const auto owner = h.fc.submit("alpha", 4, 5000);
+  h.run(*ctl, 20000);
+  EXPECT_TRUE(h.fc.stats(v).completed) << h.fc.describe(v);
+  EXPECT_EQ(h.fc.stats(v).requeues, 0) << h.fc.describe(v);
+  EXPECT_EQ(ctl->counters().preemptions_failed, 0u) << "its end is not a failed preemption";
+  EXPECT_EQ(ctl->counters().preemptions, 0u);
+  EXPECT_TRUE(h.fc.stats(owner).completed) << h.fc.describe(owner);
+  h.expect_sound();
+}
+
 // Issue #24: a quota cut by sacctmgr reaches running jobs. scav runs 8 GPUs within its quota
 // of 8 when the quota is cut to 0: its runs become borrowed (preemptible, counted as such)
 // without a restart, and beta's entitled job reclaims GPUs from them at once instead of

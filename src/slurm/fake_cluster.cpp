@@ -31,8 +31,9 @@ FakeCluster::FakeCluster(FakeOptions o)
   last_change_s_ = now_ / 1000;
 }
 
-bool FakeCluster::fail(const std::string& why) {
+bool FakeCluster::fail(const std::string& why, bool done) {
   error_ = why;
+  done_ = done;
   return false;
 }
 
@@ -106,17 +107,20 @@ void FakeCluster::end_run(Job& j, JobState to, bool requeue, bool held) {
   changed();
 }
 
+void FakeCluster::complete(Job& j) {
+  end_run(j, JobState::Completed, false, false);
+  j.info.completing = true;
+  j.completing_until = now_ + o_.epilog_ms;
+  stats_[j.info.id - 1].completed = true;
+  ++finished_;
+}
+
 void FakeCluster::tick() {
   std::vector<std::uint32_t> purge;
   for (auto& [id, j] : jobs_) {
     JobInfo& i = j.info;
-    if (i.state == JobState::Running && !i.completing && now_ >= j.started_ms + j.run_ms) {
-      end_run(j, JobState::Completed, false, false);
-      i.completing = true;
-      j.completing_until = now_ + o_.epilog_ms;
-      stats_[id - 1].completed = true;
-      ++finished_;
-    }
+    if (i.state == JobState::Running && !i.completing && now_ >= j.started_ms + j.run_ms)
+      complete(j);
     if (i.completing && now_ >= j.completing_until) {
       i.completing = false;
       i.alloc.clear();
@@ -323,7 +327,7 @@ bool FakeCluster::update(const Update& u) {
   Job* j = find(u.job);
   if (!j) return fail("Invalid job id specified");
   JobInfo& i = j->info;
-  if (i.terminal()) return fail("Job/step already completing or completed");
+  if (i.terminal()) return fail("Job/step already completing or completed", true);
   const bool pending = i.state == JobState::Pending;
   if (!pending && (u.req_nodes || u.tres_per_node || u.begin_s))
     return fail("Job is no longer pending execution");
@@ -357,12 +361,14 @@ bool FakeCluster::requeue_hold(const std::string& ref) {
   if (!rpc(true)) return false;
   Job* j = find(ref);
   if (!j) return fail("Invalid job id specified");
+  std::uniform_real_distribution<double> p(0, 1);
+  if (j->info.running() && o_.p_ends_first > 0 && p(rng_) < o_.p_ends_first) complete(*j);
+  if (j->info.terminal()) return fail("Job has already finished", true);
   if (!j->info.running()) return true;  // JOB_RUNNING: a no-op for a job that is not running
   end_run(*j, JobState::Pending, true, true);
   j->info.completing = true;
   j->completing_until = now_ + o_.kill_ms;
   ++applied_;
-  std::uniform_real_distribution<double> p(0, 1);
   if (p(rng_) < o_.p_reply_lost) return fail("Socket timed out on send/recv operation");
   return true;
 }

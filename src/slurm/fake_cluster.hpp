@@ -60,6 +60,9 @@ struct FakeOptions {
   double p_write_fail = 0;
   double p_reply_lost = 0;
   double p_stale_read = 0;
+  // A requeue finds the running job just completed (its own end raced the request): Slurm
+  // then answers "Job has already finished" (ESLURM_ALREADY_DONE), as for any finished job.
+  double p_ends_first = 0;
   std::uint64_t seed = 1;
   bool prolog = true;  // PrologSlurmctld refuses starts DeepShare did not decide
   // Slurm Features of node i (node1 = [0]; GPU models, docs/slurm.md); missing: none.
@@ -102,6 +105,7 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   bool requeue_hold(const std::string& job) override;
   bool cancel(const std::string& job) override;
   [[nodiscard]] const std::string& last_error() const override { return error_; }
+  [[nodiscard]] bool last_failure_done() const override { return done_; }
   std::int64_t now_ms() override { return now_; }
 
   // --- the world ---
@@ -159,7 +163,8 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
     std::uint32_t unstartable_run = 0xffffffff;  // the run pinned where it cannot start
   };
   bool rpc(bool write);
-  bool fail(const std::string& why);
+  bool fail(const std::string& why, bool done = false);
+  void complete(Job& j);  // its work is done: Completed, its GPUs held for the epilog
   Job* find(const std::string& ref);
   void changed() { last_change_s_ = now_ / 1000; }
   void tick();
@@ -180,6 +185,7 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   std::vector<bool> node_up_;
   std::optional<JobTable> last_answer_;
   std::string error_;
+  bool done_ = false;  // the last failure: the job had already finished
   std::size_t finished_ = 0;
   int pin_mismatches_ = 0, unpinned_starts_ = 0, gres_changes_ = 0, conflicts_ = 0;
   int prolog_refusals_ = 0;

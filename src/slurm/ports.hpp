@@ -181,6 +181,10 @@ class Actuator {
   virtual bool requeue_hold(const std::string& job) = 0;
   virtual bool cancel(const std::string& job) = 0;
   [[nodiscard]] virtual const std::string& last_error() const = 0;
+  // Whether the last failed call failed because the job had already finished (Slurm's
+  // ESLURM_ALREADY_DONE "Job has already finished", ESLURM_JOB_FINISHED "Job/step already
+  // completing or completed"): an action that lost the race with the job's own end.
+  [[nodiscard]] virtual bool last_failure_done() const { return false; }
 };
 
 // What a controller is given (not owned: they outlive it).
