@@ -459,6 +459,29 @@ TEST(K8sAdapter, GangOutlivesItsPodsForAMoment) {
   EXPECT_NE(h.core->state().runtime(flaky).status, JobStatus::Pending);
 }
 
+// A Job of one pod labelled as a gang of 1 keeps its key across an eviction: the replacement is
+// the same job (its queueing time and restarts), not a new one.
+TEST(K8sAdapter, GangOfOneIsTheSameJobAfterAnEviction) {
+  Harness h;
+  json p = bound(gang_pod("p0", 2, 1, "solo"), "gpu-node-1");
+  p["metadata"]["annotations"][kGpusAnnotation] = "gpu-node-1:0,1";
+  p["metadata"]["annotations"][kDecisionAnnotation] = "borrowed=1,shared=0,decided=9";
+  h.fold({p});
+  const JobId id = *h.core->book().find("gang:a/solo");
+  EXPECT_EQ(h.core->state().runtime(id).status, JobStatus::Running);
+  const Time submit = h.core->state().spec(id).submit;
+  p["metadata"]["deletionTimestamp"] = "2026-12-04T10:01:00Z";
+  json next = gang_pod("p1", 2, 1, "solo");
+  next["metadata"]["creationTimestamp"] = "2026-12-04T10:05:00Z";
+  h.fold({p, next});
+  EXPECT_EQ(h.job("gang:a/solo")->phase, driver::Phase::Stopping) << "the evicted pod holds GPUs";
+  h.fold({next});
+  EXPECT_EQ(h.job("gang:a/solo")->phase, driver::Phase::Waiting);
+  EXPECT_EQ(h.core->book().find("gang:a/solo"), id) << "the same job";
+  EXPECT_EQ(h.core->state().spec(id).submit, submit) << "its place in the queue";
+  EXPECT_EQ(h.core->state().runtime(id).status, JobStatus::Pending);
+}
+
 // A lease that is held or not, at the test's word.
 struct TestLease final : driver::Leadership {
   bool is_held = true;
