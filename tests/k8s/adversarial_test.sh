@@ -182,6 +182,9 @@ refused "another schedulerName asking for GPUs" "must set spec.schedulerName: de
 refused "GPUs asked by an init container" "not in an init container" \
   alice create -f - < <(pod a-init team-a deepshare 1 '{"initContainers": [{"name": "i",
     "image": "registry.invalid/i:1", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}')
+refused "a gang's pod without a valid size" "needs the annotation deepshare.io/gang-size" \
+  alice create -f - < <(pod a-gang-bad team-a deepshare 1 '{}' '{"deepshare.io/gang-size": "0"}' |
+    jq '.metadata.labels = {"deepshare.io/gang": "pair"}')
 refused "forged decision annotations on create" "only the scheduler may set" alice create -f - \
   < <(pod a-forged team-a deepshare 1 '{}' '{"deepshare.io/gpus": "gpu-node-1:0",
     "deepshare.io/decision": "borrowed=0,shared=0,decided=0"}')
