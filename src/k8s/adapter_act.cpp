@@ -93,11 +93,10 @@ void K8sAdapter::report_waits(std::size_t max_writes) {
     std::string text = wait_text(r.wait);
     if (j.gang && r.wait == WaitReason::Dependency) {
       const int live = count(*g).live;
-      text = live < j.size
-                 ? "gang " + j.name + " runs once all its " + std::to_string(j.size) +
-                       " pods exist (" + std::to_string(live) + " now)"
-                 : "gang " + j.name + " has " + std::to_string(live) + " pods, more than its " +
-                       kGangSizeAnnotation + " " + std::to_string(j.size);
+      text = live < j.size ? "gang " + j.name + " runs once all its " + std::to_string(j.size) +
+                                 " pods exist (" + std::to_string(live) + " now)"
+                           : "gang " + j.name + " has " + std::to_string(live) +
+                                 " pods, more than its size " + std::to_string(j.size);
     }
     for (const PodView* p : g->members) {
       if (p->bound() || p->terminating || p->ended()) continue;

@@ -358,6 +358,37 @@ TEST(K8sAdapter, GangIsOneJobPlacedAllOrNothing) {
   EXPECT_EQ(h.adapter->counters().api_failures, 2u) << "the first bind was tried (no server)";
 }
 
+// Kueue's plain pod group (label kueue.x-k8s.io/pod-group-name, annotation
+// kueue.x-k8s.io/pod-group-total-count) is a gang as it is written: a Kueue site's manifests
+// need no change.
+TEST(K8sAdapter, KueuePodGroupIsAGang) {
+  Harness h;
+  auto member = [](const std::string& uid, const std::string& count) {
+    json p = pod(uid, "a", 4);
+    p["metadata"]["name"] = "group-" + uid;
+    p["metadata"]["labels"] = {{kKueueGroupLabel, "train"}};
+    p["metadata"]["annotations"] = {{kKueueGroupCountAnnotation, count}};
+    return p;
+  };
+  h.fold({member("k0", "2"), member("k1", "2")});
+  ASSERT_EQ(h.obs.jobs.size(), 1u);
+  const driver::EngineJob* g = h.job("gang:a/train");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->spec.gpus, 8);
+  const JobId id = *h.core->book().find("gang:a/train");
+  EXPECT_EQ(h.adapter->eligible(id, *g), WaitReason::None) << "both pods wait";
+  // A count that is no number: refused, the reason naming Kueue's annotation.
+  h.fold({member("k0", "2"), member("k1", "2"), member("x0", "two")});
+  EXPECT_EQ(h.adapter->counters().refused, 0u) << "x0 is another pod of the same group";
+  EXPECT_EQ(h.adapter->eligible(id, *h.job("gang:a/train")), WaitReason::Dependency)
+      << "three pods of a group of 2";
+  const auto v = pod_view(member("x0", "two"));
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->gang, "train");
+  EXPECT_EQ(v->gang_size, -1);
+  EXPECT_STREQ(v->gang_size_key(), kKueueGroupCountAnnotation);
+}
+
 // 3-GPU pods on 4-GPU nodes: a decision of 4 + 2 GPUs holds no whole pods; the pods go where the
 // model's free GPUs hold them (3 + 3), or the start is deferred.
 TEST(K8sAdapter, GangPodsArePlacedWhole) {

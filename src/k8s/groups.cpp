@@ -23,11 +23,11 @@ std::string shape(PodGroup& g, std::span<const PodView* const> pods) {
   g.size = first.gang_size;
   g.pod_gpus = first.gpus;
   if (g.size <= 0)
-    return std::string("pod ") + first.name + " has no valid annotation " + kGangSizeAnnotation +
+    return std::string("pod ") + first.name + " has no valid annotation " + first.gang_size_key() +
            " (a whole number from 1 to " + std::to_string(kMaxGangSize) + ")";
   for (const PodView* p : pods) {
     if (p->gang_size != g.size)
-      return "its pods disagree on " + std::string(kGangSizeAnnotation) + ": " + first.name +
+      return "its pods disagree on " + std::string(first.gang_size_key()) + ": " + first.name +
              " says " + std::to_string(g.size) + ", " + p->name + " says " +
              (p->gang_size > 0 ? std::to_string(p->gang_size) : std::string("nothing valid"));
     if (p->gpus != g.pod_gpus)

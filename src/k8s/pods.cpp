@@ -100,7 +100,11 @@ std::optional<PodView> pod_view(const json& pod) {
   p.started_s = rfc3339_seconds(str(at(pod, "status"), "startTime"));
   const json& ann = at(meta, "annotations");
   p.gang = str(at(meta, "labels"), kGangLabel);
-  if (const json& size = at(ann, kGangSizeAnnotation); !size.is_null()) {
+  if (p.gang.empty()) {  // Kueue's plain pod group
+    p.gang = str(at(meta, "labels"), kKueueGroupLabel);
+    p.kueue_group = !p.gang.empty();
+  }
+  if (const json& size = at(ann, p.gang_size_key()); !p.gang.empty() && !size.is_null()) {
     const int n = gpu_quantity(size);  // a plain whole number, as a quantity of GPUs is
     p.gang_size = n >= 1 && n <= kMaxGangSize ? n : -1;
   }

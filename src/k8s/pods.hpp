@@ -12,7 +12,10 @@
 //    "borrowed=0,shared=0,decided=MS,epoch=N", N the leader's epoch: leader.hpp); a bound pod
 //    carrying them is adopted with them by a restarted scheduler;
 //  - its gang, when it is one pod of a job placed all-or-nothing (groups.hpp): label
-//    deepshare.io/gang NAME (within its namespace) and annotation deepshare.io/gang-size N;
+//    deepshare.io/gang NAME (within its namespace) and annotation deepshare.io/gang-size N, or
+//    else Kueue's plain pod group (label kueue.x-k8s.io/pod-group-name, annotation
+//    kueue.x-k8s.io/pod-group-total-count), so that a Kueue site's pod groups are gangs as
+//    they are written;
 //  - a node: allocatable nvidia.com/gpu, usable = Ready and not cordoned (spec.unschedulable).
 #pragma once
 
@@ -32,6 +35,8 @@ inline constexpr const char* kDecisionAnnotation = "deepshare.io/decision";
 inline constexpr const char* kGangLabel = "deepshare.io/gang";
 inline constexpr const char* kGangSizeAnnotation = "deepshare.io/gang-size";
 inline constexpr int kMaxGangSize = 1024;
+inline constexpr const char* kKueueGroupLabel = "kueue.x-k8s.io/pod-group-name";
+inline constexpr const char* kKueueGroupCountAnnotation = "kueue.x-k8s.io/pod-group-total-count";
 inline constexpr std::int64_t kDefaultGraceSeconds = 30;  // the API's terminationGracePeriodSeconds
 
 struct PodView {
@@ -55,6 +60,11 @@ struct PodView {
   std::uint64_t decision_epoch = 0;  // the epoch of the leader that decided (0: no lease)
   std::string gang;                  // label deepshare.io/gang ("" = a job of its own)
   int gang_size = 0;  // annotation deepshare.io/gang-size: 1..kMaxGangSize, 0 absent, -1 malformed
+  bool kueue_group = false;  // the gang is Kueue's pod group (its label and annotation)
+  // The annotation that gives the gang's size.
+  [[nodiscard]] const char* gang_size_key() const {
+    return kueue_group ? kKueueGroupCountAnnotation : kGangSizeAnnotation;
+  }
   [[nodiscard]] bool bound() const { return !node.empty(); }
   [[nodiscard]] bool ended() const { return phase == "Succeeded" || phase == "Failed"; }
   // Holds its node's GPUs as kube-scheduler and the kubelet count them: bound, not ended

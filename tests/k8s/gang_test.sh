@@ -4,7 +4,9 @@
 # all-or-nothing. A cluster of its own: 2 KWOK nodes x 4 nvidia.com/gpu, no kube-scheduler,
 # `deepshare k8s run --config tests/k8s/gang.yaml` (the deepshare policy, tenants a and b with
 # 4 GPUs each, a minute of policy time per wall second; no Lease).
-#  1. a bare pod of gang `lonely` (size 2) alone: it stays unbound, told why (its condition);
+#  1. a bare pod of gang `lonely` (size 2, written as Kueue's plain pod group: label
+#     kueue.x-k8s.io/pod-group-name, annotation kueue.x-k8s.io/pod-group-total-count) alone:
+#     it stays unbound, told why (its condition);
 #  2. Job `blocker` of tenant b (4 GPUs, 25 s) runs; then the indexed Job `train` of tenant a
 #     (2 pods x 4 GPUs, gang `train`, size 2; 8 GPUs: 4 borrowed) must stay wholly unbound
 #     while only 4 GPUs are free: not one of its pods is bound;
@@ -17,7 +19,7 @@
 # Checks, from the API's own record of every pod (a kubectl watch): no node ever over its
 # nvidia.com/gpu, every DeepShare pod bound with its decision, and each decision of the gang
 # carried by both its pods (bound from one decision, not one at a time). About 90 s once the tools are built.
-# Broken on purpose (the gang label ignored, so that every pod is a job of its own) step 1
+# Broken on purpose (every gang label ignored, so that every pod is a job of its own) step 1
 # fails: lonely-0 is bound; with step 1 left out, step 2 fails: a pod of `train` is bound
 # beside `blocker`.
 # Skips (77) without jq. DS_TEST_OUT=DIR keeps the logs in DIR.
@@ -58,11 +60,11 @@ gang_job() { # NS NAME GPUS RUN_FOR PODS: an indexed Job whose pods are one gang
 JOB
 }
 
-echo "== 1. a gang of 2 with one pod stays unbound and is told why"
+echo "== 1. a gang of 2 (a Kueue pod group) with one pod stays unbound and is told why"
 kubectl apply -f - >/dev/null <<'POD' || fail "pod lonely-0"
 {"apiVersion": "v1", "kind": "Pod",
- "metadata": {"name": "lonely-0", "namespace": "a", "labels": {"deepshare.io/gang": "lonely"},
-              "annotations": {"deepshare.io/gang-size": "2"}},
+ "metadata": {"name": "lonely-0", "namespace": "a", "labels": {"kueue.x-k8s.io/pod-group-name": "lonely"},
+              "annotations": {"kueue.x-k8s.io/pod-group-total-count": "2"}},
  "spec": {"schedulerName": "deepshare", "terminationGracePeriodSeconds": 0,
   "containers": [{"name": "c", "image": "registry.invalid/x:1", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}
 POD
