@@ -131,7 +131,10 @@ void K8sAdapter::keep_absent_gangs() {
       const JobStatus s = state().runtime(JobId(static_cast<std::uint32_t>(i))).status;
       if (s == JobStatus::Done || s == JobStatus::Rejected) continue;
       const PodGroup* g = grouping_.find(j.key);
-      if (g && (count(*g).live > 0 || count(*g).holding > 0)) continue;
+      if (g) {
+        const GroupCount c = count(*g);
+        if (c.live > 0 || c.holding > 0) continue;
+      }
       auto since = absent_.find(j.key);
       const std::int64_t first = since == absent_.end() ? wall_ : since->second;
       still[j.key] = first;
@@ -329,9 +332,13 @@ std::optional<driver::Observation> K8sAdapter::observe() {
   taken_.clear();
   // Jobs whose pods all have a recorded placement first, so that a pod bound by someone else
   // gets GPUs nobody else is recorded on.
+  // Pods of refused jobs that appeared since are told why too.
   std::vector<const PodGroup*> mine;
   for (const auto& g : grouping_.groups())
-    if (!rejected_.count(g.key()) && !refused_.count(g.key())) mine.push_back(&g);
+    if (refused_.count(g.key()))
+      refuse(g, {});
+    else if (!rejected_.count(g.key()))
+      mine.push_back(&g);
   std::stable_partition(mine.begin(), mine.end(), [](const PodGroup* g) {
     return std::all_of(g->members.begin(), g->members.end(),
                        [](const PodView* p) { return p->decision_node == p->node; });
@@ -348,9 +355,6 @@ std::optional<driver::Observation> K8sAdapter::observe() {
     if (!known && !admit(*g)) continue;
     o.jobs.push_back(engine_job(*g));
   }
-  // Pods of refused jobs that appeared since: told why too.
-  for (const auto& g : grouping_.groups())
-    if (refused_.count(g.key())) refuse(g, {});
   std::sort(o.jobs.begin(), o.jobs.end(),
             [](const auto& a, const auto& b) { return a.key < b.key; });
   return o;

@@ -130,7 +130,7 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
     int size = 1, pod_gpus = 0;          // its pods, and each one's nvidia.com/gpu
     std::optional<StartJob> start;       // the current decision, until it is handed over
     WaitReason told = WaitReason::None;  // the waiting reason its pods' conditions say
-    [[nodiscard]] std::string ref() const { return ns + (gang ? "/gang:" : "/") + name; }
+    [[nodiscard]] std::string ref() const { return job_ref(ns, gang, name); }
   };
   // A binding the API accepted that the cache does not show yet.
   struct Assumed {

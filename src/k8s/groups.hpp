@@ -30,6 +30,11 @@
 
 namespace ds::k8s {
 
+// How logs and the journal name a job: "NS/NAME" (a pod of its own), or "NS/gang:NAME".
+inline std::string job_ref(const std::string& ns, bool gang, const std::string& name) {
+  return ns + (gang ? "/gang:" : "/") + name;
+}
+
 // A job's pods. Its texts and members point into the pods' views and the Grouping that made
 // it: valid while both are (one cycle).
 struct PodGroup {
@@ -45,7 +50,7 @@ struct PodGroup {
   [[nodiscard]] const std::string& name() const { return *name_; }
   [[nodiscard]] int gpus() const { return size * pod_gpus; }
   // How logs and the journal name it: "NS/NAME", or "NS/gang:NAME".
-  [[nodiscard]] std::string ref() const { return ns() + (gang ? "/gang:" : "/") + name(); }
+  [[nodiscard]] std::string ref() const { return job_ref(ns(), gang, name()); }
 
  private:
   friend class Grouping;

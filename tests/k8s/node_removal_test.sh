@@ -22,8 +22,7 @@ BIN=${1:-$SRC/build/bin}
 source "$SRC/tests/k8s/own_cluster_lib.sh"
 source "$SRC/tests/k8s/gpu_watch_lib.sh"
 own_cluster_begin dsknode
-NODES=2 GPUS=4 POD_DELETE=graceful POD_TERMINATE=1 "$SRC/scripts/k8s/start-cluster.sh" || fail "cluster"
-source "$BASE/env.sh"
+own_cluster_start
 watch_pods
 tenant_namespaces a
 "$BIN/deepshare" k8s run --tenants a=8 --no-leader-elect >"$BASE/check/scheduler.log" 2>&1 &

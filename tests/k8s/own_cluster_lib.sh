@@ -6,6 +6,8 @@
 #   scripts use it) with BASE/check, and on exit stops SCHED_PID and WATCH_PID (set them to
 #   the scheduler's and a kubectl watch's pids), copies BASE/check and BASE/log into
 #   DS_TEST_OUT when it is set, and stops the cluster by its pids (stop-cluster.sh --purge).
+# own_cluster_start: the cluster of these tests (2 KWOK nodes x 4 nvidia.com/gpu, no
+#   kube-scheduler, pods deleted gracefully and ended by KWOK), its env.sh sourced.
 # fail MESSAGE: prints FAIL: MESSAGE and exits 1.
 # watch_pods: the API's record of every pod from now on, appended to BASE/check/pods.watch (a
 #   kubectl watch in the background; WATCH_PID).
@@ -34,6 +36,10 @@ own_cluster_begin() {
   SCHED_PID= WATCH_PID=
   trap own_cluster_cleanup EXIT
   mkdir -p "$BASE/check"
+}
+own_cluster_start() {
+  NODES=2 GPUS=4 POD_DELETE=graceful POD_TERMINATE=1 "$SRC/scripts/k8s/start-cluster.sh" || fail "cluster"
+  source "$BASE/env.sh"
 }
 watch_pods() {
   kubectl get pods -A --watch --output-watch-events -o json >>"$BASE/check/pods.watch" 2>>"$BASE/check/watch.err" &
