@@ -139,7 +139,7 @@ K8sList parse_k8s_list(const std::string& text, const std::string& source,
   try {
     doc = json::parse(text);
   } catch (const json::exception& e) {  // a parse error, or a number out of range (406)
-    std::string what = e.what();  // "[json.exception.parse_error.101] parse error at ..."
+    std::string what = e.what();        // "[json.exception.parse_error.101] parse error at ..."
     if (const auto at = what.find("] "); at != std::string::npos) what.erase(0, at + 2);
     if (what.size() > 200) what = what.substr(0, 200) + "...";
     throw InputError(SourceLocation{source},
