@@ -112,10 +112,25 @@ void K8sAdapter::set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
   for (auto it = assumed_.begin(); it != assumed_.end();)
     it = pod_index_.count(it->first) ? std::next(it) : assumed_.erase(it);  // gone
   std::vector<const PodView*> mine;
-  for (const auto& p : pods_)
-    if (p.scheduler == scheduler_) mine.push_back(&p);
+  for (auto& p : pods_)
+    if (p.scheduler == scheduler_ && join_job(p)) mine.push_back(&p);
   grouping_ = Grouping(mine);
   keep_absent_gangs();
+}
+
+bool K8sAdapter::join_job(PodView& p) const {
+  if (!jobs_index_ || p.job_uid.empty() || !p.gang.empty()) return true;
+  if (const JobShape* j = jobs_index_->find(p.job_uid)) {
+    if (j->gang_size > 0 && j->ns == p.ns) {
+      p.gang = j->name;
+      p.gang_size = j->gang_size;
+      p.job_gang = true;
+    }
+    return true;
+  }
+  const bool fresh = !p.bound() && !p.ended() && !p.terminating && p.created_s >= 0 &&
+                     wall_ - p.created_s * 1000 < kJobReadMs;
+  return !fresh;
 }
 
 // A gang without live pods for a moment (its evicted pods failed, or were deleted before its
@@ -139,7 +154,7 @@ void K8sAdapter::keep_absent_gangs() {
       const std::int64_t first = since == absent_.end() ? wall_ : since->second;
       still[j.key] = first;
       if (!g && wall_ - first <= kGangAbsenceMs)
-        grouping_.add_empty(j.key, j.ns, j.name, j.size, j.pod_gpus);
+        grouping_.add_empty(j.key, j.ns, j.name, j.job, j.size, j.pod_gpus);
     }
   absent_.swap(still);
 }
@@ -410,6 +425,7 @@ void K8sAdapter::admitted(JobId id, const driver::EngineJob& e) {
     j.ns = g->ns();
     j.name = g->name();
     j.gang = g->gang;
+    j.job = g->job;
     j.size = g->size;
     j.pod_gpus = g->pod_gpus;
   }

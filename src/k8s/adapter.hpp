@@ -51,6 +51,7 @@
 #include "k8s/client.hpp"
 #include "k8s/grace.hpp"
 #include "k8s/groups.hpp"
+#include "k8s/jobs.hpp"
 #include "k8s/pods.hpp"
 
 namespace ds::k8s {
@@ -83,6 +84,9 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   // counters.
   void inherit(const K8sAdapter& old);
 
+  // The Jobs whose pods may be gangs (jobs.hpp), read by every set_cycle (it outlives the
+  // adapter); none: every Job's pods are jobs of their own.
+  void use_jobs(const JobIndex& jobs) { jobs_index_ = &jobs; }
   // This cycle's objects (the informers' snapshots) and times. A pod object seen in the last
   // cycle (the same pointer: the informer stores a new one for each change) is not read again.
   void set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
@@ -125,12 +129,12 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
  private:
   // What the adapter keeps per job (ids as the core's).
   struct PodJob {
-    std::string key, ns, name;  // name: the pod's, or the gang's
-    bool gang = false;
+    std::string key, ns, name;  // name: the pod's, the gang's or the Job's
+    bool gang = false, job = false;
     int size = 1, pod_gpus = 0;          // its pods, and each one's nvidia.com/gpu
     std::optional<StartJob> start;       // the current decision, until it is handed over
     WaitReason told = WaitReason::None;  // the waiting reason its pods' conditions say
-    [[nodiscard]] std::string ref() const { return job_ref(ns, gang, name); }
+    [[nodiscard]] std::string ref() const { return job_ref(ns, gang, job, name); }
   };
   // A binding the API accepted that the cache does not show yet.
   struct Assumed {
@@ -140,6 +144,11 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   };
 
   // adapter.cpp: observation
+  // Makes a pod of an Indexed Job that runs its pods together one of its Job's gang; false
+  // while its Job is not listed yet and it is new (kJobReadMs: pods and Jobs come through two
+  // watches), so that it waits for it rather than being a job of its own for a cycle.
+  bool join_job(PodView& p) const;
+  static constexpr std::int64_t kJobReadMs = 10'000;
   bool admit(const PodGroup& g);
   void refuse(const PodGroup& g, const std::string& why);
   driver::EngineJob engine_job(const PodGroup& g);
@@ -179,6 +188,7 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   std::vector<PodView> pods_;                               // this cycle's
   std::unordered_map<std::string, std::size_t> pod_index_;  // uid -> pods_
   Grouping grouping_;  // this cycle's jobs of DeepShare's pods (into pods_)
+  const JobIndex* jobs_index_ = nullptr;
   // Gangs listed without pods, since (wall ms): keep_absent_gangs().
   std::unordered_map<std::string, std::int64_t> absent_;
   static constexpr std::int64_t kGangAbsenceMs = 30'000;

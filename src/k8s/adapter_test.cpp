@@ -513,6 +513,56 @@ TEST(K8sAdapter, GangOfOneIsTheSameJobAfterAnEviction) {
   EXPECT_EQ(h.core->state().runtime(id).status, JobStatus::Pending);
 }
 
+// The pods of an Indexed Job that runs them all at once are one gang without a label of ours
+// (jobs.hpp): key "job:UID", a candidate once all its pods wait. A pod whose Job is not
+// listed yet waits for it a moment, then is a job of its own; a Job that is no gang leaves
+// its pods their own jobs.
+TEST(K8sAdapter, IndexedJobsPodsAreOneGang) {
+  Harness h;
+  JobIndex jobs;
+  h.adapter->use_jobs(jobs);
+  const auto job_pod = [](const std::string& uid, const std::string& job) {
+    json p = pod(uid, "a", 4);
+    p["metadata"]["ownerReferences"] = json::array({{{"apiVersion", "batch/v1"},
+                                                     {"kind", "Job"},
+                                                     {"name", "train"},
+                                                     {"uid", job},
+                                                     {"controller", true}}});
+    return p;
+  };
+  const auto indexed = [](const std::string& uid, int pods) {
+    return std::make_shared<const json>(json{
+        {"metadata", {{"uid", uid}, {"namespace", "a"}, {"name", "train"}}},
+        {"spec", {{"completionMode", "Indexed"}, {"parallelism", pods}, {"completions", pods}}}});
+  };
+  h.wall = 1'796'378'400'000;  // 2026-12-04T10:00:00Z, the pods' creation
+  h.fold({job_pod("t0", "job-1")});
+  EXPECT_TRUE(h.obs.jobs.empty()) << "its Job is not listed yet: it waits for it";
+  jobs.update({indexed("job-1", 2)});
+  h.fold({job_pod("t0", "job-1")});
+  const driver::EngineJob* g = h.job("job:job-1");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->ref, "a/job:train");
+  EXPECT_EQ(g->spec.gpus, 8);
+  const JobId id = *h.core->book().find("job:job-1");
+  EXPECT_EQ(h.adapter->eligible(id, *g), WaitReason::Dependency) << "one of its two pods";
+  h.fold({job_pod("t0", "job-1"), job_pod("t1", "job-1")});
+  ASSERT_EQ(h.obs.jobs.size(), 1u);
+  EXPECT_EQ(h.adapter->eligible(id, *h.job("job:job-1")), WaitReason::None);
+  EXPECT_EQ(h.core->state().runtime(id).status, JobStatus::Pending);
+  // A Job of one pod at a time: its pods are their own jobs.
+  jobs.update({indexed("job-1", 2),
+               std::make_shared<const json>(
+                   json{{"metadata", {{"uid", "job-2"}, {"namespace", "a"}, {"name", "one"}}},
+                        {"spec", {{"parallelism", 1}, {"completions", 1}}}})});
+  h.fold({job_pod("t0", "job-1"), job_pod("t1", "job-1"), job_pod("s0", "job-2")});
+  EXPECT_TRUE(h.job("s0"));
+  // A Job never listed: its pod is a job of its own once it is older than the wait.
+  h.wall += 10'000;
+  h.fold({job_pod("t0", "job-1"), job_pod("t1", "job-1"), job_pod("x0", "job-gone")});
+  EXPECT_TRUE(h.job("x0"));
+}
+
 // A lease that is held or not, at the test's word.
 struct TestLease final : driver::Leadership {
   bool is_held = true;

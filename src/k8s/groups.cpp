@@ -8,6 +8,7 @@
 namespace ds::k8s {
 
 std::string group_key(const PodView& p) {
+  if (p.job_gang) return "job:" + p.job_uid;
   return p.gang.empty() ? p.uid : "gang:" + p.ns + "/" + p.gang;
 }
 
@@ -77,6 +78,7 @@ Grouping::Grouping(const std::vector<const PodView*>& pods) {
     g.key_ = &key;
     g.ns_ = &first.ns;
     g.gang = !first.gang.empty();
+    g.job = first.job_gang;
     g.name_ = g.gang ? &first.gang : &first.name;
     g.pod_gpus = first.gpus;
     g.members = std::span<const PodView* const>(members_.data() + begin, i - begin);
@@ -96,12 +98,13 @@ const PodGroup* Grouping::find(const std::string& key) const {
 }
 
 void Grouping::add_empty(const std::string& key, const std::string& ns, const std::string& name,
-                         int size, int pod_gpus) {
+                         bool job, int size, int pod_gpus) {
   PodGroup g;
   g.key_ = &texts_.emplace_back(key);
   g.ns_ = &texts_.emplace_back(ns);
   g.name_ = &texts_.emplace_back(name);
   g.gang = true;
+  g.job = job;
   g.size = size;
   g.pod_gpus = pod_gpus;
   groups_.insert(std::lower_bound(groups_.begin(), groups_.end(), key, key_less), std::move(g));

@@ -7,6 +7,9 @@
 // candidate once that many of its pods wait, the policy sees one job of size x (each pod's
 // nvidia.com/gpu) GPUs, and its pods are bound together. The key outlives the pods: a gang
 // evicted and recreated by its Job is the same job (its place in the queue, its restarts).
+// Without a label, the pods of an Indexed Job that runs them all together (jobs.hpp) are the
+// gang of their Job: key "job:UID" (the Job's UID: a Job deleted and created again under its
+// name is a new job), named "NS/job:NAME".
 //
 // A gang's phase, from its pods (live = neither ended nor terminating):
 //  - every live pod bound, none terminating: Running (pods that ended meanwhile, a Job's
@@ -30,27 +33,29 @@
 
 namespace ds::k8s {
 
-// How logs and the journal name a job: "NS/NAME" (a pod of its own), or "NS/gang:NAME".
-inline std::string job_ref(const std::string& ns, bool gang, const std::string& name) {
-  return ns + (gang ? "/gang:" : "/") + name;
+// How logs and the journal name a job: "NS/NAME" (a pod of its own), "NS/gang:NAME" (a
+// labelled gang) or "NS/job:NAME" (a Job's gang).
+inline std::string job_ref(const std::string& ns, bool gang, bool job, const std::string& name) {
+  return ns + (job ? "/job:" : gang ? "/gang:" : "/") + name;
 }
 
 // A job's pods. Its texts and members point into the pods' views and the Grouping that made
 // it: valid while both are (one cycle).
 struct PodGroup {
   bool gang = false;
+  bool job = false;                         // a gang that is its Job's pods (gang too)
   int size = 1;                             // pods the job needs
   int pod_gpus = 0;                         // nvidia.com/gpu of each of its pods
   std::span<const PodView* const> members;  // ordered by name
   std::string invalid;                      // why the gang can never run as written ("" = it can)
-  // The pod's UID, or "gang:NS/NAME".
+  // The pod's UID, "gang:NS/NAME" or "job:UID".
   [[nodiscard]] const std::string& key() const { return *key_; }
   [[nodiscard]] const std::string& ns() const { return *ns_; }
-  // The pod's name, or the gang's.
+  // The pod's name, the gang's or the Job's.
   [[nodiscard]] const std::string& name() const { return *name_; }
   [[nodiscard]] int gpus() const { return size * pod_gpus; }
-  // How logs and the journal name it: "NS/NAME", or "NS/gang:NAME".
-  [[nodiscard]] std::string ref() const { return job_ref(ns(), gang, name()); }
+  // How logs and the journal name it (job_ref).
+  [[nodiscard]] std::string ref() const { return job_ref(ns(), gang, job, name()); }
 
  private:
   friend class Grouping;
@@ -77,8 +82,8 @@ class Grouping {
   // The group of `key`, or nullptr (a binary search).
   [[nodiscard]] const PodGroup* find(const std::string& key) const;
   // Adds a gang without pods (its pods are gone for a moment), in key order.
-  void add_empty(const std::string& key, const std::string& ns, const std::string& name, int size,
-                 int pod_gpus);
+  void add_empty(const std::string& key, const std::string& ns, const std::string& name, bool job,
+                 int size, int pod_gpus);
 
  private:
   std::vector<PodGroup> groups_;

@@ -90,7 +90,14 @@ std::optional<PodView> pod_view(const json& pod) {
   p.gated = gates.is_array() && !gates.empty();
   const json& owners = at(meta, "ownerReferences");
   if (owners.is_array())
-    for (const auto& o : owners) p.controlled = p.controlled || at(o, "controller") == json(true);
+    for (const auto& o : owners) {
+      if (at(o, "controller") != json(true)) continue;
+      p.controlled = true;
+      if (str(o, "kind") == "Job" && str(o, "apiVersion") == "batch/v1") {
+        p.job_uid = str(o, "uid");
+        p.job_name = str(o, "name");
+      }
+    }
   const json& containers = at(spec, "containers");
   if (containers.is_array())
     for (const auto& c : containers) p.gpus += container_gpus(c);

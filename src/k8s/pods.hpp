@@ -15,7 +15,8 @@
 //    deepshare.io/gang NAME (within its namespace) and annotation deepshare.io/gang-size N, or
 //    else Kueue's plain pod group (label kueue.x-k8s.io/pod-group-name, annotation
 //    kueue.x-k8s.io/pod-group-total-count), so that a Kueue site's pod groups are gangs as
-//    they are written;
+//    they are written; or else, for a pod of an Indexed Job that runs all its pods together,
+//    its Job (jobs.hpp: the adapter fills job_gang in from the Job's spec);
 //  - a node: allocatable nvidia.com/gpu, usable = Ready and not cordoned (spec.unschedulable).
 #pragma once
 
@@ -60,9 +61,12 @@ struct PodView {
   std::uint64_t decision_epoch = 0;  // the epoch of the leader that decided (0: no lease)
   std::string gang;                  // label deepshare.io/gang ("" = a job of its own)
   int gang_size = 0;  // annotation deepshare.io/gang-size: 1..kMaxGangSize, 0 absent, -1 malformed
-  bool kueue_group = false;  // the gang is Kueue's pod group (its label and annotation)
+  bool kueue_group = false;       // the gang is Kueue's pod group (its label and annotation)
+  std::string job_uid, job_name;  // its controller, when that is a batch/v1 Job
+  bool job_gang = false;          // the gang is its Job (set by the adapter: gang = job_name)
   // The annotation that gives the gang's size.
   [[nodiscard]] const char* gang_size_key() const {
+    if (job_gang) return "spec.parallelism";
     return kueue_group ? kKueueGroupCountAnnotation : kGangSizeAnnotation;
   }
   [[nodiscard]] bool bound() const { return !node.empty(); }

@@ -28,12 +28,15 @@ void PodScheduler::connect() {
   client_ = std::make_unique<Client>(load_kubeconfig(cfg_.kubeconfig));
   pods_ = std::make_unique<Informer>(*client_, pods_path(""), log_);
   nodes_ = std::make_unique<Informer>(*client_, nodes_path(), log_);
+  jobs_ = std::make_unique<Informer>(*client_, resource_path("batch", "v1", "jobs", "", ""), log_);
   pods_->start();
   nodes_->start();
-  if (!pods_->wait_synced(60) || !nodes_->wait_synced(60))
-    throw InputError("no list of pods and nodes from " + client_->config().server +
-                     " within 60 s (is the API server up? the kubeconfig's user allowed to "
-                     "list and watch pods and nodes?)");
+  jobs_->start();
+  if (!pods_->wait_synced(60) || !nodes_->wait_synced(60) || !jobs_->wait_synced(60))
+    throw InputError(
+        "no list of pods, nodes and jobs from " + client_->config().server +
+        " within 60 s (is the API server up? the kubeconfig's user allowed to "
+        "list and watch pods, nodes and batch/v1 jobs? deploy/k8s/scheduler-rbac.yaml)");
   if (cfg_.live_tenants) watch_tenants();
 }
 
@@ -182,6 +185,7 @@ void PodScheduler::build_model() {
                                               cfg_.scheduler_name);
   adapter->load_nodes(nodes_->items(), cfg_.gpu_memory_mib);
   adapter->set_grace(cfg_.grace);
+  adapter->use_jobs(job_index_);
   if (adapter_) adapter->inherit(*adapter_);
   PolicyOptions options;
   for (const auto& [k, v] : cfg_.options) options.set(k + "=" + v);
@@ -221,6 +225,7 @@ void PodScheduler::step() {
   }
   now_ = driver::cycle_time(now_, clock_.at(wall), core_->wake_at_ref());
   core_->set_time(now_, wall);
+  job_index_.update(jobs_->snapshot());  // before the pods: a pod's Job is listed first
   adapter_->set_cycle(pods_->snapshot(), nodes, now_, wall, clock_);
   if (read_tenants()) tenants_changed();
   if (auto n = adapter_->nodes()) core_->observe_nodes(*n);

@@ -1,7 +1,7 @@
 // `deepshare k8s run`: DeepShare as the scheduler of the pods whose spec.schedulerName is
 // `deepshare`, on a real kube-apiserver (docs/kubernetes.md §8). The loop of the Slurm
 // controller (src/slurm/controller.hpp) on Kubernetes' ports:
-//   informers (informer.hpp: list + watch of Pods and Nodes) -> the adapter (adapter.hpp)
+//   informers (informer.hpp: list + watch of Pods, Nodes and Jobs) -> the adapter (adapter.hpp)
 //   -> the driver core (driver/core.hpp: reconciler, policy, apply(), compaction).
 // One cycle every poll_ms: set the time, read the caches, observe nodes, fold the pods in,
 // the GPUs held outside the model, decide, apply, compact.
@@ -21,7 +21,7 @@
 // Nodes: the GPU nodes listed at start; a GPU node added later rebuilds the model (adapter,
 // core, policy) at the next cycle, as a restart would (running pods adopted from their
 // annotations), keeping the bindings the cache does not show yet.
-// Not yet: gangs, DRA / MPS, an admission policy (issue #23).
+// Not yet: DRA / MPS (issue #23).
 #pragma once
 
 #include <atomic>
@@ -106,7 +106,8 @@ class PodScheduler {
   SchedulerConfig cfg_;
   driver::Log& log_;
   std::unique_ptr<Client> client_;
-  std::unique_ptr<Informer> pods_, nodes_;
+  std::unique_ptr<Informer> pods_, nodes_, jobs_;
+  JobIndex job_index_;  // the Jobs of this cycle (gangs of Indexed Jobs: jobs.hpp)
   driver::Journal journal_;
   driver::Fence fence_;
   std::unique_ptr<LeaderElector> leader_;

@@ -15,13 +15,19 @@
 #     whole gang, not one pod), `reclaim` runs, and the gang's replacements (its Job recreates
 #     them) wait unbound while only 4 GPUs are free;
 #  5. once `reclaim` ends the gang runs again as a whole, as the same job (the scheduler's
-#     log names the key gang:a/train for both starts).
+#     log names the key gang:a/train for both starts); then Job train is deleted;
+#  6. without a label of ours: Job `blocker2` of tenant b (4 GPUs, 15 s) runs, then the indexed
+#     Job `pair` of tenant a (2 pods x 4 GPUs, parallelism = completions = 2, no gang label or
+#     annotation) must stay wholly unbound beside it and, once it ends, run whole on two nodes
+#     as one job (a/job:pair).
 # Checks, from the API's own record of every pod (a kubectl watch): no node ever over its
 # nvidia.com/gpu, every DeepShare pod bound with its decision, and each decision of the gang
-# carried by both its pods (bound from one decision, not one at a time). About 90 s once the tools are built.
+# carried by both its pods (bound from one decision, not one at a time); the same for `pair`.
+# About 100 s once the tools are built.
 # Broken on purpose (every gang label ignored, so that every pod is a job of its own) step 1
 # fails: lonely-0 is bound; with step 1 left out, step 2 fails: a pod of `train` is bound
-# beside `blocker`.
+# beside `blocker`. With the Jobs ignored (no pod joins its Job's gang) step 6 fails: a pod of
+# `pair` is bound beside `blocker2`.
 # Skips (77) without jq. DS_TEST_OUT=DIR keeps the logs in DIR.
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -42,17 +48,22 @@ pods_of() { # JOB: "NAME NODE PHASE TERMINATING" of its pods, one per line
 }
 running() { pods_of "$1" "$2" | grep -q ' Running false$'; }
 # Live pods of train: bound ones and all of them.
-train_live() { pods_of train a | grep -c ' false$'; }
-train_bound() { pods_of train a | grep ' false$' | grep -vc ' - '; }
-gang_runs() { [ "$(train_live)" = 2 ] && [ "$(pods_of train a | grep -c ' Running false$')" = 2 ]; }
-gang_job() { # NS NAME GPUS RUN_FOR PODS: an indexed Job whose pods are one gang
+live_of() { pods_of "${1:-train}" a | grep -c ' false$'; }
+bound_of() { pods_of "${1:-train}" a | grep ' false$' | grep -vc ' - '; }
+train_live() { live_of train; }
+train_bound() { bound_of train; }
+gang_runs() { # [JOB]: its 2 live pods run
+  [ "$(live_of "${1:-train}")" = 2 ] && [ "$(pods_of "${1:-train}" a | grep -c ' Running false$')" = 2 ]
+}
+gang_job() { # NS NAME GPUS RUN_FOR PODS [nolabel]: an indexed Job whose pods are one gang
+  local labels='{"deepshare.io/gang": "'"$2"'"}' annotations='{"deepshare.io/run-for": "'"$4"'", "deepshare.io/gang-size": "'"$5"'"}'
+  [ "${6:-}" = nolabel ] && labels='{}' annotations='{"deepshare.io/run-for": "'"$4"'"}'
   cat <<JOB
 {"apiVersion": "batch/v1", "kind": "Job",
  "metadata": {"name": "$2", "namespace": "$1"},
  "spec": {"backoffLimit": 100, "completionMode": "Indexed", "completions": $5, "parallelism": $5,
   "podFailurePolicy": {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]},
-  "template": {"metadata": {"labels": {"deepshare.io/gang": "$2"},
-                            "annotations": {"deepshare.io/run-for": "$4", "deepshare.io/gang-size": "$5"}},
+  "template": {"metadata": {"labels": $labels, "annotations": $annotations},
    "spec": {"schedulerName": "deepshare", "restartPolicy": "Never", "terminationGracePeriodSeconds": 0,
     "containers": [{"name": "train", "image": "registry.invalid/deepshare/train:1",
                     "resources": {"limits": {"nvidia.com/gpu": "$3"}}}]}}}}
@@ -114,22 +125,43 @@ starts=$(grep -c '"event":"start".*"job":"a/gang:train"' "$BASE/check/scheduler.
 [ "$starts" -ge 2 ] || fail "the scheduler did not start gang:a/train twice ($starts)"
 grep -q '"event":"job_cancelled".*"job":"a/gang:train"' "$BASE/check/scheduler.log" &&
   fail "the gang left between its eviction and its replacements: $(grep 'gang:train' "$BASE/check/scheduler.log" | cut -c1-200)"
+kubectl delete job train -n a --wait=false >/dev/null || fail "delete Job train"
+wait_for 30 test "$(train_live)" = 0 || fail "train's pods were not deleted: $(pods_of train a)"
+
+echo "== 6. an indexed Job without a label (2 x 4 GPUs) is a gang too: it waits whole beside blocker2"
+one_pod_job b blocker2 4 15s | kubectl create -f - >/dev/null || fail "Job blocker2"
+wait_for 60 running blocker2 b || fail "blocker2 does not run: $(kubectl get pods -A -o wide)"
+gang_job a pair 4 3600s 2 nolabel | kubectl create -f - >/dev/null || fail "Job pair"
+wait_for 30 test "$(live_of pair)" = 2 || fail "pair's 2 pods were not created"
+for _ in $(seq 1 12); do
+  [ "$(bound_of pair)" = 0 ] || fail "a pod of the indexed Job was bound while only 4 GPUs were free: $(pods_of pair a)"
+  sleep 0.5
+done
+running blocker2 b || fail "blocker2 no longer runs (too early for the check): $(pods_of blocker2 b)"
+wait_for 60 gang_runs pair || fail "pair does not run after blocker2: $(pods_of pair a)"
+nodes=$(pods_of pair a | grep ' false$' | awk '{print $2}' | sort -u | wc -l)
+[ "$nodes" = 2 ] || fail "pair's pods are not on two nodes: $(pods_of pair a)"
+grep -q '"event":"start".*"job":"a/job:pair"' "$BASE/check/scheduler.log" ||
+  fail "the scheduler did not start a/job:pair as one job: $(grep 'pair' "$BASE/check/scheduler.log" | cut -c1-200 | head -5)"
 kill -0 "$SCHED_PID" 2>/dev/null || fail "the scheduler exited: $(tail -3 "$BASE/check/scheduler.log")"
 sleep 1  # the last changes reach the watch
 kill "$WATCH_PID"
 WATCH_PID=
 # A gang's pods bound from one decision: every decision (deepshare.io/decision, its time and
-# epoch) that a pod of train carries is carried by exactly 2 of its pods.
-jq -r 'select(.object.metadata.namespace == "a" and (.object.metadata.labels["deepshare.io/gang"] // "") == "train"
-  and .object.metadata.annotations["deepshare.io/decision"] != null)
-  | "\(.object.metadata.annotations["deepshare.io/decision"]) \(.object.metadata.uid)"' "$BASE/check/pods.watch" |
-  sort -u | awk '{print $1}' | uniq -c >"$BASE/check/gang_decisions"
-decisions=$(wc -l <"$BASE/check/gang_decisions")
-echo "train's decisions (pods per decision): $(awk '{print $1}' "$BASE/check/gang_decisions" | tr '\n' ' ')"
-[ "$decisions" -ge 2 ] || fail "fewer than 2 decisions for train: $(cat "$BASE/check/gang_decisions")"
-awk '$1 != 2 { bad = 1 } END { exit bad }' "$BASE/check/gang_decisions" ||
-  fail "a decision of the gang bound other than 2 pods: $(cat "$BASE/check/gang_decisions")"
+# epoch) that a pod of JOB carries is carried by exactly 2 of its pods.
+decisions_of() { # JOB AT_LEAST
+  jq -r --arg job "$1" 'select(.object.metadata.namespace == "a" and (.object.metadata.labels["job-name"] // "") == $job
+    and .object.metadata.annotations["deepshare.io/decision"] != null)
+    | "\(.object.metadata.annotations["deepshare.io/decision"]) \(.object.metadata.uid)"' "$BASE/check/pods.watch" |
+    sort -u | awk '{print $1}' | uniq -c >"$BASE/check/decisions_$1"
+  echo "$1's decisions (pods per decision): $(awk '{print $1}' "$BASE/check/decisions_$1" | tr '\n' ' ')"
+  [ "$(wc -l <"$BASE/check/decisions_$1")" -ge "$2" ] || fail "fewer than $2 decisions for $1: $(cat "$BASE/check/decisions_$1")"
+  awk '$1 != 2 { bad = 1 } END { exit bad }' "$BASE/check/decisions_$1" ||
+    fail "a decision of $1 bound other than 2 pods: $(cat "$BASE/check/decisions_$1")"
+}
+decisions_of train 2
+decisions_of pair 1
 kubectl get nodes -o json >"$BASE/check/nodes.json" || fail "list nodes"
 gpu_watch_check "$BASE/check/pods.watch" "$BASE/check/nodes.json" || fail "a node over its nvidia.com/gpu, or a pod bound without its decision"
 grep -q '"level":"error"' "$BASE/check/scheduler.log" && fail "errors in the scheduler's log: $(grep '"level":"error"' "$BASE/check/scheduler.log" | head -3)"
-echo "PASS: gangs wait whole, run whole, are evicted whole and come back as the same job"
+echo "PASS: gangs (labelled, Kueue's, an indexed Job's) wait whole, run whole, are evicted whole and come back as the same job"

@@ -1,0 +1,49 @@
+// Jobs (batch/v1) as DeepShare reads them for gangs (docs/kubernetes.md §8, "Gangs"): pure
+// functions of the API's JSON plus a cache keyed by UID, no I/O, tested without a server.
+//
+// An Indexed Job whose parallelism equals its completions, N >= 2, runs its N pods together
+// (one per index: the shape of distributed training): its pods are one gang of N, placed
+// all-or-nothing, without a label of ours (groups.hpp, key "job:UID"). Every other Job (one
+// pod, a work queue with parallelism below completions, NonIndexed) leaves its pods jobs of
+// their own. Labels win: a Job whose pods carry deepshare.io/gang (or Kueue's pod group)
+// is the gang they name.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ds::k8s {
+
+using nlohmann::json;
+
+struct JobShape {
+  std::string uid, ns, name;
+  int gang_size = 0;  // N when its pods are one gang (above), else 0
+};
+
+// Reads one Job object; nullopt when it lacks a uid, namespace or name.
+std::optional<JobShape> job_shape(const json& job);
+
+// The Jobs of the last update, by UID.
+class JobIndex {
+ public:
+  // The informer's objects now; an object seen in the last update (the same pointer: the
+  // informer stores a new one for each change) is not read again.
+  void update(const std::vector<std::shared_ptr<const json>>& jobs);
+  // The Job of `uid`, or nullptr when it is not listed.
+  [[nodiscard]] const JobShape* find(const std::string& uid) const;
+  [[nodiscard]] std::size_t size() const { return jobs_.size(); }
+
+ private:
+  struct Cached {
+    std::shared_ptr<const json> object;
+    JobShape shape;
+  };
+  std::unordered_map<std::string, Cached> jobs_;
+};
+
+}  // namespace ds::k8s
