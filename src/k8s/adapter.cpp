@@ -133,6 +133,12 @@ bool K8sAdapter::join_job(PodView& p) const {
   return !fresh;
 }
 
+bool K8sAdapter::job_over(const std::string& key) const {
+  if (!jobs_index_ || key.rfind("job:", 0) != 0) return false;
+  const JobShape* j = jobs_index_->find(key.substr(4));
+  return !j || j->finished;
+}
+
 // A gang without live pods for a moment (its evicted pods failed, or were deleted before its
 // Job made the replacements) stays listed and waiting for kGangAbsenceMs: its replacements
 // find it as it was (its place in the queue, its restarts). Longer (its Job gave up or was
@@ -294,6 +300,8 @@ driver::EngineJob K8sAdapter::engine_job(const PodGroup& g) {
   if (auto a = absent_.find(g.key());
       a != absent_.end() && e.phase == driver::Phase::Waiting && wall_ - a->second > kGangAbsenceMs)
     e.phase = driver::Phase::Ended;  // no live pod for too long
+  if (e.phase == driver::Phase::Waiting && g.job && job_over(g.key()) && count(g).live == 0)
+    e.phase = driver::Phase::Ended;  // its Job makes no more pods
   if (!g.gang) {
     const PodView& first = *g.members.front();
     e.state = first.terminating ? "terminating" : (first.phase.empty() ? "Pending" : first.phase);

@@ -4,14 +4,14 @@
 //  - observe(): this cycle's pods (the informer's cache, informer.hpp), grouped into jobs
 //    (groups.hpp: a pod, or a gang of pods placed all-or-nothing), -> an Observation of the
 //    jobs whose pods' spec.schedulerName is DeepShare's: key = the pod's UID (a gang's
-//    "gang:NS/NAME"), ref = NS/NAME, tenant = the namespace (a namespace without a tenant, a
-//    pod asking for no nvidia.com/gpu or for more than any node has, a gang the cluster cannot
-//    hold or whose pods disagree: refused, see below), GPUs = the pods' nvidia.com/gpu; phase:
-//    unbound -> waiting, bound -> running, terminating and bound -> ending (it holds its GPUs
-//    until it is gone), Succeeded/Failed -> ended (a gang's: groups.hpp); the placement from
-//    DeepShare's annotations (pods.hpp) or, for a pod bound by someone else, GPUs of its node
-//    the model leaves free. A job is preemptible when a controller (a Job) owns its pods: an
-//    evicted bare pod would be lost;
+//    "gang:NS/NAME", a Job's "job:UID": jobs.hpp), ref = NS/NAME, tenant = the namespace (a
+//    namespace without a tenant, a pod asking for no nvidia.com/gpu or for more than any node has,
+//    a gang the cluster cannot hold or whose pods disagree: refused, see below), GPUs = the pods'
+//    nvidia.com/gpu; phase: unbound -> waiting, bound -> running, terminating and bound -> ending
+//    (it holds its GPUs until it is gone), Succeeded/Failed -> ended (a gang's: groups.hpp); the
+//    placement from DeepShare's annotations (pods.hpp) or, for a pod bound by someone else, GPUs of
+//    its node the model leaves free. A job is preemptible when a controller (a Job) owns its pods:
+//    an evicted bare pod would be lost;
 //  - nodes(): Node objects with allocatable nvidia.com/gpu; usable = Ready and not cordoned;
 //  - sync_held(): the GPUs that pods the model does not run hold on each node (other
 //    schedulers' pods, DeepShare's own ending ones), as kube-scheduler counts them;
@@ -149,6 +149,8 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   // watches), so that it waits for it rather than being a job of its own for a cycle.
   bool join_job(PodView& p) const;
   static constexpr std::int64_t kJobReadMs = 10'000;
+  // A Job's gang (key "job:UID") whose Job is finished or no longer listed: no more pods come.
+  [[nodiscard]] bool job_over(const std::string& key) const;
   bool admit(const PodGroup& g);
   void refuse(const PodGroup& g, const std::string& why);
   driver::EngineJob engine_job(const PodGroup& g);

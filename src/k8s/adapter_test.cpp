@@ -550,17 +550,54 @@ TEST(K8sAdapter, IndexedJobsPodsAreOneGang) {
   ASSERT_EQ(h.obs.jobs.size(), 1u);
   EXPECT_EQ(h.adapter->eligible(id, *h.job("job:job-1")), WaitReason::None);
   EXPECT_EQ(h.core->state().runtime(id).status, JobStatus::Pending);
-  // A Job of one pod at a time: its pods are their own jobs.
-  jobs.update({indexed("job-1", 2),
-               std::make_shared<const json>(
-                   json{{"metadata", {{"uid", "job-2"}, {"namespace", "a"}, {"name", "one"}}},
-                        {"spec", {{"parallelism", 1}, {"completions", 1}}}})});
+  // A work queue (one pod at a time of three): its pods are their own jobs.
+  const auto queue = std::make_shared<const json>(
+      json{{"metadata", {{"uid", "job-2"}, {"namespace", "a"}, {"name", "queue"}}},
+           {"spec", {{"parallelism", 1}, {"completions", 3}}}});
+  jobs.update({indexed("job-1", 2), queue});
   h.fold({job_pod("t0", "job-1"), job_pod("t1", "job-1"), job_pod("s0", "job-2")});
   EXPECT_TRUE(h.job("s0"));
   // A Job never listed: its pod is a job of its own once it is older than the wait.
   h.wall += 10'000;
   h.fold({job_pod("t0", "job-1"), job_pod("t1", "job-1"), job_pod("x0", "job-gone")});
   EXPECT_TRUE(h.job("x0"));
+}
+
+// A Job of one pod is a gang of one: a replacement after its pod failed is the same job (its
+// place in the queue), and once its Job is finished the job ends at once.
+TEST(K8sAdapter, JobOfOnePodKeepsItsPlaceAndEndsWithItsJob) {
+  Harness h;
+  JobIndex jobs;
+  h.adapter->use_jobs(jobs);
+  const auto job_pod = [](const std::string& uid) {
+    json p = pod(uid, "a", 2);
+    p["metadata"]["ownerReferences"] = json::array({{{"apiVersion", "batch/v1"},
+                                                     {"kind", "Job"},
+                                                     {"name", "one"},
+                                                     {"uid", "job-1"},
+                                                     {"controller", true}}});
+    return p;
+  };
+  json spec = {{"metadata", {{"uid", "job-1"}, {"namespace", "a"}, {"name", "one"}}},
+               {"spec", {{"parallelism", 1}, {"completions", 1}}}};
+  jobs.update({std::make_shared<const json>(spec)});
+  h.fold({bound(job_pod("p0"), "gpu-node-1")});
+  const auto found = h.core->book().find("job:job-1");
+  ASSERT_TRUE(found) << "keyed by its Job";
+  const JobId id = *found;
+  EXPECT_EQ(h.job("job:job-1")->ref, "a/job:one");
+  EXPECT_EQ(h.core->state().runtime(id).status, JobStatus::Running);
+  const Time submit = h.core->state().spec(id).submit;
+  h.fold({bound(job_pod("p0"), "gpu-node-1", "Failed"), job_pod("p1")});
+  EXPECT_EQ(h.core->book().find("job:job-1"), id) << "the replacement is the same job";
+  EXPECT_EQ(h.core->state().spec(id).submit, submit) << "its place in the queue";
+  EXPECT_EQ(h.core->state().runtime(id).status, JobStatus::Pending);
+  h.fold({bound(job_pod("p0"), "gpu-node-1", "Failed")});
+  EXPECT_EQ(h.job("job:job-1")->phase, driver::Phase::Waiting) << "its Job may make another";
+  spec["status"]["conditions"] = json::array({{{"type", "Failed"}, {"status", "True"}}});
+  jobs.update({std::make_shared<const json>(spec)});
+  h.fold({bound(job_pod("p0"), "gpu-node-1", "Failed")});
+  EXPECT_EQ(h.job("job:job-1")->phase, driver::Phase::Ended) << "its Job gave up";
 }
 
 // A lease that is held or not, at the test's word.

@@ -7,9 +7,9 @@
 // candidate once that many of its pods wait, the policy sees one job of size x (each pod's
 // nvidia.com/gpu) GPUs, and its pods are bound together. The key outlives the pods: a gang
 // evicted and recreated by its Job is the same job (its place in the queue, its restarts).
-// Without a label, the pods of an Indexed Job that runs them all together (jobs.hpp) are the
-// gang of their Job: key "job:UID" (the Job's UID: a Job deleted and created again under its
-// name is a new job), named "NS/job:NAME".
+// Without a label, the pods of an Indexed Job that runs them all together, and the pod of a
+// Job of one pod (jobs.hpp), are the gang of their Job: key "job:UID" (the Job's UID: a Job
+// deleted and created again under its name is a new job), named "NS/job:NAME".
 //
 // A gang's phase, from its pods (live = neither ended nor terminating):
 //  - every live pod bound, none terminating: Running (pods that ended meanwhile, a Job's

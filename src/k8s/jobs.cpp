@@ -33,9 +33,16 @@ std::optional<JobShape> job_shape(const json& job) {
   j.name = str(meta, "name");
   if (j.uid.empty() || j.ns.empty() || j.name.empty()) return std::nullopt;
   const int parallelism = count(at(spec, "parallelism"));
-  if (str(spec, "completionMode") == "Indexed" && parallelism >= 2 && parallelism <= kMaxGangSize &&
-      count(at(spec, "completions")) == parallelism)
+  const bool all_at_once = parallelism >= 1 && count(at(spec, "completions")) == parallelism;
+  if (all_at_once && (parallelism == 1 ||
+                      (str(spec, "completionMode") == "Indexed" && parallelism <= kMaxGangSize)))
     j.gang_size = parallelism;
+  const json& conditions = at(at(job, "status"), "conditions");
+  if (conditions.is_array())
+    for (const auto& c : conditions) {
+      const std::string type = str(c, "type");
+      if ((type == "Complete" || type == "Failed") && str(c, "status") == "True") j.finished = true;
+    }
   return j;
 }
 

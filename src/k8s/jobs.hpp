@@ -3,10 +3,12 @@
 //
 // An Indexed Job whose parallelism equals its completions, N >= 2, runs its N pods together
 // (one per index: the shape of distributed training): its pods are one gang of N, placed
-// all-or-nothing, without a label of ours (groups.hpp, key "job:UID"). Every other Job (one
-// pod, a work queue with parallelism below completions, NonIndexed) leaves its pods jobs of
-// their own. Labels win: a Job whose pods carry deepshare.io/gang (or Kueue's pod group)
-// is the gang they name.
+// all-or-nothing, without a label of ours (groups.hpp, key "job:UID"). A Job of one pod
+// (parallelism = completions = 1, either mode) is a gang of one: its replacements after an
+// eviction or a failure are the same job (its place in the queue, its restarts). Every other
+// Job (a work queue with parallelism below completions, NonIndexed with N >= 2) leaves its
+// pods jobs of their own. Labels win: a Job whose pods carry deepshare.io/gang (or Kueue's pod
+// group) is the gang they name.
 #pragma once
 
 #include <memory>
@@ -22,7 +24,8 @@ using nlohmann::json;
 
 struct JobShape {
   std::string uid, ns, name;
-  int gang_size = 0;  // N when its pods are one gang (above), else 0
+  int gang_size = 0;      // N when its pods are one gang (above), else 0
+  bool finished = false;  // condition Complete or Failed: it makes no more pods
 };
 
 // Reads one Job object; nullopt when it lacks a uid, namespace or name.

@@ -12,11 +12,14 @@ json job(const std::string& uid, const char* mode, int parallelism, int completi
            {{"completionMode", mode}, {"parallelism", parallelism}, {"completions", completions}}}};
 }
 
-// Only an Indexed Job that runs all its pods at once is a gang: one pod, a work queue
-// (parallelism below completions) and NonIndexed Jobs leave their pods jobs of their own.
+// An Indexed Job that runs all its pods at once is a gang, and a Job of one pod a gang of one;
+// a work queue (parallelism below completions) and NonIndexed Jobs of several pods leave
+// their pods jobs of their own.
 TEST(K8sJobs, IndexedJobRunningAllItsPodsAtOnceIsAGang) {
   EXPECT_EQ(job_shape(job("u", "Indexed", 4, 4))->gang_size, 4);
-  EXPECT_EQ(job_shape(job("u", "Indexed", 1, 1))->gang_size, 0) << "one pod";
+  EXPECT_EQ(job_shape(job("u", "Indexed", 1, 1))->gang_size, 1) << "one pod: a gang of one";
+  EXPECT_EQ(job_shape(job("u", "NonIndexed", 1, 1))->gang_size, 1);
+  EXPECT_EQ(job_shape(job("u", "NonIndexed", 1, 3))->gang_size, 0) << "three, one after another";
   EXPECT_EQ(job_shape(job("u", "Indexed", 2, 8))->gang_size, 0) << "two at a time of eight";
   EXPECT_EQ(job_shape(job("u", "NonIndexed", 4, 4))->gang_size, 0);
   EXPECT_EQ(job_shape(job("u", "Indexed", 2000, 2000))->gang_size, 0) << "over kMaxGangSize";
@@ -27,6 +30,12 @@ TEST(K8sJobs, IndexedJobRunningAllItsPodsAtOnceIsAGang) {
   EXPECT_EQ(s.uid, "u");
   EXPECT_EQ(s.ns, "a");
   EXPECT_EQ(s.name, "job-u");
+  EXPECT_FALSE(s.finished);
+  json done = job("u", "Indexed", 2, 2);
+  done["status"]["conditions"] = json::array({{{"type", "Failed"}, {"status", "True"}}});
+  EXPECT_TRUE(job_shape(done)->finished);
+  done["status"]["conditions"][0]["type"] = "Suspended";
+  EXPECT_FALSE(job_shape(done)->finished);
   EXPECT_FALSE(job_shape(json::object()));
   EXPECT_FALSE(job_shape(json::array()));
 }
@@ -36,7 +45,7 @@ TEST(K8sJobs, IndexedJobRunningAllItsPodsAtOnceIsAGang) {
 TEST(K8sJobs, IndexFollowsTheListedObjects) {
   JobIndex index;
   auto a = std::make_shared<const json>(job("a", "Indexed", 2, 2));
-  auto b = std::make_shared<const json>(job("b", "NonIndexed", 1, 1));
+  auto b = std::make_shared<const json>(job("b", "NonIndexed", 2, 2));
   index.update({a, b, std::make_shared<const json>(json::object())});
   ASSERT_TRUE(index.find("a"));
   EXPECT_EQ(index.find("a")->gang_size, 2);

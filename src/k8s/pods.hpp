@@ -15,8 +15,8 @@
 //    deepshare.io/gang NAME (within its namespace) and annotation deepshare.io/gang-size N, or
 //    else Kueue's plain pod group (label kueue.x-k8s.io/pod-group-name, annotation
 //    kueue.x-k8s.io/pod-group-total-count), so that a Kueue site's pod groups are gangs as
-//    they are written; or else, for a pod of an Indexed Job that runs all its pods together,
-//    its Job (jobs.hpp: the adapter fills job_gang in from the Job's spec);
+//    they are written; or else, for a pod of an Indexed Job that runs all its pods together
+//    or of a Job of one pod, its Job (jobs.hpp: the adapter fills job_gang in from the Job);
 //  - a node: allocatable nvidia.com/gpu, usable = Ready and not cordoned (spec.unschedulable).
 #pragma once
 
