@@ -2,6 +2,7 @@
 #include "k8s/scheduler.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <thread>
 
@@ -16,6 +17,28 @@ namespace {
 // Waiting pods' conditions written per cycle at most (100 ms cycles: at most 500 writes a
 // second, whatever the queue's length; the rest wait a cycle).
 constexpr std::size_t kWaitWritesPerCycle = 50;
+// A cycle this long is logged with where its time went (slow_cycle).
+constexpr double kSlowCycleS = 1.0;
+
+// The wall time of a cycle's phases.
+class CycleTimer {
+ public:
+  enum Phase { Read, Fold, Decide, Apply, Waits, Compact, kPhases };
+  explicit CycleTimer(std::chrono::steady_clock::time_point start) : start_(start), last_(start) {}
+  void lap(Phase p) {
+    const auto now = std::chrono::steady_clock::now();
+    s_[p] = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+  }
+  [[nodiscard]] std::int64_t ms(Phase p) const { return std::llround(s_[p] * 1000.0); }
+  [[nodiscard]] double total_s() const {
+    return std::chrono::duration<double>(last_ - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_, last_;
+  double s_[kPhases] = {};
+};
 
 }  // namespace
 
@@ -225,20 +248,38 @@ void PodScheduler::step() {
   }
   now_ = driver::cycle_time(now_, clock_.at(wall), core_->wake_at_ref());
   core_->set_time(now_, wall);
+  CycleTimer timer(t0);
   job_index_.update(jobs_->snapshot());  // before the pods: a pod's Job is listed first
   adapter_->set_cycle(pods_->snapshot(), nodes, now_, wall, clock_);
+  timer.lap(CycleTimer::Read);
   if (read_tenants()) tenants_changed();
   if (auto n = adapter_->nodes()) core_->observe_nodes(*n);
   const auto obs = adapter_->observe();
   core_->fold(*obs);
   adapter_->sync_held();
+  timer.lap(CycleTimer::Fold);
   const Decisions d = core_->decide();
+  timer.lap(CycleTimer::Decide);
   core_->apply(d);
+  timer.lap(CycleTimer::Apply);
   adapter_->report_waits(kWaitWritesPerCycle);
+  timer.lap(CycleTimer::Waits);
   core_->compact();
+  timer.lap(CycleTimer::Compact);
   ++cycles_;
-  cycle_seconds_.observe(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  const double took = timer.total_s();
+  cycle_seconds_.observe(took);
+  if (took >= kSlowCycleS)
+    log_.warn("slow_cycle", {{"seconds", took},
+                             {"read_ms", timer.ms(CycleTimer::Read)},
+                             {"fold_ms", timer.ms(CycleTimer::Fold)},
+                             {"decide_ms", timer.ms(CycleTimer::Decide)},
+                             {"apply_ms", timer.ms(CycleTimer::Apply)},
+                             {"waits_ms", timer.ms(CycleTimer::Waits)},
+                             {"compact_ms", timer.ms(CycleTimer::Compact)},
+                             {"jobs", obs->jobs.size()},
+                             {"starts", d.start.size()},
+                             {"detail", "a scheduling cycle took over a second: where it went"}});
 }
 
 void PodScheduler::run(const std::atomic<bool>& stop, std::int64_t max_cycles) {
@@ -262,7 +303,8 @@ void PodScheduler::run(const std::atomic<bool>& stop, std::int64_t max_cycles) {
                                   {"refused", c.adapter.refused},
                                   {"fenced", fence_.fenced()},
                                   {"deposed", fence_.deposed()},
-                                  {"api_failures", c.adapter.api_failures}});
+                                  {"api_failures", c.adapter.api_failures},
+                                  {"hand_over_waits", c.adapter.waits_for_gpus}});
 }
 
 SchedulerCounters PodScheduler::counters() const {

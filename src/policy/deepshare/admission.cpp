@@ -83,20 +83,24 @@ void Admission::within_quota(Cycle& cy) {
 void Admission::quota_of(Cycle& cy, std::size_t t) {
   const ClusterSnapshot& s = cy.s;
   const TenantBook& tb = book_.tenant(t);
+  // kScan bounds the jobs examined in vain; a start is bounded by the free GPUs (counting it
+  // would leave GPUs freed in one cycle idle behind a deep queue until something changes).
   int scanned = 0, reclaims = 0;
-  for (auto it = tb.others.begin(); it != tb.others.end() && scanned < kScan; ++scanned) {
+  for (auto it = tb.others.begin(); it != tb.others.end() && scanned < kScan;) {
     const JobSpec& j = s.jobs[std::get<2>(*it).index()];
     ++it;
     // Quota still owed to queued entitled jobs is not available to others.
     if (tb.guaranteed + tb.queued_entitled + share(j) > quota(s, t)) {
       note_wait(cy.out, j.id,
                 tb.guaranteed + share(j) > quota(s, t) ? WaitReason::Quota : WaitReason::Reserved);
+      ++scanned;
       continue;
     }
     if (auto p = layout_.place_guaranteed(cy.free, j)) {
       runs_.start(cy, j, std::move(*p), Run::Guaranteed);
       continue;
     }
+    ++scanned;
     // The owner's job fits its quota: it may take lent capacity back (issue #13), as
     // an entitled job may, from the time it queued.
     // A few reclaim attempts per tenant and cycle (each plans over all borrowers).
@@ -206,6 +210,8 @@ void Admission::borrowed_of(Cycle& cy, std::size_t t, Borrow& b) {
   const ClusterSnapshot& s = cy.s;
   const TenantBook& tb = book_.tenant(t);
   Time until = kNever;
+  // Starts count here (unlike quota_of): counting only failures made more best-effort work
+  // borrow and be preempted (docs/deepshare.md, "Cost").
   int scanned = 0;
   for (auto it = tb.others.begin();
        it != tb.others.end() && scanned < kScan && b.aged_available > 0; ++scanned) {

@@ -608,6 +608,28 @@ TEST(DeepShare, YoungBorrowersAreReclaimedOnlyAtTheDeadline) {
   EXPECT_EQ(r.jobs[1].preemptions, 1);
 }
 
+// GPUs freed in one instant behind a deep queue are all used at once: the bound on the jobs a
+// cycle examines per tenant (kScan, 64) counts jobs that could not start, not starts. 256
+// jobs fill the tenant's 256 GPUs; 600 more queue beyond its quota's use (not entitled at
+// submission); when the 256 end together, 256 of them start then. Counting starts, 64
+// started within the quota and 64 more as borrowers (none for jobs that cannot be
+// preempted, such as bare Kubernetes pods), and the rest of the freed GPUs stayed idle until
+// the next change, 1,000 s later.
+TEST(DeepShare, GpusFreedAtOnceBehindADeepQueueAreAllUsed) {
+  for (const bool preemptible : {true, false}) {
+    Workload w = testing::make_workload(1, 32);  // one tenant, 32 nodes x 8 GPUs
+    for (int i = 0; i < 256; ++i) testing::add_job(w, 0, 1, 0, 100);
+    for (int i = 0; i < 600; ++i) testing::add_job(w, 0, 1, 1, 1000);
+    w.finalize();
+    for (auto& j : w.jobs) j.preemptible = preemptible;
+    auto r = run(w, {{"prediction", "off"}});
+    int at_100 = 0;
+    for (std::size_t i = 256; i < r.jobs.size(); ++i)
+      at_100 += r.jobs[i].first_start == seconds(100);
+    EXPECT_EQ(at_100, 256) << "preemptible: " << preemptible;
+  }
+}
+
 TEST(DeepShare, FractionalBorrowersUseLentCapacityByTheirShare) {
   Workload w = testing::make_workload(2, 1);
   testing::add_job(w, 1, 8, 0, 1000);  // tenant 1's whole quota
