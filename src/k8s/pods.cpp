@@ -8,24 +8,33 @@
 #include "k8s/objects.hpp"
 
 namespace ds::k8s {
-namespace {
 
-const json& at(const json& o, const char* key) {
+const json& member(const json& o, const char* key) {
   static const json null;
   if (!o.is_object()) return null;
   auto it = o.find(key);
   return it == o.end() ? null : *it;
 }
 
-std::string str(const json& o, const char* key) {
-  const json& v = at(o, key);
+std::string member_str(const json& o, const char* key) {
+  const json& v = member(o, key);
   return v.is_string() ? v.get<std::string>() : std::string();
 }
 
+bool object_identity(const json& object, std::string& uid, std::string& ns, std::string& name) {
+  const json& meta = member(object, "metadata");
+  uid = member_str(meta, "uid");
+  ns = member_str(meta, "namespace");
+  name = member_str(meta, "name");
+  return !uid.empty() && !ns.empty() && !name.empty();
+}
+
+namespace {
+
 int container_gpus(const json& c) {
-  const json& res = at(c, "resources");
-  int n = gpu_quantity(at(at(res, "limits"), kGpuResource));
-  if (n < 0) n = gpu_quantity(at(at(res, "requests"), kGpuResource));
+  const json& res = member(c, "resources");
+  int n = gpu_quantity(member(member(res, "limits"), kGpuResource));
+  if (n < 0) n = gpu_quantity(member(member(res, "requests"), kGpuResource));
   return n < 0 ? 0 : n;
 }
 
@@ -74,67 +83,64 @@ int gpu_quantity(const json& value) {
 }
 
 std::optional<PodView> pod_view(const json& pod) {
-  const json& meta = at(pod, "metadata");
-  const json& spec = at(pod, "spec");
+  const json& meta = member(pod, "metadata");
+  const json& spec = member(pod, "spec");
   PodView p;
-  p.uid = str(meta, "uid");
-  p.ns = str(meta, "namespace");
-  p.name = str(meta, "name");
-  if (p.uid.empty() || p.ns.empty() || p.name.empty()) return std::nullopt;
-  p.scheduler = str(spec, "schedulerName");
+  if (!object_identity(pod, p.uid, p.ns, p.name)) return std::nullopt;
+  p.scheduler = member_str(spec, "schedulerName");
   if (p.scheduler.empty()) p.scheduler = "default-scheduler";
-  p.node = str(spec, "nodeName");
-  p.phase = str(at(pod, "status"), "phase");
-  p.terminating = at(meta, "deletionTimestamp").is_string();
-  const json& gates = at(spec, "schedulingGates");
+  p.node = member_str(spec, "nodeName");
+  p.phase = member_str(member(pod, "status"), "phase");
+  p.terminating = member(meta, "deletionTimestamp").is_string();
+  const json& gates = member(spec, "schedulingGates");
   p.gated = gates.is_array() && !gates.empty();
-  const json& owners = at(meta, "ownerReferences");
+  const json& owners = member(meta, "ownerReferences");
   if (owners.is_array())
     for (const auto& o : owners) {
-      if (at(o, "controller") != json(true)) continue;
+      if (member(o, "controller") != json(true)) continue;
       p.controlled = true;
-      if (str(o, "kind") == "Job" && str(o, "apiVersion") == "batch/v1") {
-        p.job_uid = str(o, "uid");
-        p.job_name = str(o, "name");
+      if (member_str(o, "kind") == "Job" && member_str(o, "apiVersion") == "batch/v1") {
+        p.job_uid = member_str(o, "uid");
+        p.job_name = member_str(o, "name");
       }
     }
-  const json& containers = at(spec, "containers");
+  const json& containers = member(spec, "containers");
   if (containers.is_array())
     for (const auto& c : containers) p.gpus += container_gpus(c);
-  if (const json& g = at(spec, "terminationGracePeriodSeconds"); g.is_number_integer())
+  if (const json& g = member(spec, "terminationGracePeriodSeconds"); g.is_number_integer())
     p.grace_s = std::max<std::int64_t>(0, g.get<std::int64_t>());
-  p.created_s = rfc3339_seconds(str(meta, "creationTimestamp"));
-  p.started_s = rfc3339_seconds(str(at(pod, "status"), "startTime"));
-  const json& ann = at(meta, "annotations");
-  p.gang = str(at(meta, "labels"), kGangLabel);
+  p.created_s = rfc3339_seconds(member_str(meta, "creationTimestamp"));
+  p.started_s = rfc3339_seconds(member_str(member(pod, "status"), "startTime"));
+  const json& ann = member(meta, "annotations");
+  p.gang = member_str(member(meta, "labels"), kGangLabel);
   if (p.gang.empty()) {  // Kueue's plain pod group
-    p.gang = str(at(meta, "labels"), kKueueGroupLabel);
+    p.gang = member_str(member(meta, "labels"), kKueueGroupLabel);
     p.kueue_group = !p.gang.empty();
   }
-  if (const json& size = at(ann, p.gang_size_key()); !p.gang.empty() && !size.is_null()) {
+  if (const json& size = member(ann, p.gang_size_key()); !p.gang.empty() && !size.is_null()) {
     const int n = gpu_quantity(size);  // a plain whole number, as a quantity of GPUs is
     p.gang_size = n >= 1 && n <= kMaxGangSize ? n : -1;
   }
-  if (!parse_gpus(str(ann, kGpusAnnotation), p.decision_node, p.decision_gpus)) {
+  if (!parse_gpus(member_str(ann, kGpusAnnotation), p.decision_node, p.decision_gpus)) {
     p.decision_node.clear();
     p.decision_gpus.clear();
   } else {
-    parse_decision(str(ann, kDecisionAnnotation), p);
+    parse_decision(member_str(ann, kDecisionAnnotation), p);
   }
   return p;
 }
 
 std::optional<NodeView> node_view(const json& node) {
   NodeView n;
-  n.name = str(at(node, "metadata"), "name");
+  n.name = member_str(member(node, "metadata"), "name");
   if (n.name.empty()) return std::nullopt;
-  const json& status = at(node, "status");
-  n.gpus = std::max(0, gpu_quantity(at(at(status, "allocatable"), kGpuResource)));
-  const json& conds = at(status, "conditions");
+  const json& status = member(node, "status");
+  n.gpus = std::max(0, gpu_quantity(member(member(status, "allocatable"), kGpuResource)));
+  const json& conds = member(status, "conditions");
   if (conds.is_array())
     for (const auto& c : conds)
-      if (str(c, "type") == "Ready") n.ready = str(c, "status") == "True";
-  const json& u = at(at(node, "spec"), "unschedulable");
+      if (member_str(c, "type") == "Ready") n.ready = member_str(c, "status") == "True";
+  const json& u = member(member(node, "spec"), "unschedulable");
   n.cordoned = u.is_boolean() && u.get<bool>();
   return n;
 }

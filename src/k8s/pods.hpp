@@ -77,6 +77,13 @@ struct PodView {
   [[nodiscard]] std::string ref() const { return ns + "/" + name; }
 };
 
+// Reading the API's JSON: the member `key` of `o` (null when `o` is no object or lacks it), and
+// a string member ("" when absent or not a string).
+const json& member(const json& o, const char* key);
+std::string member_str(const json& o, const char* key);
+// A namespaced object's metadata.uid, .namespace and .name; false when one is missing.
+bool object_identity(const json& object, std::string& uid, std::string& ns, std::string& name);
+
 // Reads one Pod object; nullopt when it lacks a uid, namespace or name.
 std::optional<PodView> pod_view(const json& pod);
 
