@@ -563,6 +563,33 @@ TEST(K8sAdapter, IndexedJobsPodsAreOneGang) {
   EXPECT_TRUE(h.job("x0"));
 }
 
+// What a user can forge on a pod of theirs: an owner reference to a Job. One to their own
+// Job's gang adds a pod beyond its size: the gang waits (told so), hurting only their own
+// work; one carrying the UID of a Job in another namespace joins nothing (a job of its own).
+TEST(K8sAdapter, ForgedOwnerReferencesJoinNoOtherGang) {
+  Harness h;
+  JobIndex jobs;
+  h.adapter->use_jobs(jobs);
+  const auto owned = [](const std::string& uid, const std::string& ns) {
+    json p = pod(uid, ns, 4);
+    p["metadata"]["ownerReferences"] = json::array({{{"apiVersion", "batch/v1"},
+                                                     {"kind", "Job"},
+                                                     {"name", "train"},
+                                                     {"uid", "job-1"},
+                                                     {"controller", true}}});
+    return p;
+  };
+  jobs.update({std::make_shared<const json>(
+      json{{"metadata", {{"uid", "job-1"}, {"namespace", "a"}, {"name", "train"}}},
+           {"spec", {{"completionMode", "Indexed"}, {"parallelism", 2}, {"completions", 2}}}})});
+  h.fold({owned("t0", "a"), owned("t1", "a"), owned("extra", "a"), owned("other", "b")});
+  const JobId id = *h.core->book().find("job:job-1");
+  EXPECT_EQ(h.adapter->eligible(id, *h.job("job:job-1")), WaitReason::Dependency)
+      << "three pods for a gang of two";
+  ASSERT_TRUE(h.job("other")) << "another namespace's pod is a job of its own";
+  EXPECT_EQ(h.job("other")->spec.gpus, 4);
+}
+
 // A Job of one pod is a gang of one: a replacement after its pod failed is the same job (its
 // place in the queue), and once its Job is finished the job ends at once.
 TEST(K8sAdapter, JobOfOnePodKeepsItsPlaceAndEndsWithItsJob) {

@@ -99,10 +99,8 @@ std::optional<PodView> pod_view(const json& pod) {
     for (const auto& o : owners) {
       if (member(o, "controller") != json(true)) continue;
       p.controlled = true;
-      if (member_str(o, "kind") == "Job" && member_str(o, "apiVersion") == "batch/v1") {
+      if (member_str(o, "kind") == "Job" && member_str(o, "apiVersion") == "batch/v1")
         p.job_uid = member_str(o, "uid");
-        p.job_name = member_str(o, "name");
-      }
     }
   const json& containers = member(spec, "containers");
   if (containers.is_array())

@@ -61,9 +61,9 @@ struct PodView {
   std::uint64_t decision_epoch = 0;  // the epoch of the leader that decided (0: no lease)
   std::string gang;                  // label deepshare.io/gang ("" = a job of its own)
   int gang_size = 0;  // annotation deepshare.io/gang-size: 1..kMaxGangSize, 0 absent, -1 malformed
-  bool kueue_group = false;       // the gang is Kueue's pod group (its label and annotation)
-  std::string job_uid, job_name;  // its controller, when that is a batch/v1 Job
-  bool job_gang = false;          // the gang is its Job (set by the adapter: gang = job_name)
+  bool kueue_group = false;  // the gang is Kueue's pod group (its label and annotation)
+  std::string job_uid;       // its controller, when that is a batch/v1 Job
+  bool job_gang = false;     // the gang is its Job (set by the adapter: gang = the Job's name)
   // The annotation that gives the gang's size.
   [[nodiscard]] const char* gang_size_key() const {
     if (job_gang) return "spec.parallelism";
