@@ -127,11 +127,12 @@ void BM_K8sCycleInChurn(benchmark::State& bm) {
   };
   cycle(nullptr);  // adopt and queue everything (not timed)
   double t[4] = {};
-  int next = bound + kPending, victim = 0;
+  int next = bound + kPending;
   for (auto _ : bm) {
-    // A running pod deleted, a new pending one created: two changed objects per cycle.
-    pods[static_cast<std::size_t>(victim++ % bound)] =
-        std::make_shared<const json>(pod(next++, -1));
+    // A running pod deleted, a new pending one created: two changed objects per cycle, the
+    // snapshot in UID order as the informer's (the new UID is the largest).
+    pods.erase(pods.begin());
+    pods.push_back(std::make_shared<const json>(pod(next++, -1)));
     cycle(t);
   }
   const double n = static_cast<double>(bm.iterations());

@@ -72,11 +72,12 @@ void JobBook::begin_observation() {
   for (auto& e : entries_) e.seen = false;
 }
 
-bool JobBook::returns(const std::string& key, bool unfinished, const ClusterState& state) const {
+bool JobBook::returns(std::optional<JobId> found, const std::string& key, bool unfinished,
+                      const ClusterState& state) const {
   if (!unfinished) return false;
   // Done only: a rejected job is listed pending until the engine has removed it (an adapter
   // never lists it again once it carries the refusal).
-  if (auto id = find(key)) return state.runtime(*id).status == JobStatus::Done;
+  if (found) return state.runtime(*found).status == JobStatus::Done;
   return tombstoned(key);
 }
 

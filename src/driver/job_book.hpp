@@ -93,11 +93,17 @@ class JobBook {
   // A job that left (done or withdrawn, in the book or as a tombstone) and that the
   // engine lists `unfinished` again (Slurm: its user's requeue of the finished job).
   [[nodiscard]] bool returns(const std::string& key, bool unfinished,
+                             const ClusterState& state) const {
+    return returns(find(key), key, unfinished, state);
+  }
+  // The same, with what find(key) gave.
+  [[nodiscard]] bool returns(std::optional<JobId> found, const std::string& key, bool unfinished,
                              const ClusterState& state) const;
   // Before such a job is added again: its key no longer names the old slot (which leaves
   // without a tombstone) nor a tombstone.
   void reopen(const std::string& key);
-  // After it: tombstones of keys the engine no longer lists are dropped.
+  // After it: tombstones of keys the engine no longer lists are dropped (`listed`: the
+  // tombstoned keys it listed).
   void end_observation(const std::unordered_set<std::string>& listed);
 
   // Gives back the slots of jobs that have left and whose leaving the policy has seen

@@ -41,20 +41,21 @@ void Reconciler::fold(const Observation& obs, Time now, std::int64_t wall) {
   JobBook& book = core_.book();
   book.begin_observation();
   seen_.assign(book.size(), -1);
-  std::unordered_set<std::string> listed;
+  std::unordered_set<std::string> listed;  // the tombstones listed (end_observation)
   for (std::size_t k = 0; k < obs.jobs.size(); ++k) {
     const EngineJob& j = obs.jobs[k];
-    listed.insert(j.key);
-    if (book.returns(j.key, !j.ended(), core_.state())) {
+    if (book.tombstoned(j.key)) listed.insert(j.key);
+    const std::optional<JobId> found = book.find(j.key);
+    if (book.returns(found, j.key, !j.ended(), core_.state())) {
       // It left and the engine lists it unfinished again: a new arrival of its tenant.
       log_.warn("job_returned", {{"job", j.ref},
                                  {"state", j.state},
                                  {"detail", "a job that had ended is back: it arrives again"}});
       journal_.line("returned " + j.ref);
       book.reopen(j.key);
-    } else if (auto id = book.find(j.key)) {
-      see(*id, k);
-      observe_known(*id, j);
+    } else if (found) {
+      see(*found, k);
+      observe_known(*found, j);
       continue;
     } else if (j.ended() || book.tombstoned(j.key)) {
       continue;

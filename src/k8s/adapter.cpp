@@ -73,47 +73,71 @@ void K8sAdapter::set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
   wall_ = wall_ms;
   clock_ = clock;
   set_nodes(nodes);
+  ++cycle_;
   pods_.clear();
-  pod_index_.clear();
+  pods_.reserve(pods.size());
   api_used_.clear();
-  // Each pod object is read once: an unchanged one (the same pointer) keeps last cycle's view.
-  std::unordered_map<std::string, CachedPod> seen;
-  seen.reserve(pods.size());
+  // Each pod object is read once: an unchanged one (the same pointer) keeps its view, in place.
   for (const auto& o : pods) {
-    const auto meta = o->find("metadata");
-    if (meta == o->end() || !meta->is_object()) continue;
-    const auto uid = meta->find("uid");
-    if (uid == meta->end() || !uid->is_string()) continue;
-    const std::string& key = uid->get_ref<const std::string&>();
-    if (auto c = pod_cache_.find(key); c != pod_cache_.end() && c->second.object == o) {
-      pods_.push_back(c->second.view);
-      seen.emplace(key, std::move(c->second));
-    } else if (auto p = pod_view(*o)) {
-      pods_.push_back(*p);
-      seen.emplace(key, CachedPod{o, std::move(*p)});
+    CachedPod* c = nullptr;
+    if (auto known = by_object_.find(o.get()); known != by_object_.end()) {
+      c = known->second;
+      if (c->derived) {
+        c->view = c->read;
+        c->derived = false;
+      }
+    } else {
+      const json& uid = member(member(*o, "metadata"), "uid");
+      if (!uid.is_string()) continue;
+      auto p = pod_view(*o);
+      if (!p) continue;
+      c = &pod_cache_[uid.get_ref<const std::string&>()];
+      if (c->object) by_object_.erase(c->object.get());
+      c->object = o;
+      c->read = std::move(*p);
+      c->view = c->read;
+      c->derived = false;
+      by_object_.emplace(o.get(), c);
     }
+    if (c->cycle == cycle_) continue;  // listed twice
+    c->cycle = cycle_;
+    pods_.push_back(c);
   }
-  pod_cache_.swap(seen);
-  // Ordered by key (the Observation's contract); creation order breaks no tie here.
-  std::sort(pods_.begin(), pods_.end(), [](const auto& a, const auto& b) { return a.uid < b.uid; });
-  for (std::size_t i = 0; i < pods_.size(); ++i) {
-    PodView& p = pods_[i];
-    pod_index_[p.uid] = i;
-    auto a = assumed_.find(p.uid);
+  if (pod_cache_.size() != pods_.size())
+    std::erase_if(pod_cache_, [&](const auto& e) {
+      if (e.second.cycle == cycle_) return false;
+      by_object_.erase(e.second.object.get());
+      return true;
+    });
+  // Ordered by key (the Observation's contract; the informer's snapshot is already).
+  const auto by_uid = [](const CachedPod* a, const CachedPod* b) { return a->view.uid < b->view.uid; };
+  if (!std::is_sorted(pods_.begin(), pods_.end(), by_uid))
+    std::sort(pods_.begin(), pods_.end(), by_uid);
+  for (CachedPod* c : pods_) {
+    PodView& p = c->view;
+    auto a = assumed_.empty() ? assumed_.end() : assumed_.find(p.uid);
     if (a != assumed_.end()) {
       // The API accepted our binding; until the cache shows it, the pod is bound as we bound it.
-      if (p.bound() || p.ended() || wall_ - a->second.wall > 60'000)
+      if (p.bound() || p.ended() || wall_ - a->second.wall > 60'000) {
         assumed_.erase(a);
-      else
+      } else {
         p.node = a->second.node;
+        c->derived = true;
+      }
     }
     if (p.holds_gpus()) api_used_[p.node] += p.gpus;
   }
   for (auto it = assumed_.begin(); it != assumed_.end();)
-    it = pod_index_.count(it->first) ? std::next(it) : assumed_.erase(it);  // gone
+    it = pod_cache_.count(it->first) ? std::next(it) : assumed_.erase(it);  // gone
   std::vector<const PodView*> mine;
-  for (auto& p : pods_)
-    if (p.scheduler == scheduler_ && join_job(p)) mine.push_back(&p);
+  for (CachedPod* c : pods_) {
+    PodView& p = c->view;
+    if (p.scheduler != scheduler_) continue;
+    const bool was_gang = !p.gang.empty();
+    if (!join_job(p)) continue;
+    c->derived = c->derived || (!was_gang && !p.gang.empty());
+    mine.push_back(&p);
+  }
   grouping_ = Grouping(mine);
   keep_absent_gangs();
 }
@@ -176,8 +200,8 @@ bool K8sAdapter::start_in_flight(const std::string& key) const {
 }
 
 const PodView* K8sAdapter::pod(const std::string& uid) const {
-  auto it = pod_index_.find(uid);
-  return it == pod_index_.end() ? nullptr : &pods_[it->second];
+  auto it = pod_cache_.find(uid);
+  return it == pod_cache_.end() ? nullptr : &it->second.view;
 }
 
 int K8sAdapter::api_free(const std::string& node) const {
@@ -353,33 +377,38 @@ driver::EngineJob K8sAdapter::engine_job(const PodGroup& g) {
 std::optional<driver::Observation> K8sAdapter::observe() {
   driver::Observation o;
   taken_.clear();
-  // Jobs whose pods all have a recorded placement first, so that a pod bound by someone else
-  // gets GPUs nobody else is recorded on.
   // Pods of refused jobs that appeared since are told why too.
-  std::vector<const PodGroup*> mine;
+  std::vector<const PodGroup*> mine;  // in key order, as the groups
   for (const auto& g : grouping_.groups())
     if (refused_.count(g.key()))
       refuse(g, {});
     else if (!rejected_.count(g.key()))
       mine.push_back(&g);
-  std::stable_partition(mine.begin(), mine.end(), [](const PodGroup* g) {
+  // Jobs whose pods all have a recorded placement first, so that a pod bound by someone else
+  // gets GPUs nobody else is recorded on; listed in key order (the Observation's contract).
+  std::vector<std::optional<driver::EngineJob>> jobs(mine.size());
+  const auto decided = [](const PodGroup* g) {
     return std::all_of(g->members.begin(), g->members.end(),
                        [](const PodView* p) { return p->decision_node == p->node; });
-  });
-  for (const PodGroup* g : mine) {
-    // A decision of a newer leader: another scheduler acts on this cluster (we lost the Lease
-    // without noticing, or run without one): nothing more from this one.
-    for (const PodView* p : g->members)
-      if (p->bound() && p->decision_epoch > fence_.epoch())
-        fence_.depose("pod " + p->ref() + " carries a decision of epoch " +
-                      std::to_string(p->decision_epoch) +
-                      " (ours: " + std::to_string(fence_.epoch()) + ")");
-    const bool known = core_ && core_->book().find(g->key()).has_value();
-    if (!known && !admit(*g)) continue;
-    o.jobs.push_back(engine_job(*g));
-  }
-  std::sort(o.jobs.begin(), o.jobs.end(),
-            [](const auto& a, const auto& b) { return a.key < b.key; });
+  };
+  for (const bool first : {true, false})
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      const PodGroup* g = mine[i];
+      if (decided(g) != first) continue;
+      // A decision of a newer leader: another scheduler acts on this cluster (we lost the
+      // Lease without noticing, or run without one): nothing more from this one.
+      for (const PodView* p : g->members)
+        if (p->bound() && p->decision_epoch > fence_.epoch())
+          fence_.depose("pod " + p->ref() + " carries a decision of epoch " +
+                        std::to_string(p->decision_epoch) +
+                        " (ours: " + std::to_string(fence_.epoch()) + ")");
+      const bool known = core_ && core_->book().find(g->key()).has_value();
+      if (!known && !admit(*g)) continue;
+      jobs[i] = engine_job(*g);
+    }
+  o.jobs.reserve(mine.size());
+  for (auto& j : jobs)
+    if (j) o.jobs.push_back(std::move(*j));
   return o;
 }
 
@@ -397,7 +426,8 @@ std::optional<std::vector<driver::EngineNode>> K8sAdapter::nodes() {
 // model leaves free (Kubernetes does not say which device a pod got).
 void K8sAdapter::sync_held() {
   std::unordered_map<std::string, int> outside;
-  for (const auto& p : pods_) {
+  for (const CachedPod* c : pods_) {
+    const PodView& p = c->view;
     if (!p.holds_gpus()) continue;
     // A pod of a job the model runs (an ending one is no longer in its placement).
     auto id = p.scheduler != scheduler_ ? std::nullopt

@@ -186,22 +186,29 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   driver::Core* core_ = nullptr;
   Cluster cluster_;
   std::unordered_map<std::string, std::size_t> node_index_;
-  std::vector<PodJob> jobs_;                                // per JobId
-  std::vector<PodView> pods_;                               // this cycle's
-  std::unordered_map<std::string, std::size_t> pod_index_;  // uid -> pods_
-  Grouping grouping_;  // this cycle's jobs of DeepShare's pods (into pods_)
+  std::vector<PodJob> jobs_;  // per JobId
+  // Every listed pod, by uid: its object (to tell whether it changed: the informer stores a
+  // new one for each change), the view read from it, and this cycle's view (the read one, with
+  // a binding the cache does not show yet and its Job's gang). An unchanged pod costs no read
+  // and no copy; the entries stay where they are while the pod is listed.
+  struct CachedPod {
+    std::shared_ptr<const json> object;
+    PodView read;
+    PodView view;
+    bool derived = false;     // view differs from read
+    std::uint64_t cycle = 0;  // the last cycle that listed it
+  };
+  std::unordered_map<std::string, CachedPod> pod_cache_;
+  std::unordered_map<const json*, CachedPod*> by_object_;  // each entry's object
+  std::vector<CachedPod*> pods_;                           // this cycle's, by uid
+  std::uint64_t cycle_ = 0;
+  Grouping grouping_;  // this cycle's jobs of DeepShare's pods (into pod_cache_)
   const JobIndex* jobs_index_ = nullptr;
   // Gangs listed without pods, since (wall ms): keep_absent_gangs().
   std::unordered_map<std::string, std::int64_t> absent_;
   static constexpr std::int64_t kGangAbsenceMs = 30'000;
   std::vector<NodeView> node_views_;                 // this cycle's
   std::unordered_map<std::string, int> node_alloc_;  // allocatable nvidia.com/gpu
-  // The pods read last cycle, by uid: their object (to tell whether it changed) and view.
-  struct CachedPod {
-    std::shared_ptr<const json> object;
-    PodView view;
-  };
-  std::unordered_map<std::string, CachedPod> pod_cache_;
   void set_nodes(const std::vector<json>& nodes);
   std::unordered_map<std::string, int> api_used_;         // node -> GPUs the API shows held
   std::unordered_map<std::string, std::uint64_t> taken_;  // node -> GPUs placed this cycle

@@ -180,7 +180,9 @@ bool K8sAdapter::bind(const PodJob& j, const PodView& p, const Node& node,
   ++counters_.binds;
   assumed_[p.uid] = Assumed{node.name, p.gpus, wall_};
   api_used_[node.name] += p.gpus;
-  pods_[pod_index_.at(p.uid)].node = node.name;
+  CachedPod& c = pod_cache_.at(p.uid);
+  c.view.node = node.name;
+  c.derived = true;
   event(p, "Normal", "Scheduled", "Binding",
         "Successfully assigned " + p.ref() + " to " + node.name + " (DeepShare: GPUs " +
             gpus_annotation(node.name, gpus) + (j.start->borrowed ? ", borrowed" : "") +
