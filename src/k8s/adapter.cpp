@@ -110,7 +110,9 @@ void K8sAdapter::set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
       return true;
     });
   // Ordered by key (the Observation's contract; the informer's snapshot is already).
-  const auto by_uid = [](const CachedPod* a, const CachedPod* b) { return a->view.uid < b->view.uid; };
+  const auto by_uid = [](const CachedPod* a, const CachedPod* b) {
+    return a->view.uid < b->view.uid;
+  };
   if (!std::is_sorted(pods_.begin(), pods_.end(), by_uid))
     std::sort(pods_.begin(), pods_.end(), by_uid);
   for (CachedPod* c : pods_) {
