@@ -8,8 +8,8 @@
 // iteration then changes what the churn changes between two cycles: a running pod is
 // deleted (gone from the cache) and a new pending pod appears, as new objects beside the
 // unchanged ones (the informer's snapshot: shared pointers, a new object per change), and
-// runs one cycle up to the policy's decisions: set_cycle (the caches into pod views and
-// jobs), observe + fold (the jobs into the core), sync_held, decide. Decisions are not
+// runs one cycle up to the policy's decisions: set_cycle (the caches into pod and node views
+// and jobs), observe + fold (the jobs into the core), sync_held, decide. Decisions are not
 // applied (that would call the API), so the same pods wait in every iteration, as in a
 // churn where every freed GPU is refilled.
 // Reported: the mean cycle (the benchmark's time) and each phase's mean (counters, ms).
@@ -91,7 +91,10 @@ void BM_K8sCycleInChurn(benchmark::State& bm) {
   ds::k8s::K8sAdapter adapter(client, log, journal, fence, {{"bench", tenants[0].id}});
   std::vector<json> nodes;
   for (int i = 0; i < kNodes; ++i) nodes.push_back(node(i));
-  adapter.load_nodes(nodes, ds::kDefaultGpuMemoryMib);
+  adapter.load_nodes(ds::k8s::node_views(nodes), ds::kDefaultGpuMemoryMib);
+  Objects node_objects;  // as the informer hands them over; read once (NodeReader)
+  for (const auto& n : nodes) node_objects.push_back(std::make_shared<const json>(n));
+  ds::k8s::NodeReader node_reader;
   ds::driver::Core core(adapter.cluster(), tenants, adapter, log, journal, ds::driver::Timing{});
   ds::PolicyOptions options;
   core.set_policy(ds::make_policy("deepshare", {adapter.cluster(), tenants, options}), false);
@@ -106,7 +109,7 @@ void BM_K8sCycleInChurn(benchmark::State& bm) {
     const auto t0 = std::chrono::steady_clock::now();
     wall += 100;
     core.set_time(wall, wall);
-    adapter.set_cycle(pods, nodes, wall, wall, clock);
+    adapter.set_cycle(pods, node_reader.read(node_objects), wall, wall, clock);
     const auto t1 = std::chrono::steady_clock::now();
     core.observe_nodes(*adapter.nodes());
     core.fold(*adapter.observe());

@@ -1,5 +1,7 @@
 #include "driver/fence.hpp"
 
+#include <limits>
+
 namespace ds::driver {
 
 bool Fence::acting() {
@@ -20,6 +22,11 @@ bool Fence::may_send() {
   error_.clear();
   ++sent_;
   return true;
+}
+
+std::int64_t Fence::send_window_ms() const {
+  if (deposed_) return 0;
+  return lease_ ? lease_->held_for_ms() : std::numeric_limits<std::int64_t>::max();
 }
 
 void Fence::depose(const std::string& why) {

@@ -27,6 +27,11 @@ class Fence {
   [[nodiscard]] bool acting();
   // Whether an action may go out now: counted as sent when it may, as fenced when not.
   [[nodiscard]] bool may_send();
+  // For how many more milliseconds an action may go out (the lease's held_for_ms; no lease:
+  // no limit; deposed: 0), for one sent later by another thread.
+  [[nodiscard]] std::int64_t send_window_ms() const;
+  // An action that was let out but not sent in time (its window ran out): counted as fenced.
+  void count_late() { --sent_, ++fenced_; }
   void depose(const std::string& why);
   [[nodiscard]] bool deposed() const { return deposed_; }
   // Why the last action was not sent ("" when it was).

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace ds::driver {
@@ -35,6 +36,12 @@ class Leadership {
   virtual ~Leadership() = default;
   // Still the holder: nobody else may have taken it over.
   [[nodiscard]] virtual bool held() const = 0;
+  // For how many more milliseconds it is held for sure (0: not held): an action handed to
+  // another thread is sent only within that time (k8s/binder.hpp). A lock file is held until
+  // released: no limit.
+  [[nodiscard]] virtual std::int64_t held_for_ms() const {
+    return held() ? std::numeric_limits<std::int64_t>::max() : 0;
+  }
   // The fencing token of this holding (> 0), stamped into every record the driver writes.
   [[nodiscard]] virtual std::uint64_t epoch() const = 0;
   // Where the lease lives and who holds it now, for a log line (it was taken over...).

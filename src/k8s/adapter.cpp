@@ -18,10 +18,10 @@ K8sAdapter::K8sAdapter(Client& client, driver::Log& log, driver::Journal& journa
       ns_tenants_(std::move(ns_tenants)),
       scheduler_(std::move(scheduler)) {}
 
-void K8sAdapter::load_nodes(const std::vector<json>& nodes, std::int64_t gpu_memory_mib) {
+void K8sAdapter::load_nodes(const std::vector<NodeView>& nodes, std::int64_t gpu_memory_mib) {
   std::vector<NodeView> gpu;
-  for (const auto& n : nodes)
-    if (auto v = node_view(n); v && v->gpus > 0) gpu.push_back(*v);
+  for (const auto& v : nodes)
+    if (v.gpus > 0) gpu.push_back(v);
   std::sort(gpu.begin(), gpu.end(), [](const auto& a, const auto& b) {
     return a.name.size() != b.name.size() ? a.name.size() < b.name.size() : a.name < b.name;
   });
@@ -39,21 +39,16 @@ void K8sAdapter::load_nodes(const std::vector<json>& nodes, std::int64_t gpu_mem
   set_nodes(nodes);
 }
 
-void K8sAdapter::set_nodes(const std::vector<json>& nodes) {
-  node_views_.clear();
+void K8sAdapter::set_nodes(const std::vector<NodeView>& nodes) {
+  node_views_ = nodes;
   node_alloc_.clear();
-  for (const auto& o : nodes)
-    if (auto v = node_view(o)) {
-      node_alloc_[v->name] = v->gpus;
-      node_views_.push_back(std::move(*v));
-    }
+  for (const auto& v : nodes) node_alloc_[v.name] = v.gpus;
 }
 
-std::vector<std::string> K8sAdapter::new_gpu_nodes(const std::vector<json>& nodes) const {
+std::vector<std::string> K8sAdapter::new_gpu_nodes(const std::vector<NodeView>& nodes) const {
   std::vector<std::string> out;
-  for (const auto& n : nodes)
-    if (auto v = node_view(n); v && v->gpus > 0 && !node_index_.count(v->name))
-      out.push_back(v->name);
+  for (const auto& v : nodes)
+    if (v.gpus > 0 && !node_index_.count(v.name)) out.push_back(v.name);
   return out;
 }
 
@@ -67,11 +62,12 @@ void K8sAdapter::inherit(const K8sAdapter& old) {
 }
 
 void K8sAdapter::set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
-                           const std::vector<json>& nodes, Time now, std::int64_t wall_ms,
+                           const std::vector<NodeView>& nodes, Time now, std::int64_t wall_ms,
                            const driver::DriverClock& clock) {
   now_ = now;
   wall_ = wall_ms;
   clock_ = clock;
+  collect_binds();
   set_nodes(nodes);
   ++cycle_;
   pods_.clear();

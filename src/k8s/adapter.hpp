@@ -19,7 +19,9 @@
 //    holds a whole number of the job's pods, else the pods are placed on the nodes whose GPUs
 //    the model leaves free, or the start is deferred); hand_over = POST pods/NAME/binding for
 //    each pod of the job, with the decision annotations on the Binding (the API server sets
-//    both in one update), only once the API shows the nodes' nvidia.com/gpu free for them
+//    both in one update; sent by the binder's threads when there is one, binder.hpp, the pod
+//    counted bound until the outcome says otherwise), only once the API shows the nodes'
+//    nvidia.com/gpu free for them
 //    (bound, not ended pods + binds the cache does not show yet <= allocatable): a victim's
 //    GPUs are reused only after the API shows it gone or ended; preempt = the Eviction API for
 //    each bound pod (policy/v1, the pod's own grace period bounded by its tenant's: grace.hpp),
@@ -48,6 +50,7 @@
 #include "driver/journal.hpp"
 #include "driver/log.hpp"
 #include "driver/ports.hpp"
+#include "k8s/binder.hpp"
 #include "k8s/client.hpp"
 #include "k8s/grace.hpp"
 #include "k8s/groups.hpp"
@@ -74,11 +77,11 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
 
   // The GPU nodes (allocatable nvidia.com/gpu > 0) of the first Node list, in natural name
   // order; throws InputError when there is none. Nodes added later are not used (restart).
-  void load_nodes(const std::vector<json>& nodes, std::int64_t gpu_memory_mib);
+  void load_nodes(const std::vector<NodeView>& nodes, std::int64_t gpu_memory_mib);
   [[nodiscard]] const Cluster& cluster() const { return cluster_; }
   void attach(driver::Core& core) { core_ = &core; }
   // Nodes of `nodes` with allocatable nvidia.com/gpu that this adapter's cluster lacks.
-  [[nodiscard]] std::vector<std::string> new_gpu_nodes(const std::vector<json>& nodes) const;
+  [[nodiscard]] std::vector<std::string> new_gpu_nodes(const std::vector<NodeView>& nodes) const;
   // What a successor adapter (nodes added: scheduler.cpp rebuilds the model) must not lose:
   // bindings the cache does not show yet, pods told why they are refused or rejected, the
   // counters.
@@ -87,10 +90,16 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   // The Jobs whose pods may be gangs (jobs.hpp), read by every set_cycle (it outlives the
   // adapter); none: every Job's pods are jobs of their own.
   void use_jobs(const JobIndex& jobs) { jobs_index_ = &jobs; }
+  // Bindings go to `binder` (binder.hpp: worker threads; it outlives the adapter) and their
+  // outcomes are read at the next set_cycle; none: each is sent in the call that decides it.
+  void use_binder(Binder* binder) { binder_ = binder; }
+  // The outcomes of the bindings the binder sent since the last call (set_cycle calls it): a
+  // refused one is shown unbound again (its hand-over is retried or rolled back by the core).
+  void collect_binds();
   // This cycle's objects (the informers' snapshots) and times. A pod object seen in the last
   // cycle (the same pointer: the informer stores a new one for each change) is not read again.
   void set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
-                 const std::vector<json>& nodes, Time now, std::int64_t wall_ms,
+                 const std::vector<NodeView>& nodes, Time now, std::int64_t wall_ms,
                  const driver::DriverClock& clock);
   // GPUs that pods outside the model's running jobs hold, into the core's state.
   void sync_held();
@@ -172,6 +181,8 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   bool bind(const PodJob& j, const PodView& p, const Node& node, const std::vector<int>& gpus);
   void event(const PodView& p, const char* type, const char* reason, const char* action,
              const std::string& note);
+  [[nodiscard]] static EventSpec event_spec(const PodView& p, const char* type, const char* reason,
+                                            const char* action, const std::string& note);
   void api_failed(const char* what, const std::string& ref, const ApiError& e);
   // PodScheduled=False with `message` (a refusal or a waiting reason).
   void condition(const PodView& p, const std::string& message);
@@ -204,12 +215,13 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   std::uint64_t cycle_ = 0;
   Grouping grouping_;  // this cycle's jobs of DeepShare's pods (into pod_cache_)
   const JobIndex* jobs_index_ = nullptr;
+  Binder* binder_ = nullptr;
   // Gangs listed without pods, since (wall ms): keep_absent_gangs().
   std::unordered_map<std::string, std::int64_t> absent_;
   static constexpr std::int64_t kGangAbsenceMs = 30'000;
   std::vector<NodeView> node_views_;                 // this cycle's
   std::unordered_map<std::string, int> node_alloc_;  // allocatable nvidia.com/gpu
-  void set_nodes(const std::vector<json>& nodes);
+  void set_nodes(const std::vector<NodeView>& nodes);
   std::unordered_map<std::string, int> api_used_;         // node -> GPUs the API shows held
   std::unordered_map<std::string, std::uint64_t> taken_;  // node -> GPUs placed this cycle
   std::unordered_map<std::string, Assumed> assumed_;      // uid -> binding not in the cache yet

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <limits>
 
 #include "k8s/adapter.hpp"
 #include "k8s/api.hpp"
@@ -13,9 +14,8 @@ void K8sAdapter::api_failed(const char* what, const std::string& ref, const ApiE
   log_.warn(what, {{"pod", ref}, {"error", e.str()}});
 }
 
-void K8sAdapter::event(const PodView& p, const char* type, const char* reason, const char* action,
-                       const std::string& note) {
-  if (!fence_.may_send()) return;
+EventSpec K8sAdapter::event_spec(const PodView& p, const char* type, const char* reason,
+                                 const char* action, const std::string& note) {
   EventSpec s;
   s.regarding = {
       {"apiVersion", "v1"}, {"kind", "Pod"}, {"namespace", p.ns}, {"name", p.name}, {"uid", p.uid}};
@@ -24,7 +24,35 @@ void K8sAdapter::event(const PodView& p, const char* type, const char* reason, c
   s.action = action;
   s.note = note.substr(0, 1024);  // the API caps an Event's note at 1 kB
   s.time = std::chrono::system_clock::now();
-  if (auto r = create_event(client_, s); !r) api_failed("event_failed", p.ref(), r.error());
+  return s;
+}
+
+void K8sAdapter::event(const PodView& p, const char* type, const char* reason, const char* action,
+                       const std::string& note) {
+  if (!fence_.may_send()) return;
+  if (auto r = create_event(client_, event_spec(p, type, reason, action, note)); !r)
+    api_failed("event_failed", p.ref(), r.error());
+}
+
+void K8sAdapter::collect_binds() {
+  if (!binder_) return;
+  if (!fence_.acting()) binder_->drop_queued();  // another leader acts: nothing more goes out
+  for (auto& o : binder_->take_outcomes()) {
+    if (o.late) {  // the fence's window ran out before a worker could send it
+      assumed_.erase(o.uid);
+      fence_.count_late();
+      log_.warn("bind_fenced",
+                {{"pod", o.ref}, {"detail", "not sent: the Lease may be another's by now"}});
+      continue;
+    }
+    if (o.bind_error) {
+      assumed_.erase(o.uid);  // shown unbound again (the cache never showed it bound)
+      api_failed("bind_failed", o.ref, *o.bind_error);
+      continue;
+    }
+    ++counters_.binds;
+    if (o.event_error) api_failed("event_failed", o.ref, *o.event_error);
+  }
 }
 
 // Warning Event + PodScheduled=False (what `kubectl describe pod` shows, as for
@@ -173,20 +201,30 @@ bool K8sAdapter::bind(const PodJob& j, const PodView& p, const Node& node,
       {kDecisionAnnotation,
        decision_annotation(j.start->borrowed, j.start->shared, now_, fence_.epoch())}};
   if (!fence_.may_send()) return false;
-  if (auto r = bind_pod(client_, p.ns, p.name, node.name, ann); !r) {
-    api_failed("bind_failed", p.ref(), r.error());
-    return false;
+  const std::string note = "Successfully assigned " + p.ref() + " to " + node.name +
+                           " (DeepShare: GPUs " + gpus_annotation(node.name, gpus) +
+                           (j.start->borrowed ? ", borrowed" : "") +
+                           (j.gang ? ", gang " + j.name : "") + ")";
+  if (binder_) {  // sent beside the loop; taken as accepted until its outcome says otherwise
+    BindRequest r{p.uid,     p.ns, p.name,
+                  node.name, ann,  event_spec(p, "Normal", "Scheduled", "Binding", note)};
+    if (const std::int64_t window = fence_.send_window_ms();
+        window < std::numeric_limits<std::int64_t>::max())
+      r.send_by = std::chrono::steady_clock::now() + std::chrono::milliseconds(window);
+    binder_->submit(std::move(r));
+  } else {
+    if (auto r = bind_pod(client_, p.ns, p.name, node.name, ann); !r) {
+      api_failed("bind_failed", p.ref(), r.error());
+      return false;
+    }
+    ++counters_.binds;
+    event(p, "Normal", "Scheduled", "Binding", note);
   }
-  ++counters_.binds;
   assumed_[p.uid] = Assumed{node.name, p.gpus, wall_};
   api_used_[node.name] += p.gpus;
   CachedPod& c = pod_cache_.at(p.uid);
   c.view.node = node.name;
   c.derived = true;
-  event(p, "Normal", "Scheduled", "Binding",
-        "Successfully assigned " + p.ref() + " to " + node.name + " (DeepShare: GPUs " +
-            gpus_annotation(node.name, gpus) + (j.start->borrowed ? ", borrowed" : "") +
-            (j.gang ? ", gang " + j.name : "") + ")");
   return true;
 }
 

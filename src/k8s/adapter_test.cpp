@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <limits>
+#include <memory>
 
 #include "registry/registry.hpp"
 
@@ -131,7 +133,7 @@ struct Harness {
         client, log, journal, fence,
         std::map<std::string, TenantId>{{"a", tenants[0].id}, {"b", tenants[1].id}});
     nodes = {node("gpu-node-2", 4), node("gpu-node-1", 4), node("cpu-node", 0)};
-    adapter->load_nodes(nodes, kDefaultGpuMemoryMib);
+    adapter->load_nodes(node_views(nodes), kDefaultGpuMemoryMib);
     core = std::make_unique<driver::Core>(adapter->cluster(), tenants, *adapter, log, journal,
                                           driver::Timing{});
     const PolicyContext ctx{adapter->cluster(), tenants, options};
@@ -148,7 +150,7 @@ struct Harness {
   driver::Observation fold_objects(const std::vector<std::shared_ptr<const json>>& pods) {
     wall += 1000;
     core->set_time(wall, wall);
-    adapter->set_cycle(pods, nodes, wall, wall, clock);
+    adapter->set_cycle(pods, node_views(nodes), wall, wall, clock);
     core->observe_nodes(*adapter->nodes());
     obs = *adapter->observe();
     core->fold(obs);
@@ -269,11 +271,11 @@ TEST(K8sAdapter, BorrowedPodStaysPreemptibleWithoutItsOwner) {
 // scheduler rebuilds its model; a node without GPUs is not.
 TEST(K8sAdapter, NewGpuNodesAreNamed) {
   Harness h;
-  EXPECT_TRUE(h.adapter->new_gpu_nodes(h.nodes).empty());
+  EXPECT_TRUE(h.adapter->new_gpu_nodes(node_views(h.nodes)).empty());
   auto nodes = h.nodes;
   nodes.push_back(node("gpu-node-3", 8));
   nodes.push_back(node("cpu-node-2", 0));
-  EXPECT_EQ(h.adapter->new_gpu_nodes(nodes), (std::vector<std::string>{"gpu-node-3"}));
+  EXPECT_EQ(h.adapter->new_gpu_nodes(node_views(nodes)), (std::vector<std::string>{"gpu-node-3"}));
 }
 
 TEST(K8sAdapter, CordonedNodeIsNotUsable) {
@@ -627,11 +629,74 @@ TEST(K8sAdapter, JobOfOnePodKeepsItsPlaceAndEndsWithItsJob) {
   EXPECT_EQ(h.job("job:job-1")->phase, driver::Phase::Ended) << "its Job gave up";
 }
 
+// The binder (binder.hpp) sends bindings on its own threads: every submitted binding comes
+// back as an outcome (here refused: no server), and queued ones can be dropped.
+TEST(K8sBinder, EveryBindingComesBackAsAnOutcome) {
+  Binder b(unreachable(), 2);
+  for (int i = 0; i < 5; ++i)
+    b.submit(BindRequest{
+        "u" + std::to_string(i), "a", "p" + std::to_string(i), "gpu-node-1", {}, EventSpec{}});
+  ASSERT_TRUE(b.wait_done(10000));
+  EXPECT_EQ(b.in_flight(), 5u) << "until taken back";
+  const auto out = b.take_outcomes();
+  ASSERT_EQ(out.size(), 5u);
+  for (const auto& o : out) {
+    EXPECT_TRUE(o.bind_error) << o.ref;
+    EXPECT_FALSE(o.event_error) << "no Event for a binding that did not take";
+  }
+  EXPECT_EQ(b.in_flight(), 0u);
+  EXPECT_EQ(b.drop_queued(), 0u);
+}
+
+// With a binder, a hand-over returns at once: the pod counts as bound (its GPUs used) until
+// the outcome comes back at the next cycle; a refused binding shows it unbound again and is
+// counted as a failed call.
+// The pod's object is the same in every cycle (the watch has not shown the binding): the
+// adapter's kept view shows it bound while the binding is in flight, unbound once refused.
+TEST(K8sAdapter, BindingsBesideTheLoopComeBackAtTheNextCycle) {
+  Harness h;
+  Binder binder(unreachable(), 1);
+  h.adapter->use_binder(&binder);
+  const auto object = std::make_shared<const json>(pod("w", "a", 4));
+  h.fold_objects({object});
+  const JobId w = *h.core->book().find("w");
+  h.adapter->decided(StartJob{w, Placement{NodeAlloc{NodeId(0), 0b1111}}, false, false}, 0, false);
+  EXPECT_EQ(h.adapter->hand_over(w), driver::Actuator::Handover::Sent);
+  EXPECT_EQ(h.adapter->counters().api_failures, 0u) << "not known yet";
+  ASSERT_TRUE(binder.wait_done(10000));
+  h.fold_objects({object});
+  EXPECT_EQ(h.adapter->counters().api_failures, 1u) << "the refused binding, read at the cycle";
+  EXPECT_EQ(h.adapter->counters().binds, 0u);
+  EXPECT_EQ(h.job("w")->phase, driver::Phase::Waiting) << "unbound again";
+}
+
+// A binding not answered yet (a binder without workers keeps it queued): the pod counts as
+// bound, cycle after cycle, on the same object.
+TEST(K8sAdapter, ABindingInFlightKeepsThePodBound) {
+  Harness h;
+  Binder idle(unreachable(), 0);
+  h.adapter->use_binder(&idle);
+  const auto object = std::make_shared<const json>(pod("w", "a", 4));
+  h.fold_objects({object});
+  const JobId w = *h.core->book().find("w");
+  h.adapter->decided(StartJob{w, Placement{NodeAlloc{NodeId(0), 0b1111}}, false, false}, 0, false);
+  EXPECT_EQ(h.adapter->hand_over(w), driver::Actuator::Handover::Sent);
+  for (int cycle = 0; cycle < 3; ++cycle) {
+    h.fold_objects({object});
+    ASSERT_TRUE(h.job("w"));
+    EXPECT_EQ(h.job("w")->phase, driver::Phase::Running) << "cycle " << cycle;
+  }
+  EXPECT_EQ(idle.in_flight(), 1u);
+  EXPECT_EQ(idle.drop_queued(), 1u);
+}
+
 // A lease that is held or not, at the test's word.
 struct TestLease final : driver::Leadership {
   bool is_held = true;
   std::uint64_t at = 3;
+  std::int64_t window_ms = std::numeric_limits<std::int64_t>::max();
   [[nodiscard]] bool held() const override { return is_held; }
+  [[nodiscard]] std::int64_t held_for_ms() const override { return is_held ? window_ms : 0; }
   [[nodiscard]] std::uint64_t epoch() const override { return at; }
   [[nodiscard]] std::string describe() const override { return "test lease"; }
 };
@@ -655,6 +720,28 @@ TEST(K8sAdapter, NoWriteAfterTheLeaseIsLost) {
   lease.is_held = true;  // deposed for good
   EXPECT_EQ(h.adapter->hand_over(w), driver::Actuator::Handover::Failed);
   EXPECT_EQ(h.adapter->counters().api_failures, 0u);
+}
+
+// A binding handed to the binder goes out only within the fence's window (the Lease's renew
+// deadline as it was then): one still queued when it runs out is not sent (counted fenced),
+// and the pod is shown unbound again.
+TEST(K8sAdapter, ABindingIsNotSentAfterTheLeasesWindow) {
+  Harness h;
+  TestLease lease;
+  lease.window_ms = 0;  // runs out at once
+  h.fence.set_lease(&lease);
+  Binder binder(unreachable(), 1);
+  h.adapter->use_binder(&binder);
+  const auto object = std::make_shared<const json>(pod("w", "a", 4));
+  h.fold_objects({object});
+  const JobId w = *h.core->book().find("w");
+  h.adapter->decided(StartJob{w, Placement{NodeAlloc{NodeId(0), 0b1111}}, false, false}, 0, false);
+  EXPECT_EQ(h.adapter->hand_over(w), driver::Actuator::Handover::Sent);
+  ASSERT_TRUE(binder.wait_done(10000));
+  h.fold_objects({object});
+  EXPECT_EQ(h.adapter->counters().api_failures, 0u) << "no call was made";
+  EXPECT_EQ(h.fence.fenced(), 1u);
+  EXPECT_EQ(h.job("w")->phase, driver::Phase::Waiting) << "unbound again";
 }
 
 // A bound pod whose decision carries a newer epoch than ours: another leader binds on this

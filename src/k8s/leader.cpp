@@ -165,6 +165,10 @@ bool LeaderElector::held() const {
   return epoch_ > 0 && renewed_ms_ >= 0 && now_() - renewed_ms_ < cfg_.renew_deadline_ms;
 }
 
+std::int64_t LeaderElector::held_for_ms() const {
+  return held() ? cfg_.renew_deadline_ms - (now_() - renewed_ms_) : 0;
+}
+
 std::string LeaderElector::describe() const {
   return "Lease " + cfg_.ns + "/" + cfg_.name + " (holder " +
          (last_.holder.empty() ? std::string("none") : last_.holder) + ", leaseTransitions " +

@@ -83,6 +83,8 @@ class LeaderElector final : public driver::Leadership {
 
   // --- driver::Leadership ---
   [[nodiscard]] bool held() const override;
+  // Until the renew deadline of the last successful renewal.
+  [[nodiscard]] std::int64_t held_for_ms() const override;
   [[nodiscard]] std::uint64_t epoch() const override { return epoch_; }
   [[nodiscard]] std::string describe() const override;
 

@@ -143,6 +143,31 @@ std::optional<NodeView> node_view(const json& node) {
   return n;
 }
 
+std::vector<NodeView> node_views(const std::vector<json>& nodes) {
+  std::vector<NodeView> out;
+  for (const auto& n : nodes)
+    if (auto v = node_view(n)) out.push_back(std::move(*v));
+  return out;
+}
+
+const std::vector<NodeView>& NodeReader::read(
+    const std::vector<std::shared_ptr<const json>>& nodes) {
+  ++cycle_;
+  views_.clear();
+  for (const auto& o : nodes) {
+    Read& r = cache_[o.get()];
+    if (!r.object) {
+      r.object = o;
+      r.view = node_view(*o);
+    }
+    r.cycle = cycle_;
+    if (r.view) views_.push_back(*r.view);
+  }
+  if (cache_.size() != nodes.size())
+    std::erase_if(cache_, [&](const auto& e) { return e.second.cycle != cycle_; });
+  return views_;
+}
+
 std::string gpus_annotation(const std::string& node, const std::vector<int>& gpus) {
   std::string out = node + ":";
   for (std::size_t i = 0; i < gpus.size(); ++i) out += (i ? "," : "") + std::to_string(gpus[i]);

@@ -21,9 +21,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ds::k8s {
@@ -95,6 +97,25 @@ struct NodeView {
   [[nodiscard]] bool usable() const { return ready && !cordoned; }
 };
 std::optional<NodeView> node_view(const json& node);
+// The views of the Node objects that have a name.
+std::vector<NodeView> node_views(const std::vector<json>& nodes);
+
+// The views of the informer's Node objects (shared, immutable: a changed node is a new object),
+// each object read once: a cycle costs a pointer lookup per node, not a copy of its JSON.
+class NodeReader {
+ public:
+  const std::vector<NodeView>& read(const std::vector<std::shared_ptr<const json>>& nodes);
+
+ private:
+  struct Read {
+    std::shared_ptr<const json> object;  // kept, so that its address names no other object
+    std::optional<NodeView> view;
+    std::uint64_t cycle = 0;
+  };
+  std::unordered_map<const json*, Read> cache_;
+  std::vector<NodeView> views_;
+  std::uint64_t cycle_ = 0;
+};
 
 // Parses an integer quantity ("4"; "4k"-style suffixes are not GPUs: -1); -1 when not one.
 int gpu_quantity(const json& value);

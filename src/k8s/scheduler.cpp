@@ -19,6 +19,8 @@ namespace {
 constexpr std::size_t kWaitWritesPerCycle = 50;
 // A cycle this long is logged with where its time went (slow_cycle).
 constexpr double kSlowCycleS = 1.0;
+// Threads (and connections) that send bindings beside the loop (binder.hpp).
+constexpr int kBinders = 4;
 
 // The wall time of a cycle's phases.
 class CycleTimer {
@@ -49,6 +51,7 @@ PodScheduler::~PodScheduler() = default;
 
 void PodScheduler::connect() {
   client_ = std::make_unique<Client>(load_kubeconfig(cfg_.kubeconfig));
+  binder_ = std::make_unique<Binder>(client_->config(), kBinders);
   pods_ = std::make_unique<Informer>(*client_, pods_path(""), log_);
   nodes_ = std::make_unique<Informer>(*client_, nodes_path(), log_);
   jobs_ = std::make_unique<Informer>(*client_, resource_path("batch", "v1", "jobs", "", ""), log_);
@@ -206,9 +209,10 @@ void PodScheduler::init() {
 void PodScheduler::build_model() {
   auto adapter = std::make_unique<K8sAdapter>(*client_, log_, journal_, fence_, tenants_->active(),
                                               cfg_.scheduler_name);
-  adapter->load_nodes(nodes_->items(), cfg_.gpu_memory_mib);
+  adapter->load_nodes(node_reader_.read(nodes_->snapshot()), cfg_.gpu_memory_mib);
   adapter->set_grace(cfg_.grace);
   adapter->use_jobs(job_index_);
+  adapter->use_binder(binder_.get());
   if (adapter_) adapter->inherit(*adapter_);
   PolicyOptions options;
   for (const auto& [k, v] : cfg_.options) options.set(k + "=" + v);
@@ -233,7 +237,7 @@ void PodScheduler::step() {
   if (!fence_.acting()) return;  // deposed: nothing more from this one
   const std::int64_t wall = driver::wall_now_ms();
   last_observe_ms_ = wall;
-  std::vector<json> nodes = nodes_->items();
+  const std::vector<NodeView> nodes = node_reader_.read(nodes_->snapshot());
   if (const auto added = adapter_->new_gpu_nodes(nodes); !added.empty()) {
     // The model's cluster is fixed (ClusterState): a new GPU node rebuilds it, as a restart
     // would, keeping the bindings the cache does not show yet.
@@ -288,6 +292,11 @@ void PodScheduler::run(const std::atomic<bool>& stop, std::int64_t max_cycles) {
     const auto next = std::chrono::steady_clock::now() + std::chrono::milliseconds(cfg_.poll_ms);
     step();
     std::this_thread::sleep_until(next);
+  }
+  if (binder_ && adapter_ && !fence_.deposed()) {  // the last cycle's bindings go out
+    binder_->wait_done(5000);
+    std::lock_guard<std::mutex> lock(mu_);
+    adapter_->collect_binds();
   }
   if (leader_ && !fence_.deposed()) {
     std::lock_guard<std::mutex> lock(mu_);

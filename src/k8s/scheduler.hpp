@@ -106,8 +106,10 @@ class PodScheduler {
   SchedulerConfig cfg_;
   driver::Log& log_;
   std::unique_ptr<Client> client_;
+  std::unique_ptr<Binder> binder_;  // bindings beside the loop (binder.hpp)
   std::unique_ptr<Informer> pods_, nodes_, jobs_;
-  JobIndex job_index_;  // the Jobs of this cycle (gangs of Indexed Jobs: jobs.hpp)
+  NodeReader node_reader_;  // the Node objects' views (pods.hpp)
+  JobIndex job_index_;      // the Jobs of this cycle (gangs of Indexed Jobs: jobs.hpp)
   driver::Journal journal_;
   driver::Fence fence_;
   std::unique_ptr<LeaderElector> leader_;
