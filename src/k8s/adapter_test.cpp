@@ -157,6 +157,17 @@ struct Harness {
     adapter->sync_held();
     return obs;
   }
+  // With `binder`: folds a waiting 4-GPU pod "w" of tenant a in, decides it on gpu-node-1 and
+  // hands it over (sent to the binder); returns its object, the same in the cycles after.
+  std::shared_ptr<const json> start_with(Binder& binder) {
+    adapter->use_binder(&binder);
+    auto object = std::make_shared<const json>(pod("w", "a", 4));
+    fold_objects({object});
+    const JobId id = *core->book().find("w");
+    adapter->decided(StartJob{id, Placement{NodeAlloc{NodeId(0), 0b1111}}, false, false}, 0, false);
+    EXPECT_EQ(adapter->hand_over(id), driver::Actuator::Handover::Sent);
+    return object;
+  }
   const driver::EngineJob* job(const std::string& uid) const {
     for (const auto& j : obs.jobs)
       if (j.key == uid) return &j;
@@ -650,18 +661,12 @@ TEST(K8sBinder, EveryBindingComesBackAsAnOutcome) {
 
 // With a binder, a hand-over returns at once: the pod counts as bound (its GPUs used) until
 // the outcome comes back at the next cycle; a refused binding shows it unbound again and is
-// counted as a failed call.
-// The pod's object is the same in every cycle (the watch has not shown the binding): the
-// adapter's kept view shows it bound while the binding is in flight, unbound once refused.
+// counted as a failed call. The pod's object is the same in every cycle (the watch has not
+// shown the binding): the adapter's kept view shows it unbound again once refused.
 TEST(K8sAdapter, BindingsBesideTheLoopComeBackAtTheNextCycle) {
   Harness h;
   Binder binder(unreachable(), 1);
-  h.adapter->use_binder(&binder);
-  const auto object = std::make_shared<const json>(pod("w", "a", 4));
-  h.fold_objects({object});
-  const JobId w = *h.core->book().find("w");
-  h.adapter->decided(StartJob{w, Placement{NodeAlloc{NodeId(0), 0b1111}}, false, false}, 0, false);
-  EXPECT_EQ(h.adapter->hand_over(w), driver::Actuator::Handover::Sent);
+  const auto object = h.start_with(binder);
   EXPECT_EQ(h.adapter->counters().api_failures, 0u) << "not known yet";
   ASSERT_TRUE(binder.wait_done(10000));
   h.fold_objects({object});
@@ -675,12 +680,7 @@ TEST(K8sAdapter, BindingsBesideTheLoopComeBackAtTheNextCycle) {
 TEST(K8sAdapter, ABindingInFlightKeepsThePodBound) {
   Harness h;
   Binder idle(unreachable(), 0);
-  h.adapter->use_binder(&idle);
-  const auto object = std::make_shared<const json>(pod("w", "a", 4));
-  h.fold_objects({object});
-  const JobId w = *h.core->book().find("w");
-  h.adapter->decided(StartJob{w, Placement{NodeAlloc{NodeId(0), 0b1111}}, false, false}, 0, false);
-  EXPECT_EQ(h.adapter->hand_over(w), driver::Actuator::Handover::Sent);
+  const auto object = h.start_with(idle);
   for (int cycle = 0; cycle < 3; ++cycle) {
     h.fold_objects({object});
     ASSERT_TRUE(h.job("w"));
@@ -731,12 +731,7 @@ TEST(K8sAdapter, ABindingIsNotSentAfterTheLeasesWindow) {
   lease.window_ms = 0;  // runs out at once
   h.fence.set_lease(&lease);
   Binder binder(unreachable(), 1);
-  h.adapter->use_binder(&binder);
-  const auto object = std::make_shared<const json>(pod("w", "a", 4));
-  h.fold_objects({object});
-  const JobId w = *h.core->book().find("w");
-  h.adapter->decided(StartJob{w, Placement{NodeAlloc{NodeId(0), 0b1111}}, false, false}, 0, false);
-  EXPECT_EQ(h.adapter->hand_over(w), driver::Actuator::Handover::Sent);
+  const auto object = h.start_with(binder);
   ASSERT_TRUE(binder.wait_done(10000));
   h.fold_objects({object});
   EXPECT_EQ(h.adapter->counters().api_failures, 0u) << "no call was made";
