@@ -90,8 +90,9 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   // The Jobs whose pods may be gangs (jobs.hpp), read by every set_cycle (it outlives the
   // adapter); none: every Job's pods are jobs of their own.
   void use_jobs(const JobIndex& jobs) { jobs_index_ = &jobs; }
-  // Bindings go to `binder` (binder.hpp: worker threads; it outlives the adapter) and their
-  // outcomes are read at the next set_cycle; none: each is sent in the call that decides it.
+  // Bindings, Events and waiting pods' conditions go to `binder` (binder.hpp: worker threads;
+  // it outlives the adapter) and their outcomes are read at the next set_cycle; none: each is
+  // sent in the call that decides it.
   void use_binder(Binder* binder) { binder_ = binder; }
   // The outcomes of the bindings the binder sent since the last call (set_cycle calls it): a
   // refused one is shown unbound again (its hand-over is retried or rolled back by the core).
@@ -115,6 +116,7 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   // waiting reason in the message), each only when its reason changed since it was last
   // told, at most `max_writes` per call (the rest at the next cycle): 10,000 pods that start
   // waiting at once cost 10,000 writes spread over cycles, and nothing while they wait on.
+  // With a binder, at most `max_writes` wait for its workers at any time.
   void report_waits(std::size_t max_writes);
 
   // --- driver::ClusterSource ---
@@ -184,6 +186,8 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   [[nodiscard]] static EventSpec event_spec(const PodView& p, const char* type, const char* reason,
                                             const char* action, const std::string& note);
   void api_failed(const char* what, const std::string& ref, const ApiError& e);
+  // Until when a write handed to the binder may still go out (the leader fence's window).
+  [[nodiscard]] SendBy send_by() const;
   // PodScheduled=False with `message` (a refusal or a waiting reason).
   void condition(const PodView& p, const std::string& message);
 

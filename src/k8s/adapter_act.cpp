@@ -27,11 +27,22 @@ EventSpec K8sAdapter::event_spec(const PodView& p, const char* type, const char*
   return s;
 }
 
+SendBy K8sAdapter::send_by() const {
+  const std::int64_t window = fence_.send_window_ms();
+  return window < std::numeric_limits<std::int64_t>::max()
+             ? std::chrono::steady_clock::now() + std::chrono::milliseconds(window)
+             : kNoDeadline;
+}
+
 void K8sAdapter::event(const PodView& p, const char* type, const char* reason, const char* action,
                        const std::string& note) {
   if (!fence_.may_send()) return;
-  if (auto r = create_event(client_, event_spec(p, type, reason, action, note)); !r)
+  EventSpec spec = event_spec(p, type, reason, action, note);
+  if (binder_) {  // beside the loop (binder.hpp: the notes' lane)
+    binder_->submit(Note{Note::Kind::Event, p.ns, p.name, std::move(spec), "", send_by()});
+  } else if (auto r = create_event(client_, spec); !r) {
     api_failed("event_failed", p.ref(), r.error());
+  }
 }
 
 void K8sAdapter::collect_binds() {
@@ -51,7 +62,14 @@ void K8sAdapter::collect_binds() {
       continue;
     }
     ++counters_.binds;
-    if (o.event_error) api_failed("event_failed", o.ref, *o.event_error);
+  }
+  for (const auto& n : binder_->take_note_failures()) {
+    if (n.error) {
+      api_failed(n.kind == Note::Kind::Event ? "event_failed" : "condition_failed", n.ref,
+                 *n.error);
+    } else {
+      fence_.count_late();  // not sent: the fence's window ran out first
+    }
   }
 }
 
@@ -64,13 +82,11 @@ void K8sAdapter::tell(const PodView& p, const std::string& reason, const char* e
 
 void K8sAdapter::condition(const PodView& p, const std::string& message) {
   if (!fence_.may_send()) return;
-  const json body = {{"status",
-                      {{"conditions", json::array({{{"type", "PodScheduled"},
-                                                    {"status", "False"},
-                                                    {"reason", "Unschedulable"},
-                                                    {"message", message}}})}}}};
-  if (auto r = client_.patch(pods_path(p.ns, p.name, "status"), body, PatchType::Strategic); !r)
+  if (binder_) {
+    binder_->submit(Note{Note::Kind::Condition, p.ns, p.name, {}, message, send_by()});
+  } else if (auto r = mark_unschedulable(client_, p.ns, p.name, message); !r) {
     if (!r.error().not_found()) api_failed("condition_failed", p.ref(), r.error());
+  }
 }
 
 namespace {
@@ -103,6 +119,12 @@ const char* wait_text(WaitReason r) {
 
 void K8sAdapter::report_waits(std::size_t max_writes) {
   std::size_t writes = 0;
+  // With a binder the writes queue beside the loop: no more than `max_writes` waiting there
+  // (the rest are told at a later cycle, as without one).
+  if (binder_) {
+    const std::size_t queued = binder_->notes_queued();
+    max_writes = queued >= max_writes ? 0 : max_writes - queued;
+  }
   for (std::size_t i = 0; i < jobs_.size() && writes < max_writes; ++i) {
     PodJob& j = jobs_[i];
     if (j.key.empty() || j.start) continue;
@@ -206,12 +228,8 @@ bool K8sAdapter::bind(const PodJob& j, const PodView& p, const Node& node,
                            (j.start->borrowed ? ", borrowed" : "") +
                            (j.gang ? ", gang " + j.name : "") + ")";
   if (binder_) {  // sent beside the loop; taken as accepted until its outcome says otherwise
-    BindRequest r{p.uid,     p.ns, p.name,
-                  node.name, ann,  event_spec(p, "Normal", "Scheduled", "Binding", note)};
-    if (const std::int64_t window = fence_.send_window_ms();
-        window < std::numeric_limits<std::int64_t>::max())
-      r.send_by = std::chrono::steady_clock::now() + std::chrono::milliseconds(window);
-    binder_->submit(std::move(r));
+    binder_->submit(BindRequest{p.uid, p.ns, p.name, node.name, ann,
+                                event_spec(p, "Normal", "Scheduled", "Binding", note), send_by()});
   } else {
     if (auto r = bind_pod(client_, p.ns, p.name, node.name, ann); !r) {
       api_failed("bind_failed", p.ref(), r.error());

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <limits>
 #include <memory>
@@ -651,12 +653,55 @@ TEST(K8sBinder, EveryBindingComesBackAsAnOutcome) {
   EXPECT_EQ(b.in_flight(), 5u) << "until taken back";
   const auto out = b.take_outcomes();
   ASSERT_EQ(out.size(), 5u);
-  for (const auto& o : out) {
-    EXPECT_TRUE(o.bind_error) << o.ref;
-    EXPECT_FALSE(o.event_error) << "no Event for a binding that did not take";
-  }
+  for (const auto& o : out) EXPECT_TRUE(o.bind_error) << o.ref;
+  EXPECT_TRUE(b.take_note_failures().empty()) << "no Event for a binding that did not take";
   EXPECT_EQ(b.in_flight(), 0u);
   EXPECT_EQ(b.drop_queued(), 0u);
+}
+
+// Notes (Events, conditions) go out on their own lane: each one that fails comes back with
+// its kind and error, one whose fence window passed comes back without an error (not sent).
+TEST(K8sBinder, NotesThatDidNotGoOutComeBack) {
+  Binder b(unreachable(), 2);
+  EventSpec spec;
+  spec.regarding = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"namespace", "a"}, {"name", "p1"}};
+  spec.type = "Normal";
+  b.submit(Note{Note::Kind::Event, "a", "p1", spec, "", kNoDeadline});
+  b.submit(Note{Note::Kind::Condition, "a", "p2", {}, "waiting", kNoDeadline});
+  b.submit(Note{Note::Kind::Condition, "a", "p3", {}, "waiting", std::chrono::steady_clock::now()});
+  ASSERT_TRUE(b.wait_done(10000));
+  EXPECT_EQ(b.notes_queued(), 0u);
+  auto out = b.take_note_failures();
+  ASSERT_EQ(out.size(), 3u);
+  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.ref < y.ref; });
+  EXPECT_EQ(out[0].kind, Note::Kind::Event);
+  EXPECT_TRUE(out[0].error) << "no server";
+  EXPECT_EQ(out[1].kind, Note::Kind::Condition);
+  EXPECT_TRUE(out[1].error);
+  EXPECT_FALSE(out[2].error) << "too late: not sent";
+  EXPECT_TRUE(b.take_note_failures().empty());
+}
+
+// With a binder the waiting reasons queue beside the loop, at most N waiting for a worker: a
+// pod is told only once its write is queued (the rest at a later cycle), and a deposed
+// scheduler's queued notes are dropped.
+TEST(K8sAdapter, WaitingReasonsQueueBesideTheLoopWithinABound) {
+  Harness h;
+  Binder idle(unreachable(), 0);
+  h.adapter->use_binder(&idle);
+  h.fold({pod("p1", "a", 4), pod("p2", "a", 4), pod("p3", "b", 4)});
+  for (const char* u : {"p1", "p2", "p3"})
+    h.core->state().set_wait(*h.core->book().find(u), WaitReason::Quota, h.wall);
+  h.adapter->report_waits(2);
+  EXPECT_EQ(h.adapter->counters().wait_conditions, 2u);
+  EXPECT_EQ(idle.notes_queued(), 2u) << "handed over, not sent in the loop";
+  EXPECT_EQ(h.adapter->counters().api_failures, 0u);
+  h.adapter->report_waits(2);
+  EXPECT_EQ(h.adapter->counters().wait_conditions, 2u) << "two wait already";
+  EXPECT_EQ(idle.drop_queued(), 0u) << "no binding among them";
+  EXPECT_EQ(idle.notes_queued(), 0u);
+  h.adapter->report_waits(2);
+  EXPECT_EQ(h.adapter->counters().wait_conditions, 3u) << "the third, once there is room";
 }
 
 // With a binder, a hand-over returns at once: the pod counts as bound (its GPUs used) until

@@ -28,6 +28,16 @@ Result<json> create_event(Client& c, const EventSpec& spec) {
   return c.post(events_path(body["metadata"]["namespace"].get<std::string>()), body);
 }
 
+Result<json> mark_unschedulable(Client& c, const std::string& ns, const std::string& pod,
+                                const std::string& message) {
+  const json body = {{"status",
+                      {{"conditions", json::array({{{"type", "PodScheduled"},
+                                                    {"status", "False"},
+                                                    {"reason", "Unschedulable"},
+                                                    {"message", message}}})}}}};
+  return c.patch(pods_path(ns, pod, "status"), body, PatchType::Strategic);
+}
+
 Result<std::optional<std::string>> preferred_version(Client& c, const std::string& group) {
   const std::string path = "/apis/" + group;
   auto r = c.get(path);

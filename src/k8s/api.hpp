@@ -25,6 +25,10 @@ Result<json> create_lease(Client& c, const std::string& ns, const std::string& n
 Result<json> update_lease(Client& c, const std::string& ns, const std::string& name,
                           const LeaseSpec& spec, const std::string& resource_version);
 Result<json> create_event(Client& c, const EventSpec& spec);
+// pods/status: PodScheduled=False, reason Unschedulable, with `message` (what kube-scheduler
+// writes for a pod it cannot place; `kubectl describe pod` shows it).
+Result<json> mark_unschedulable(Client& c, const std::string& ns, const std::string& pod,
+                                const std::string& message);
 // GET /apis/GROUP (discovery): the version the API server prefers for the group ("v1beta2");
 // nullopt when it serves no such group (404: its CRDs are not installed).
 Result<std::optional<std::string>> preferred_version(Client& c, const std::string& group);

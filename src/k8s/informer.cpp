@@ -50,21 +50,29 @@ void Informer::sync(const json& list) {
   std::map<std::string, Object> fresh;
   for (const auto& o : list.value("items", json::array()))
     if (auto k = key_of(o); !k.empty()) fresh[k] = std::make_shared<const json>(o);
-  const std::lock_guard lock(mu_);
-  objects_.swap(fresh);
-  ++changes_;
-  synced_ = true;
+  {
+    const std::lock_guard lock(mu_);
+    objects_.swap(fresh);
+    ++changes_;
+    synced_ = true;
+  }
+  if (wakeup_) wakeup_->notify();
 }
 
 void Informer::apply(const WatchEvent& e) {
   const std::string k = key_of(e.object);
   if (k.empty()) return;
-  const std::lock_guard lock(mu_);
-  if (e.type == WatchEventType::Deleted)
-    objects_.erase(k);
-  else
-    objects_[k] = std::make_shared<const json>(e.object);
-  ++changes_;
+  auto object =
+      e.type == WatchEventType::Deleted ? nullptr : std::make_shared<const json>(e.object);
+  {
+    const std::lock_guard lock(mu_);
+    if (object)
+      objects_[k] = std::move(object);
+    else
+      objects_.erase(k);
+    ++changes_;
+  }
+  if (wakeup_) wakeup_->notify();
 }
 
 std::vector<json> Informer::items(std::uint64_t* changes) const {

@@ -16,6 +16,7 @@
 
 #include "driver/log.hpp"
 #include "k8s/list_watch.hpp"
+#include "k8s/wakeup.hpp"
 
 namespace ds::k8s {
 
@@ -26,6 +27,8 @@ class Informer {
   ~Informer();
   Informer(const Informer&) = delete;
   Informer& operator=(const Informer&) = delete;
+  // `wakeup` is notified of every change the cache takes (set before start; it outlives this).
+  void wake(Wakeup* wakeup) { wakeup_ = wakeup; }
   void start();
   // Waits until the first list arrived; false after `limit_s`.
   bool wait_synced(double limit_s) const;
@@ -45,6 +48,7 @@ class Informer {
   std::map<std::string, Object> objects_;
   std::uint64_t changes_ = 0;
   bool synced_ = false;
+  Wakeup* wakeup_ = nullptr;
   std::jthread thread_;
 };
 

@@ -55,6 +55,7 @@ void PodScheduler::connect() {
   pods_ = std::make_unique<Informer>(*client_, pods_path(""), log_);
   nodes_ = std::make_unique<Informer>(*client_, nodes_path(), log_);
   jobs_ = std::make_unique<Informer>(*client_, resource_path("batch", "v1", "jobs", "", ""), log_);
+  pods_->wake(&wakeup_);
   pods_->start();
   nodes_->start();
   jobs_->start();
@@ -289,9 +290,15 @@ void PodScheduler::step() {
 void PodScheduler::run(const std::atomic<bool>& stop, std::int64_t max_cycles) {
   while (!stop.load() && !fence_.deposed() &&
          (max_cycles <= 0 || static_cast<std::int64_t>(cycles_) < max_cycles)) {
-    const auto next = std::chrono::steady_clock::now() + std::chrono::milliseconds(cfg_.poll_ms);
+    using std::chrono::milliseconds;
+    const auto begun = Wakeup::Clock::now();
+    const std::uint64_t seen = wakeup_.changes();  // a change from now on wakes the next cycle
     step();
-    std::this_thread::sleep_until(next);
+    const auto ended = Wakeup::Clock::now();
+    wakeup_.wait(
+        seen,
+        ended + std::max<Wakeup::Clock::duration>(milliseconds(cfg_.min_gap_ms), ended - begun),
+        begun + milliseconds(cfg_.poll_ms));
   }
   if (binder_ && adapter_ && !fence_.deposed()) {  // the last cycle's bindings go out
     binder_->wait_done(5000);

@@ -3,8 +3,10 @@
 // controller (src/slurm/controller.hpp) on Kubernetes' ports:
 //   informers (informer.hpp: list + watch of Pods, Nodes and Jobs) -> the adapter (adapter.hpp)
 //   -> the driver core (driver/core.hpp: reconciler, policy, apply(), compaction).
-// One cycle every poll_ms: set the time, read the caches, observe nodes, fold the pods in,
-// the GPUs held outside the model, decide, apply, compact.
+// A cycle: set the time, read the caches, observe nodes, fold the pods in, the GPUs held
+// outside the model, decide, apply, compact. Cycles run when the pod watch shows a change
+// (wakeup.hpp), idle at least as long as the last cycle took (at least min_gap_ms), and at
+// the latest every poll_ms.
 // Tenants are namespaces, with the quotas given (a configuration file or --tenants); the
 // policy is any non-oracle policy of the registry, as in the simulator and on Slurm.
 // Leadership (leader.hpp): with leader election on (the default), a scheduler binds and
@@ -59,7 +61,8 @@ struct SchedulerConfig {
   GracePeriods grace;       // evictions' grace periods, per namespace (grace.hpp)
   std::string metrics;      // Prometheus endpoint HOST:PORT ("": none; the CLI serves it)
   double time_scale = 1.0;  // driver time = wall time x scale (a time-scaled replay)
-  int poll_ms = 100;
+  int poll_ms = 100;        // at the latest: a cycle this often without any change
+  int min_gap_ms = 10;      // at the soonest: idle this long, or as long as the last cycle took
   std::int64_t timeout_ms = 32000;  // a start or preemption not carried out by then failed
   std::string journal;
   std::int64_t gpu_memory_mib = kDefaultGpuMemoryMib;
@@ -92,8 +95,9 @@ class PodScheduler {
   void init();
   // One cycle.
   void step();
-  // Cycles every poll_ms until `stop` (or `max_cycles` cycles, when > 0) or deposed; gives
-  // the Lease up at a clean stop, so that a standby takes over at once.
+  // Cycles (on the pods' changes, at the latest every poll_ms: above) until `stop` (or
+  // `max_cycles` cycles, when > 0) or deposed; gives the Lease up at a clean stop, so that a
+  // standby takes over at once.
   void run(const std::atomic<bool>& stop, std::int64_t max_cycles = 0);
   // Another scheduler leads (the Lease lost, or a newer epoch on a pod): nothing more is sent.
   [[nodiscard]] bool deposed() const { return fence_.deposed(); }
@@ -107,6 +111,7 @@ class PodScheduler {
   driver::Log& log_;
   std::unique_ptr<Client> client_;
   std::unique_ptr<Binder> binder_;  // bindings beside the loop (binder.hpp)
+  Wakeup wakeup_;  // the pod informer's changes (before the informers: it outlives them)
   std::unique_ptr<Informer> pods_, nodes_, jobs_;
   NodeReader node_reader_;  // the Node objects' views (pods.hpp)
   JobIndex job_index_;      // the Jobs of this cycle (gangs of Indexed Jobs: jobs.hpp)
