@@ -50,6 +50,7 @@
 #include "driver/journal.hpp"
 #include "driver/log.hpp"
 #include "driver/ports.hpp"
+#include "driver/prometheus.hpp"
 #include "k8s/binder.hpp"
 #include "k8s/client.hpp"
 #include "k8s/grace.hpp"
@@ -66,6 +67,9 @@ struct AdapterCounters {
   std::uint64_t api_failures = 0;     // calls the API refused or that got no answer
   std::uint64_t waits_for_gpus = 0;   // hand-overs deferred: the API shows the GPUs held
   std::uint64_t wait_conditions = 0;  // PodScheduled=False conditions written for waiting pods
+  // Bindings sent by the binder: from the hand-over to the API's answer (its queue included).
+  driver::Histogram bind_seconds{driver::latency_buckets()};
+  std::size_t binds_queued = 0, notes_queued = 0;  // waiting for the binder's workers now
 };
 
 class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {

@@ -49,6 +49,7 @@ void K8sAdapter::collect_binds() {
   if (!binder_) return;
   if (!fence_.acting()) binder_->drop_queued();  // another leader acts: nothing more goes out
   for (auto& o : binder_->take_outcomes()) {
+    if (!o.late) counters_.bind_seconds.observe(o.seconds);
     if (o.late) {  // the fence's window ran out before a worker could send it
       assumed_.erase(o.uid);
       fence_.count_late();

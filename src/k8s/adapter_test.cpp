@@ -717,6 +717,7 @@ TEST(K8sAdapter, BindingsBesideTheLoopComeBackAtTheNextCycle) {
   h.fold_objects({object});
   EXPECT_EQ(h.adapter->counters().api_failures, 1u) << "the refused binding, read at the cycle";
   EXPECT_EQ(h.adapter->counters().binds, 0u);
+  EXPECT_EQ(h.adapter->counters().bind_seconds.count, 1u) << "its latency, refused or not";
   EXPECT_EQ(h.job("w")->phase, driver::Phase::Waiting) << "unbound again";
 }
 

@@ -21,6 +21,7 @@ Binder::~Binder() {
 }
 
 void Binder::submit(BindRequest r) {
+  r.handed = std::chrono::steady_clock::now();
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(std::move(r));
@@ -68,6 +69,11 @@ std::size_t Binder::drop_queued() {
 std::size_t Binder::notes_queued() const {
   std::lock_guard<std::mutex> lock(mu_);
   return notes_.size();
+}
+
+std::size_t Binder::binds_queued() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queue_.size();
 }
 
 std::size_t Binder::in_flight() const {
@@ -124,6 +130,7 @@ void Binder::work(const Kubeconfig& config, std::stop_token stop) {
     } else if (auto b = bind_pod(client, r.ns, r.name, r.node, r.annotations); !b) {
       o.bind_error = b.error();
     }
+    o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - r.handed).count();
     const bool tell = !o.late && !o.bind_error;
     {
       std::lock_guard<std::mutex> lock(mu_);

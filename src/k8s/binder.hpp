@@ -41,12 +41,14 @@ struct BindRequest {
   // Not sent from then on (the leader fence's window when it was handed over: the Lease may be
   // someone else's after it).
   SendBy send_by = kNoDeadline;
+  std::chrono::steady_clock::time_point handed = {};  // set by submit()
 };
 
 struct BindOutcome {
   std::string uid, ref;                // ref: NS/NAME
   std::optional<ApiError> bind_error;  // none: bound
   bool late = false;                   // not sent: its send_by had passed
+  double seconds = 0;                  // from the hand-over to the API's answer
 };
 
 // A write that only tells: an Event, or a pod's PodScheduled=False condition with `message`.
@@ -89,6 +91,8 @@ class Binder {
   [[nodiscard]] std::size_t in_flight() const;
   // Notes waiting for a worker (the adapter holds further waiting reasons back beyond a bound).
   [[nodiscard]] std::size_t notes_queued() const;
+  // Bindings waiting for a worker.
+  [[nodiscard]] std::size_t binds_queued() const;
   // Waits until every submitted binding has its outcome and every note went out (or
   // `limit_ms` passed); false on the limit. A clean stop lets the last cycle's writes go out.
   bool wait_done(int limit_ms);

@@ -55,6 +55,16 @@ std::string PodScheduler::metrics_text() const {
   counter("deepshare_k8s_hand_over_waits_total",
           "Bindings deferred because the API still showed the node's nvidia.com/gpu held",
           c.adapter.waits_for_gpus);
+  w.family("deepshare_k8s_bind_duration_seconds", "histogram",
+           "Bindings sent beside the loop: from the hand-over to the API's answer");
+  w.histogram("deepshare_k8s_bind_duration_seconds", {}, c.adapter.bind_seconds);
+  w.family("deepshare_k8s_writes_queued", "gauge",
+           "Writes waiting for the binder's workers (lane: bindings, or notes: Events and "
+           "waiting pods' conditions)");
+  w.sample("deepshare_k8s_writes_queued", {{"lane", "bindings"}},
+           static_cast<double>(c.adapter.binds_queued));
+  w.sample("deepshare_k8s_writes_queued", {{"lane", "notes"}},
+           static_cast<double>(c.adapter.notes_queued));
   w.family("deepshare_leader", "gauge",
            "1 while this scheduler holds the Lease and acts (or runs without one), else 0");
   w.sample("deepshare_leader",

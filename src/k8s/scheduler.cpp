@@ -332,6 +332,10 @@ SchedulerCounters PodScheduler::counters() const {
   c.last_observe_ms = last_observe_ms_;
   if (core_) c.core = core_->counters();
   if (adapter_) c.adapter = adapter_->counters();
+  if (binder_) {
+    c.adapter.binds_queued = binder_->binds_queued();
+    c.adapter.notes_queued = binder_->notes_queued();
+  }
   return c;
 }
 

@@ -206,6 +206,10 @@ grep -E '^deepshare_(leader|starts_total|k8s_binds_total|k8s_wait_conditions_tot
 grep -qx 'deepshare_leader 1' "$BASE/check/metrics.txt" || fail "B's metrics do not say it leads"
 grep -q '^deepshare_tenant_quota_gpus{tenant="nobody"} 1$' "$BASE/check/metrics.txt" || fail "no live quota of nobody in the metrics"
 grep -q '^deepshare_k8s_binds_total [1-9]' "$BASE/check/metrics.txt" || fail "no binding counted in B's metrics"
+grep -q '^deepshare_k8s_bind_duration_seconds_count [1-9]' "$BASE/check/metrics.txt" ||
+  fail "no binding's latency in B's metrics"
+grep -q '^deepshare_k8s_writes_queued{lane="notes"} [0-9]' "$BASE/check/metrics.txt" ||
+  fail "no notes' queue in B's metrics"
 sleep 1  # the last changes reach the watch
 kill "$SCHED_PID" && wait "$SCHED_PID"
 rc=$?
