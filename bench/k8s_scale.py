@@ -19,6 +19,12 @@ arrives):
             fill pod whose deletion the watch showed (freed GPU -> new binding: the
             latency of a scheduler with BACKLOG pods pending), and bindings per second.
 
+With --kueue-queue Q the pods are Kueue's to admit (plain-pod integration): created as Kueue's
+pod webhook would leave them (the queue label, kueue.x-k8s.io/managed with its finalizer, the
+scheduling gate kueue.x-k8s.io/admission; the test cluster registers no webhook), so that
+Kueue makes a Workload of each, admits it against the ClusterQueue's quota and lifts the gate,
+and kube-scheduler binds it: creation -> binding includes the admission.
+
 Per phase also the CPU seconds (user + system, /proc/PID/stat) of the scheduler and of every
 component of the cluster, and at the end their peak resident memory (VmHWM). Writes one
 JSON object (--out) and prints a summary. Needs only the Python standard library.
@@ -64,9 +70,12 @@ class Api:
         return r.status, payload
 
 
-def pod_manifest(ns, name, scheduler, phase, run_for_s):
+KUEUE_MANAGED = "kueue.x-k8s.io/managed"  # label and finalizer (Kueue v0.17.0's pod webhook)
+
+
+def pod_manifest(ns, name, scheduler, phase, run_for_s, kueue_queue=None):
     annotations = {"deepshare.io/run-for": f"{run_for_s}s"} if run_for_s else {}
-    return {
+    m = {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "namespace": ns, "labels": {"bench-phase": phase},
@@ -78,6 +87,11 @@ def pod_manifest(ns, name, scheduler, phase, run_for_s):
                 "limits": {"nvidia.com/gpu": "1"}, "requests": {"cpu": "10m", "memory": "16Mi"}}}],
         },
     }
+    if kueue_queue:
+        m["metadata"]["labels"].update({"kueue.x-k8s.io/queue-name": kueue_queue, KUEUE_MANAGED: "true"})
+        m["metadata"]["finalizers"] = [KUEUE_MANAGED]
+        m["spec"]["schedulingGates"] = [{"name": "kueue.x-k8s.io/admission"}]
+    return m
 
 
 class Watch(threading.Thread):
@@ -292,6 +306,7 @@ def main():
     ap.add_argument("--churn-s", type=float, default=60.0)
     ap.add_argument("--concurrency", type=int, default=4, help="connections creating pods")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds any phase may wait")
+    ap.add_argument("--kueue-queue", help="the pods are Kueue's (plain-pod integration), in this LocalQueue")
     ap.add_argument("--out", required=True, help="JSON file written")
     a = ap.parse_args()
 
@@ -316,7 +331,7 @@ def main():
         print(f"{name}: cpu_s {json.dumps(r['cpu_s'])}", flush=True)
 
     def bound_phase(names, rate):
-        create_s = creator.create([pod_manifest(a.ns, n, a.scheduler_name, names[n][0], names[n][1]) for n in names], rate)
+        create_s = creator.create([pod_manifest(a.ns, n, a.scheduler_name, names[n][0], names[n][1], a.kueue_queue) for n in names], rate)
         complete = wait_until(lambda: watch.bound_count(names) == len(names), a.timeout, "bound", watch)
         with watch.lock:
             times = [(creator.created[n], watch.bound[n]) for n in names if n in watch.bound and n in creator.created]
@@ -345,7 +360,7 @@ def main():
 
     def backlog_and_churn():
         backlog = {f"b-{i}": ("backlog", 0) for i in range(a.backlog)}
-        creator.create([pod_manifest(a.ns, n, a.scheduler_name, "backlog", 0) for n in backlog], 0)
+        creator.create([pod_manifest(a.ns, n, a.scheduler_name, "backlog", 0, a.kueue_queue) for n in backlog], 0)
         time.sleep(a.settle)
         early = watch.bound_count(backlog)
         with watch.lock:

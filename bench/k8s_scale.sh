@@ -20,10 +20,14 @@
 #   default-qps    kube-scheduler with its client's limit raised to SCHED_QPS (default 5000,
 #                  burst twice that): DeepShare's client has no such limit, so this is the
 #                  fair throughput peer.
-# Kueue is not in this benchmark: its admission works on Jobs (batch/job integration), whose
-# pods the job controller creates at the controller-manager's own client limit; see §14.
+#   kueue          the real Kueue (scripts/k8s/start-kueue.sh, plain-pod integration, its
+#                  client at SCHED_QPS too) admits every pod against one ClusterQueue whose
+#                  nominalQuota is the cluster's GPUs (and ample CPU and memory), and
+#                  default-qps's kube-scheduler binds the admitted pods: creation -> binding
+#                  includes the admission (bench/k8s_scale.py --kueue-queue). The CPU and
+#                  memory of Kueue are in result.json ("kueue") beside kube-scheduler's.
 #
-# Usage: bench/k8s_scale.sh OUT [SCHEDULER...]   (default: default default-qps deepshare)
+# Usage: bench/k8s_scale.sh OUT [SCHEDULER...]   (default: default default-qps kueue deepshare)
 # Env: NODES=1000 GPUS=8 ARRIVALS=10000 RATE=50 RUN_FOR=30 FILL=(NODES*GPUS) BACKLOG=10000
 #      CHURN_RATE=50 CHURN_S=60 SETTLE=30 SCHED_QPS=5000 BIN=build/bin TIMEOUT=900
 #      PROFILE=1: `perf record` of the scheduler under test for the whole run (199 Hz), its
@@ -35,15 +39,15 @@ BIN=${BIN:-$SRC/build/bin}
 OUT=${1:?usage: bench/k8s_scale.sh OUT [SCHEDULER...]}
 shift
 SCHEDULERS=("$@")
-[ ${#SCHEDULERS[@]} -gt 0 ] || SCHEDULERS=(default default-qps deepshare)
+[ ${#SCHEDULERS[@]} -gt 0 ] || SCHEDULERS=(default default-qps kueue deepshare)
 NODES=${NODES:-1000}
 GPUS=${GPUS:-8}
 FILL=${FILL:-$((NODES * GPUS))}
 SCHED_QPS=${SCHED_QPS:-5000}
 for s in "${SCHEDULERS[@]}"; do
   case $s in
-    deepshare | default | default-qps) ;;
-    *) echo "k8s_scale.sh: unknown scheduler '$s' (deepshare|default|default-qps)" >&2; exit 2 ;;
+    deepshare | default | default-qps | kueue) ;;
+    *) echo "k8s_scale.sh: unknown scheduler '$s' (deepshare|default|default-qps|kueue)" >&2; exit 2 ;;
   esac
 done
 [ -x "$BIN/deepshare" ] || { echo "k8s_scale.sh: no $BIN/deepshare (scripts/build.sh)" >&2; exit 2; }
@@ -56,7 +60,7 @@ for s in "${SCHEDULERS[@]}"; do
   echo "== $s: cluster of $NODES nodes x $GPUS GPUs"
   BASE=$(mktemp -d /tmp/dsks.XXXX)
   qps=
-  [ "$s" = default-qps ] && qps=$SCHED_QPS
+  [ "$s" = default-qps ] || [ "$s" = kueue ] && qps=$SCHED_QPS
   t0=$(date +%s)
   NODES=$NODES GPUS=$GPUS SCHEDULER=1 SCHEDULER_QPS=$qps KCM_QPS=100 POD_DELETE=fast READY_TIMEOUT=600 \
     "$SRC/scripts/k8s/start-cluster.sh" | tee "$dir/run.txt" || exit 1
@@ -64,6 +68,37 @@ for s in "${SCHEDULERS[@]}"; do
   source "$BASE/env.sh"
   kubectl create namespace bench >/dev/null
   until kubectl -n bench get serviceaccount default >/dev/null 2>&1; do sleep 0.2; done
+  kueue_args=()
+  if [ "$s" = kueue ]; then
+    KUEUE_QPS=$SCHED_QPS KUEUE_BURST=$((SCHED_QPS * 2)) KUEUE_FRAMEWORKS="batch/job pod" \
+      "$SRC/scripts/k8s/start-kueue.sh" | tee -a "$dir/run.txt" || exit 1
+    kubectl apply -f - >/dev/null <<EOF || exit 1
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: default-flavor}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: bench}
+spec:
+  namespaceSelector: {}
+  queueingStrategy: BestEffortFIFO
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu, cpu, memory]
+    flavors:
+    - name: default-flavor
+      resources:
+      - {name: nvidia.com/gpu, nominalQuota: $FILL}
+      - {name: cpu, nominalQuota: 100k}
+      - {name: memory, nominalQuota: 1000Ti}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: bench, namespace: bench}
+spec: {clusterQueue: bench}
+EOF
+    kueue_args=(--kueue-queue bench)
+  fi
   if [ "$s" = deepshare ]; then
     "$BIN/deepshare" k8s run --tenants "bench=$FILL" --no-leader-elect >"$dir/scheduler.log" 2>&1 &
     SCHED_PID=$!
@@ -82,13 +117,14 @@ for s in "${SCHEDULERS[@]}"; do
     --arrivals "${ARRIVALS:-10000}" --rate "${RATE:-50}" --run-for "${RUN_FOR:-30}" \
     --fill "$FILL" --backlog "${BACKLOG:-10000}" --settle "${SETTLE:-30}" \
     --churn-rate "${CHURN_RATE:-50}" --churn-s "${CHURN_S:-60}" --timeout "${TIMEOUT:-900}" \
-    --out "$dir/result.json" | tee -a "$dir/run.txt" || fail=1
+    "${kueue_args[@]}" --out "$dir/result.json" | tee -a "$dir/run.txt" || fail=1
   if [ -n "$PERF_PID" ]; then
     kill -INT "$PERF_PID" 2>/dev/null
     wait "$PERF_PID" 2>/dev/null
     perf report -i "$dir/perf.data" --stdio --sort symbol --percent-limit 0.5 2>/dev/null | head -n 300 >"$dir/perf.txt"
   fi
   [ "$s" != deepshare ] && cp "$BASE/log/kube-scheduler.log" "$dir/scheduler.log"
+  [ "$s" = kueue ] && cp "$BASE/log/kueue.log" "$dir/kueue.log"
   echo "machine: $(nproc) cores, load at the end $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$dir/run.txt"
   stop_all
 done

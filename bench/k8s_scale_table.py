@@ -19,7 +19,8 @@ _spec.loader.exec_module(peers)
 BEGIN, END = "<!-- k8s-scale:begin -->", "<!-- k8s-scale:end -->"
 LABEL = {"deepshare": "DeepShare (`deepshare k8s run`)",
          "default": "kube-scheduler, as it ships (client 50 qps)",
-         "default-qps": "kube-scheduler, client 5,000 qps"}
+         "default-qps": "kube-scheduler, client 5,000 qps",
+         "kueue": "Kueue admits, kube-scheduler binds (clients 5,000 qps)"}
 
 
 def ms(v):
@@ -53,7 +54,10 @@ def tables(out, schedulers):
             lat = p[key]
             done = "" if p.get("complete", True) else " (incomplete)"
             cells += [num(p.get("pods_bound_per_s")) + done, ms(lat["p50_s"]), ms(lat["p99_s"])]
-        cells.append(num(r["peak_rss_mib"].get("scheduler"), "{:.0f}"))
+        rss = num(r["peak_rss_mib"].get("scheduler"), "{:.0f}")
+        if r["peak_rss_mib"].get("kueue") is not None:  # the admission is part of the scheduler
+            rss += " + " + num(r["peak_rss_mib"]["kueue"], "{:.0f}") + " (Kueue)"
+        cells.append(rss)
         cells.append("yes" if r.get("ok") else "no")
         rows.append(cells)
         total = {}
@@ -62,7 +66,7 @@ def tables(out, schedulers):
                 total[proc] = total.get(proc, 0) + sec
         wall = sum(p["wall_s"] for p in ph.values())
         cpu_rows.append([LABEL.get(s, s), f"{wall:.0f}"] + [
-            num(total.get(k)) for k in ("scheduler", "kube-apiserver", "etcd", "kwok",
+            num(total.get(k)) for k in ("scheduler", "kueue", "kube-apiserver", "etcd", "kwok",
                                         "kube-controller-manager")])
     md = ["| scheduler | arrivals: bound/s | p50 ms | p99 ms | burst: bound/s | p50 ms | p99 ms "
           "| churn, backlog pending: bound/s | freed→bound p50 ms | p99 ms | scheduler peak RSS MiB "
@@ -70,9 +74,9 @@ def tables(out, schedulers):
           "|---|" + "---:|" * 10 + "---|"]
     md += ["| " + " | ".join(c) + " |" for c in rows]
     md += ["", "CPU seconds of each process over the three phases (user + system, /proc):", "",
-           "| scheduler under test | wall s | scheduler | kube-apiserver | etcd | KWOK "
+           "| scheduler under test | wall s | scheduler | Kueue | kube-apiserver | etcd | KWOK "
            "| kube-controller-manager |",
-           "|---|" + "---:|" * 6]
+           "|---|" + "---:|" * 7]
     md += ["| " + " | ".join(c) + " |" for c in cpu_rows]
     return "\n".join(md) + "\n", bad
 

@@ -11,14 +11,19 @@
 #    ($KUEUE_DIR/config/components/rbac/: role.yaml, manager_secrets_role.yaml,
 #    metrics_auth_role.yaml, named as its kustomization names them), so it acts with the
 #    rights a real install grants, no more;
-#  - writes BASE/kueue/config.yaml: every listener on 127.0.0.1 (webhook API_PORT+6, metrics
+#  - writes BASE/kueue/config.yaml: the workers per controller of Kueue's own manifests, every
+#    listener on 127.0.0.1 (webhook API_PORT+6, metrics
 #    +7, health +8), leaderElection off, internalCertManagement off (it would patch webhook
 #    configurations and a Secret for a Service that does not exist), integrations
-#    batch/job only, and starts it with --feature-gates=VisibilityOnDemand=false (an extra
-#    aggregated API server). No webhook configuration is registered: no `service:`
-#    reference may exist (the API server would dial a cluster IP), so Jobs are created the
-#    way Kueue's defaulting webhook would leave them: `suspend: true` plus the label
-#    kueue.x-k8s.io/queue-name (Kueue suspends an unsuspended unadmitted Job anyway);
+#    batch/job only (KUEUE_FRAMEWORKS), and starts it with
+#    --feature-gates=VisibilityOnDemand=false (an extra aggregated API server). No webhook
+#    configuration is registered: no `service:` reference may exist (the API server would
+#    dial a cluster IP), so Jobs are created the way Kueue's defaulting webhook would leave
+#    them: `suspend: true` plus the label
+#    kueue.x-k8s.io/queue-name (Kueue suspends an unsuspended unadmitted Job anyway); with
+#    KUEUE_FRAMEWORKS="batch/job pod", plain pods are created as Kueue's pod webhook would
+#    leave them (bench/k8s_scale.py --kueue-queue: the label kueue.x-k8s.io/managed, its
+#    finalizer and the scheduling gate kueue.x-k8s.io/admission besides the queue label);
 #  - serving certificates signed by the cluster's CA: the webhook server's in
 #    BASE/kueue/webhook-certs; the metrics server's must be at the path Kueue hard-codes,
 #    /etc/kueue/metrics/certs/tls.{crt,key}: as root, Kueue runs in a mount namespace of its
@@ -29,6 +34,7 @@
 #
 # Usage: BASE=$BASE scripts/k8s/start-kueue.sh     (after start-cluster.sh)
 # Env: KUEUE_QPS (50) and KUEUE_BURST (100): Kueue's client rate limit (its defaults);
+#      KUEUE_FRAMEWORKS ("batch/job"): the integrations, space-separated;
 #      READY_TIMEOUT (120 s).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -83,6 +89,16 @@ client_kubeconfig kueue "/CN=system:kueue" "$BASE/run/kueue.kubeconfig"
   sign_cert "$K/etc-upper/kueue/metrics/certs" tls "/CN=kueue-metrics" \
     "subjectAltName=IP:127.0.0.1,DNS:localhost"
 
+# The workers per controller as Kueue's own manifests configure them
+# (config/components/manager/controller_manager_config.yaml: Job and Pod 5, Workload 5, the
+# queues 1), read from the module cache; without them every controller gets one worker
+# (controller-runtime's default), and Kueue admitted ~10 plain pods a second here.
+controller_concurrency() {
+  sed -n '/^controller:/,/^[a-z]/{/^  /p}' "$KUEUE_DIR/config/components/manager/controller_manager_config.yaml"
+}
+[ -n "$(controller_concurrency)" ] ||
+  { echo "start-kueue.sh: no controller settings in Kueue's controller_manager_config.yaml" >&2; exit 1; }
+
 cat >"$K/config.yaml" <<EOF
 # Kueue's Configuration for DeepShare's test cluster (written by scripts/k8s/start-kueue.sh)
 apiVersion: config.kueue.x-k8s.io/v1beta2
@@ -101,12 +117,14 @@ leaderElection:
 internalCertManagement:
   enable: false
 manageJobsWithoutQueueName: false
+controller:
+$(controller_concurrency)
 clientConnection:
   qps: ${KUEUE_QPS:-50}
   burst: ${KUEUE_BURST:-100}
 integrations:
   frameworks:
-  - batch/job
+$(for f in ${KUEUE_FRAMEWORKS:-batch/job}; do echo "  - $f"; done)
 EOF
 
 args=("$K8SBIN/kueue" "--config=$K/config.yaml" "--kubeconfig=$BASE/run/kueue.kubeconfig"
