@@ -1,8 +1,9 @@
 // When the scheduling loop runs its next cycle (scheduler.cpp): at once when a watched
 // collection changed (the pod informer calls `notify` for every change it takes), but never
-// sooner than `earliest` after the last cycle began, and at the latest at `latest` (time
-// moves on without a change: checkpoints, leases, timeouts). A loop that only polled every
-// 100 ms let a freed GPU or a new pod wait up to a whole period before anything looked at it.
+// before `earliest` (the loop idles at least as long as its last cycle took), and at the
+// latest at `latest` (time moves on without a change: checkpoints, leases, timeouts). A loop
+// that only polled every 100 ms let a freed GPU or a new pod wait up to a whole period before
+// anything looked at it.
 #pragma once
 
 #include <algorithm>
