@@ -34,16 +34,27 @@ stop_slurm_leftovers() {
 }
 trap stop_slurm_leftovers EXIT
 
+# When a test fails, its own failing lines are repeated at the very end of the log, where
+# a CI excerpt that keeps only a log's head and tail still shows them.
+failed_checks() {
+  local log
+  log=$(ls -t "$1"/Testing/Temporary/LastTest*.log 2>/dev/null | head -1)
+  [ -n "$log" ] || return 0
+  echo "== the failing lines of the failed tests (all of it: $log)"
+  grep -E '^FAIL|^\[  FAILED  \]|: Failure$|runtime error:|ERROR: AddressSanitizer' "$log" |
+    grep -v '^\[  FAILED  \] *[0-9]* tests\?,' | head -20 | cut -c1-400
+}
+
 echo "== release build (gcc) and tests"
 cmake --preset release -DDEEPSHARE_SLURM_TESTS=ON -DDEEPSHARE_K8S_TESTS=ON >/dev/null
 cmake --build --preset release -j "$jobs"
-ctest --preset release -j "$jobs"
+ctest --preset release -j "$jobs" || { failed_checks build; exit 1; }
 
 if [ "${DEEPSHARE_SKIP_ASAN:-0}" != "1" ]; then
   echo "== ASan + UBSan build (clang) and tests"
   cmake --preset asan >/dev/null
   cmake --build --preset asan -j "$jobs"
-  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset asan -j "$jobs"
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset asan -j "$jobs" || { failed_checks build-asan; exit 1; }
 fi
 
 if [ "${DEEPSHARE_SKIP_FUZZ:-0}" != "1" ]; then
