@@ -69,7 +69,6 @@ struct AdapterCounters {
   std::uint64_t wait_conditions = 0;  // PodScheduled=False conditions written for waiting pods
   // Bindings sent by the binder: from the hand-over to the API's answer (its queue included).
   driver::Histogram bind_seconds{driver::latency_buckets()};
-  std::size_t binds_queued = 0, notes_queued = 0;  // waiting for the binder's workers now
 };
 
 class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {

@@ -49,7 +49,6 @@ void K8sAdapter::collect_binds() {
   if (!binder_) return;
   if (!fence_.acting()) binder_->drop_queued();  // another leader acts: nothing more goes out
   for (auto& o : binder_->take_outcomes()) {
-    if (!o.late) counters_.bind_seconds.observe(o.seconds);
     if (o.late) {  // the fence's window ran out before a worker could send it
       assumed_.erase(o.uid);
       fence_.count_late();
@@ -57,6 +56,7 @@ void K8sAdapter::collect_binds() {
                 {{"pod", o.ref}, {"detail", "not sent: the Lease may be another's by now"}});
       continue;
     }
+    counters_.bind_seconds.observe(o.seconds);  // sent: answered or failed
     if (o.bind_error) {
       assumed_.erase(o.uid);  // shown unbound again (the cache never showed it bound)
       api_failed("bind_failed", o.ref, *o.bind_error);

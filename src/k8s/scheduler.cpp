@@ -333,8 +333,8 @@ SchedulerCounters PodScheduler::counters() const {
   if (core_) c.core = core_->counters();
   if (adapter_) c.adapter = adapter_->counters();
   if (binder_) {
-    c.adapter.binds_queued = binder_->binds_queued();
-    c.adapter.notes_queued = binder_->notes_queued();
+    c.binds_queued = binder_->binds_queued();
+    c.notes_queued = binder_->notes_queued();
   }
   return c;
 }
