@@ -63,8 +63,7 @@ std::string PodScheduler::metrics_text() const {
            "waiting pods' conditions)");
   w.sample("deepshare_k8s_writes_queued", {{"lane", "bindings"}},
            static_cast<double>(c.binds_queued));
-  w.sample("deepshare_k8s_writes_queued", {{"lane", "notes"}},
-           static_cast<double>(c.notes_queued));
+  w.sample("deepshare_k8s_writes_queued", {{"lane", "notes"}}, static_cast<double>(c.notes_queued));
   w.family("deepshare_leader", "gauge",
            "1 while this scheduler holds the Lease and acts (or runs without one), else 0");
   w.sample("deepshare_leader",

@@ -75,7 +75,7 @@ struct SchedulerCounters {
   std::uint64_t tenant_reloads = 0;  // changes of the live tenants applied
   std::uint64_t fenced = 0;          // writes not sent: not (or no longer) the leader
   driver::Histogram cycle_seconds{driver::latency_buckets()};
-  std::int64_t last_observe_ms = 0;  // Unix ms of the last cycle that read the caches
+  std::int64_t last_observe_ms = 0;                // Unix ms of the last cycle that read the caches
   std::size_t binds_queued = 0, notes_queued = 0;  // waiting for the binder's workers now
   driver::CoreCounters core;
   AdapterCounters adapter;
