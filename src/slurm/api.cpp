@@ -238,6 +238,8 @@ std::optional<JobTable> SlurmApi::read_jobs(std::int64_t since) {
     o.admin_comment = str(j.admin_comment);
     o.num_nodes = j.num_nodes;
     o.excluded_nodes = expand(j.exc_nodes);
+    o.features = str(j.features);
+    if (o.features == "(null)") o.features.clear();
     if (j.time_limit != INFINITE && j.time_limit != NO_VAL)
       o.time_limit_s = static_cast<std::int64_t>(j.time_limit) * 60;
     // Per node: pn_min_cpus, or the job's minimum CPUs spread over its nodes; memory per

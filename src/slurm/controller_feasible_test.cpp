@@ -77,6 +77,38 @@ TEST_P(Feasible, JobsRunOnlyWhereSlurmCanStartThem) {
   EXPECT_EQ(ctl->counters().invalid_decisions, 0u);
 }
 
+// node1 "fast", node2 none, node3 "fast" and "bigmem", node4 "bigmem": jobs constrained to
+// "fast" run on node1 or node3 only, "fast&bigmem" on node3, "fast|bigmem" anywhere but node2.
+TEST_P(Feasible, JobsRunOnlyOnNodesWithTheirFeatures) {
+  FakeOptions o = two_sizes();
+  o.node_features = {"fast", "", "fast,bigmem", "bigmem"};
+  FakeHarness h(o);
+  h.cfg = fake_config(GetParam());
+  auto ctl = h.start();
+  const std::pair<std::string, std::vector<std::string>> kinds[] = {
+      {"fast", {"node1", "node3"}},
+      {"fast&bigmem", {"node3"}},
+      {"fast|bigmem", {"node1", "node3", "node4"}}};
+  std::vector<std::pair<std::uint32_t, std::vector<std::string>>> jobs;
+  for (int k = 0; k < 2; ++k)
+    for (const auto& [features, allowed] : kinds) {
+      const auto id = h.fc.submit(k == 0 ? "alpha" : "beta", 2, 6000);
+      h.fc.constrain(id, features);
+      jobs.emplace_back(id, allowed);
+    }
+  const auto any = h.fc.submit("alpha", 4, 6000);
+  h.run(*ctl, 200000);
+  for (const auto& [id, allowed] : jobs) {
+    const FakeJobStats& s = h.fc.stats(id);
+    EXPECT_TRUE(s.completed) << h.fc.describe(id);
+    EXPECT_TRUE(only_on(s.ran_on, allowed)) << h.fc.describe(id);
+  }
+  EXPECT_TRUE(h.fc.stats(any).completed) << h.fc.describe(any);
+  EXPECT_EQ(h.fc.unstartable_pins(), 0);
+  for (const auto& why : h.unsound()) ADD_FAILURE() << why;
+  EXPECT_EQ(ctl->counters().invalid_decisions, 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryOnlinePolicy, Feasible, ::testing::ValuesIn(online_policies()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string n = info.param;
@@ -166,12 +198,77 @@ TEST(FeasibleRefused, AJobNoNodeCanHoldIsRefusedWithTheReason) {
   for (const auto& why : h.unsound(false, true)) ADD_FAILURE() << why;
 }
 
+// A constraint no node meets (Slurm's BadConstraints: it would never start the job), and one
+// in a form DeepShare does not read: cancelled at once with the reason, never started.
+TEST(FeasibleRefused, AConstraintNoNodeMeetsOrThatDeepShareCannotReadIsRefused) {
+  FakeOptions o = two_sizes();
+  o.node_features = {"fast", "", "fast,bigmem", "bigmem"};
+  FakeHarness h(o);
+  h.cfg = fake_config("deepshare");
+  auto ctl = h.start();
+  const auto none = h.fc.submit("alpha", 1, 1000);
+  h.fc.constrain(none, "slow&bigmem");
+  const auto form = h.fc.submit("alpha", 1, 1000);
+  h.fc.constrain(form, "[fast|bigmem]");
+  const auto ok = h.fc.submit("alpha", 1, 1000);
+  h.fc.constrain(ok, "bigmem");
+  h.run(*ctl, 5000);
+  const std::pair<std::uint32_t, std::string> refused[] = {
+      {none, "node1 lacks the features of --constraint=slow&bigmem"},
+      {form, "'[fast|bigmem]' is not one of these forms"}};
+  for (const auto& [id, why] : refused) {
+    const FakeJobStats& s = h.fc.stats(id);
+    EXPECT_TRUE(s.cancelled) << h.fc.describe(id);
+    EXPECT_EQ(s.starts, 0) << h.fc.describe(id);
+    EXPECT_NE(s.refusal.find(why), std::string::npos) << s.refusal;
+  }
+  EXPECT_TRUE(h.fc.stats(ok).completed) << h.fc.describe(ok);
+  for (const auto& why : h.unsound(false, true)) ADD_FAILURE() << why;
+}
+
+// The forms DeepShare reads, and the ones it refuses.
+TEST(FeasibleNodes, Constraints) {
+  std::string why;
+  auto c = parse_constraint("fast", why);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->names, (std::vector<std::string>{"fast"}));
+  EXPECT_TRUE(c->met_by({"bigmem", "fast"}));
+  EXPECT_FALSE(c->met_by({}));
+  c = parse_constraint("fast&bigmem", why);
+  ASSERT_TRUE(c);
+  EXPECT_FALSE(c->any);
+  EXPECT_TRUE(c->met_by({"bigmem", "fast"}));
+  EXPECT_FALSE(c->met_by({"fast"}));
+  c = parse_constraint("fast|bigmem|a100", why);
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(c->any);
+  EXPECT_TRUE(c->met_by({"a100"}));
+  EXPECT_FALSE(c->met_by({"v100"}));
+  for (const char* odd : {"a&b|c", "[a|b]", "a*2", "(a&b)", "a,b", "a&", "|a", "a||b", "!a"}) {
+    why.clear();
+    EXPECT_FALSE(parse_constraint(odd, why)) << odd;
+    EXPECT_FALSE(why.empty()) << odd;
+  }
+  Cluster cl;
+  cl.add_nodes(3, 4, 24576, "", TenantId());
+  std::vector<NodeLimits> limits(3);
+  limits[1].features = {"fast"};
+  JobInfo j;
+  j.features = "fast";
+  Feasibility f = feasible_nodes(j, 4, 1, cl, limits);
+  EXPECT_EQ(f.allowed, (std::vector<std::uint8_t>{0, 1, 0}));
+  EXPECT_EQ(f.refusal, "");
+  j.features = "fast&big";
+  f = feasible_nodes(j, 4, 1, cl, limits);
+  EXPECT_NE(f.refusal.find("(0 of 3)"), std::string::npos) << f.refusal;
+}
+
 // The rule itself: the mask lists the nodes that hold the job; a 2-node job with one such
 // node is refused; nodes of unknown size (0) limit nothing.
 TEST(FeasibleNodes, MaskAndRefusal) {
   Cluster c;
   c.add_nodes(3, 4, 24576, "", TenantId());
-  const std::vector<NodeLimits> limits = {{8, 16000}, {32, 64000}, {0, 0}};
+  const std::vector<NodeLimits> limits = {{8, 16000, {}}, {32, 64000, {}}, {0, 0, {}}};
   JobInfo j;
   Feasibility f = feasible_nodes(j, 1, 1, c, limits);
   EXPECT_TRUE(f.allowed.empty());  // nothing asked: every node

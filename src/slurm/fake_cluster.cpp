@@ -158,11 +158,34 @@ void FakeCluster::check_pin(const Job& j) {
   if (alloc != r->pin->gpus) ++pin_mismatches_;
 }
 
-// Whether Slurm may start `i` on node index `n` at all: not excluded, enough CPUs and memory.
+// Node index `k`'s Features: its entry of node_features, comma-separated.
+std::vector<std::string> FakeCluster::node_features(std::size_t k) const {
+  std::vector<std::string> out;
+  std::stringstream in(k < o_.node_features.size() ? o_.node_features[k] : std::string());
+  for (std::string f; std::getline(in, f, ',');)
+    if (!f.empty()) out.push_back(f);
+  return out;
+}
+
+// Slurm's test of a constraint on a node, for the forms the tests use: "A", "A&B", "A|B".
+bool FakeCluster::features_met(const std::string& constraint, std::size_t n) const {
+  if (constraint.empty()) return true;
+  const auto has = node_features(n);
+  const bool any = constraint.find('|') != std::string::npos;
+  std::stringstream in(constraint);
+  int met = 0, names = 0;
+  for (std::string f; std::getline(in, f, any ? '|' : '&'); ++names)
+    met += std::count(has.begin(), has.end(), f) > 0 ? 1 : 0;
+  return any ? met > 0 : met == names;
+}
+
+// Whether Slurm may start `i` on node index `n` at all: not excluded, enough CPUs and memory,
+// the Features its constraint asks.
 bool FakeCluster::can_hold(const JobInfo& i, std::size_t n) const {
   const std::string name = node_name(static_cast<int>(n));
   if (std::find(i.excluded_nodes.begin(), i.excluded_nodes.end(), name) != i.excluded_nodes.end())
     return false;
+  if (!features_met(i.features, n)) return false;
   if (n < o_.node_cpus.size() && o_.node_cpus[n] != 0 && i.cpus_per_node > o_.node_cpus[n])
     return false;
   for (const FakeReservation& r : reservations) {
@@ -172,6 +195,11 @@ bool FakeCluster::can_hold(const JobInfo& i, std::size_t n) const {
   }
   return !(n < o_.node_memory_mib.size() && o_.node_memory_mib[n] != 0 &&
            i.mem_per_node_mib > o_.node_memory_mib[n]);
+}
+
+void FakeCluster::constrain(std::uint32_t id, std::string features) {
+  jobs_.at(id).info.features = std::move(features);
+  changed();
 }
 
 void FakeCluster::time_limit(std::uint32_t id, std::int64_t seconds) {
@@ -295,8 +323,7 @@ std::optional<std::vector<NodeInfo>> FakeCluster::nodes() {
     i.state = i.usable ? "IDLE" : "DOWN";
     i.partitions = {o_.partition};
     const auto k = static_cast<std::size_t>(n);
-    if (k < o_.node_features.size() && !o_.node_features[k].empty())
-      i.features = {o_.node_features[k]};
+    if (k < o_.node_features.size()) i.features = node_features(k);
     if (k < o_.node_cpus.size()) i.cpus = o_.node_cpus[k];
     if (k < o_.node_memory_mib.size()) i.memory_mib = o_.node_memory_mib[k];
     for (const FakeReservation& r : reservations)

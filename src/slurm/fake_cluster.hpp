@@ -65,7 +65,8 @@ struct FakeOptions {
   double p_ends_first = 0;
   std::uint64_t seed = 1;
   bool prolog = true;  // PrologSlurmctld refuses starts DeepShare did not decide
-  // Slurm Features of node i (node1 = [0]; GPU models, docs/slurm.md); missing: none.
+  // Slurm Features of node i (node1 = [0]; GPU models, docs/slurm.md), comma-separated;
+  // missing: none.
   std::vector<std::string> node_features;
   // CPUs and RealMemory (MiB) of node i; missing or 0: no limit. Slurm starts a job only on
   // nodes that hold its CPUs and memory and that it does not exclude (feasible.hpp).
@@ -132,6 +133,8 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   std::vector<FakeReservation> reservations;
   // The job's --time in seconds (-1: none), before DeepShare first reads it.
   void time_limit(std::uint32_t id, std::int64_t seconds);
+  // The job's --constraint ("A", "A&B", "A|B"), before DeepShare first reads it.
+  void constrain(std::uint32_t id, std::string features);
 
   // --- checks ---
   [[nodiscard]] const FakeJobStats& stats(std::uint32_t id) const { return stats_.at(id - 1); }
@@ -173,6 +176,8 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   [[nodiscard]] bool pinned(const Job& j) const;
   void check_pin(const Job& j);
   [[nodiscard]] bool can_hold(const JobInfo& i, std::size_t n) const;
+  [[nodiscard]] std::vector<std::string> node_features(std::size_t k) const;
+  [[nodiscard]] bool features_met(const std::string& constraint, std::size_t n) const;
 
   FakeOptions o_;
   std::int64_t now_;

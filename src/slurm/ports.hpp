@@ -75,6 +75,7 @@ struct JobInfo {
   std::vector<std::string> excluded_nodes;
   std::uint32_t cpus_per_node = 0;
   std::uint64_t mem_per_node_mib = 0;
+  std::string features;            // --constraint as Slurm keeps it ("" when none)
   std::int64_t time_limit_s = -1;  // --time in seconds; -1: none (INFINITE)
   [[nodiscard]] bool terminal() const {
     return state == JobState::Completed || state == JobState::Failed ||

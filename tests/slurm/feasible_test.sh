@@ -6,8 +6,12 @@
 #  1. three 4-GPU jobs with --mem=32G (12 GPUs for the 8 of the big nodes: one waits although
 #     node1-2 are idle), one with --cpus-per-task=32, two 2-GPU jobs --exclude=node3,node4:
 #     each completes on a node that holds it (scontrol show job: NodeList);
-#  2. more memory than any node (--mem=128G), every node excluded: never started (refused by
-#     Slurm at submit, or cancelled by DeepShare with the reason in the AdminComment);
+#     with node Features node1 fast, node2 slow, node3 fast+bigmem, node4 bigmem (NODE_FEATURES):
+#     two --constraint=fast jobs complete on node1/node3, one 'fast&bigmem' on node3;
+#  2. more memory than any node (--mem=128G), every node excluded, --constraint='slow&bigmem'
+#     (features no node has together: Slurm's BadConstraints, it would wait for good): never
+#     started (refused by Slurm at submit, or cancelled by DeepShare with the reason in the
+#     AdminComment); a constraint in a form DeepShare does not read ('[fast|bigmem]') likewise;
 #  3. a maintenance reservation on node1-2 starting in a minute: jobs without a time limit
 #     complete on node3-4 only, a job naming the reservation is refused by the gate;
 #  4. the gate refuses --exclusive=user and --nodelist at submit, and the owner's later memory or CPU update
@@ -39,6 +43,7 @@ cleanup() {
 }
 trap cleanup EXIT
 NODES=4 GPUS=4 NODE_CPUS="8 8 64 64" NODE_MEMORY="16000 16000 64000 64000" \
+  NODE_FEATURES="fast slow fast,bigmem bigmem" \
   "$SRC/scripts/slurm/start-cluster.sh" > "$BASE/start-cluster.log" 2>&1 ||
   { echo "FAIL: cluster did not start"; tail -20 "$BASE/start-cluster.log"; exit 1; }
 source "$BASE/env.sh"
@@ -68,10 +73,10 @@ sub() { # seconds sbatch-options... (as alice, account alpha)
 ran_on() { # job regex: it completed, on a node matching it
   [ "$(field "$1" JobState)" = COMPLETED ] && [[ $(field "$1" NodeList) =~ ^($2)$ ]]
 }
-never_ran() { # job: refused at submit (no id) or cancelled by DeepShare, never started
+never_ran() { # job [reason]: refused at submit (no id) or cancelled by DeepShare, never started
   [ -z "$1" ] && return 0
   [ "$(field "$1" JobState)" = CANCELLED ] && [ "$(field "$1" RunTime)" = 00:00:00 ] &&
-    scontrol show job "$1" -o | grep -q 'AdminComment=[^ ]*x=Slurm can start this job'
+    scontrol show job "$1" -o | grep -q "AdminComment=[^ ]*x=${2:-Slurm can start this job}"
 }
 cat > "$BASE/ctl.yaml" <<YAML
 partition: batch
@@ -94,6 +99,10 @@ for P in $POLICIES; do
   exc=(); for _ in 1 2; do exc+=("$(sub 4 --gres=gpu:2 --exclude=node3,node4)"); done
   huge=$(sub 1 --gres=gpu:1 --mem=128G 2>/dev/null)
   none=$(sub 1 --gres=gpu:1 --exclude='node[1-4]' 2>/dev/null)
+  fast=(); for _ in 1 2; do fast+=("$(sub 4 --gres=gpu:2 --constraint=fast)"); done
+  both=$(sub 4 --gres=gpu:2 --constraint='fast&bigmem')
+  apart=$(sub 1 --gres=gpu:1 --constraint='slow&bigmem' 2>/dev/null)
+  form=$(sub 1 --gres=gpu:1 --constraint='[fast|bigmem]' 2>/dev/null)
   if [ "$P" = "${POLICIES%% *}" ]; then
     # The gate: --exclusive=user refused at submit; the owner's memory/CPU update refused
     # (the node mask is read once). A job held by its owner stays pending meanwhile.
@@ -117,6 +126,11 @@ for P in $POLICIES; do
   for j in "${exc[@]}"; do check "$P: --exclude job $j completed on node1/node2 ($(field "$j" NodeList))" ran_on "$j" 'node[12]'; done
   check "$P: --mem=128G never started (${huge:-refused by Slurm at submit})" never_ran "$huge"
   check "$P: every node excluded never started (${none:-refused by Slurm at submit})" never_ran "$none"
+  for j in "${fast[@]}"; do check "$P: --constraint=fast job $j completed on node1/node3 ($(field "$j" NodeList))" ran_on "$j" 'node[13]'; done
+  check "$P: --constraint='fast&bigmem' job $both completed on node3 ($(field "$both" NodeList))" ran_on "$both" node3
+  check "$P: --constraint='slow&bigmem' (no node has both) never started (${apart:-refused by Slurm at submit})" never_ran "$apart"
+  check "$P: --constraint='[fast|bigmem]' never started (${form:-refused by Slurm at submit}: $(field "$form" AdminComment | cut -c1-80))" \
+    never_ran "$form" 'DeepShare reads a --constraint'
   # A maintenance reservation on node1-2 from a minute from now: jobs without a time limit
   # (MaxTime=INFINITE) would reach it, so Slurm would not start them there; DeepShare keeps
   # them on node3-4. A job naming the reservation is refused by the gate.
