@@ -212,13 +212,26 @@ int K8sAdapter::api_free(const std::string& node) const {
   return alloc - (u == api_used_.end() ? 0 : u->second);
 }
 
-// A job seen the first time: admitted, or told once why not (never admitted then).
-bool K8sAdapter::admit(const PodGroup& g) {
+// The model's nodes where pods with `rules` may run (node_rules.hpp): empty when every node.
+std::vector<std::uint8_t> K8sAdapter::allowed_nodes(const NodeRules& rules) const {
+  if (rules.empty()) return {};
+  std::vector<std::uint8_t> mask(cluster_.nodes.size(), 0);
+  for (const NodeView& v : node_views_)
+    if (auto it = node_index_.find(v.name); it != node_index_.end())
+      mask[it->second] = rules.admit(v.name, v.labels) ? 1 : 0;
+  return mask;
+}
+
+bool K8sAdapter::admit(const PodGroup& g, std::vector<std::uint8_t>& allowed) {
   const GroupCount c = count(g);
   if (c.live == 0) return false;  // nothing left to schedule
   std::string why;
+  // Where its pods may run by their own rules (a gang's: its first pod's).
+  const NodeRules& rules = g.members.front()->rules;
+  allowed = allowed_nodes(rules);
   int largest = 0, fits = 0;  // the largest node; pods of the job the nodes hold
   for (const auto& n : cluster_.nodes) {
+    if (!allowed.empty() && !allowed[n.id.index()]) continue;
     largest = std::max(largest, n.gpus);
     if (g.pod_gpus > 0) fits += n.gpus / g.pod_gpus;
   }
@@ -229,6 +242,10 @@ bool K8sAdapter::admit(const PodGroup& g) {
     why = "gang " + g.name() + ": " + g.invalid;
   else if (g.pod_gpus <= 0)
     why = what + " for no nvidia.com/gpu: DeepShare schedules GPU pods only";
+  else if (!rules.invalid.empty())
+    why = "DeepShare cannot read the pod's node affinity: " + rules.invalid;
+  else if (!allowed.empty() && largest == 0)
+    why = "no GPU node matches the pod's nodeSelector and required node affinity";
   else if (g.pod_gpus > largest)
     why = what + " for " + std::to_string(g.pod_gpus) +
           " nvidia.com/gpu, more than any node has (" + std::to_string(largest) + ")";
@@ -401,8 +418,10 @@ std::optional<driver::Observation> K8sAdapter::observe() {
                         std::to_string(p->decision_epoch) +
                         " (ours: " + std::to_string(fence_.epoch()) + ")");
       const bool known = core_ && core_->book().find(g->key()).has_value();
-      if (!known && !admit(*g)) continue;
+      std::vector<std::uint8_t> allowed;
+      if (!known && !admit(*g, allowed)) continue;
       jobs[i] = engine_job(*g);
+      jobs[i]->spec.allowed_nodes = std::move(allowed);  // read by the core for a new job
     }
   o.jobs.reserve(mine.size());
   for (auto& j : jobs)

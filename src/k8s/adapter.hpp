@@ -165,7 +165,10 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   static constexpr std::int64_t kJobReadMs = 10'000;
   // A Job's gang (key "job:UID") whose Job is finished or no longer listed: no more pods come.
   [[nodiscard]] bool job_over(const std::string& key) const;
-  bool admit(const PodGroup& g);
+  // A job seen the first time: true when admitted, with the nodes its pods' rules allow in
+  // `allowed` (empty: every node); else told why once.
+  bool admit(const PodGroup& g, std::vector<std::uint8_t>& allowed);
+  [[nodiscard]] std::vector<std::uint8_t> allowed_nodes(const NodeRules& rules) const;
   void refuse(const PodGroup& g, const std::string& why);
   driver::EngineJob engine_job(const PodGroup& g);
   // A bound pod's GPUs: DeepShare's annotation, our own decision, else GPUs of its node that

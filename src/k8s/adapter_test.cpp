@@ -191,6 +191,83 @@ struct Harness {
   std::int64_t wall = 1'800'000'000'000;
 };
 
+// A pod's nodeSelector and required node affinity, as the API defines them (node_rules.hpp).
+TEST(K8sPods, NodeRulesAsTheApiDefinesThem) {
+  json p = pod("u1", "a", 1);
+  EXPECT_TRUE(pod_view(p)->rules.empty());
+  p["spec"]["nodeSelector"] = {{"gpu", "a100"}};
+  p["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+   ["nodeSelectorTerms"] = json::array(
+       {{{"matchExpressions",
+          json::array({{{"key", "zone"}, {"operator", "In"}, {"values", {"z1", "z2"}}},
+                       {{"key", "mem"}, {"operator", "Gt"}, {"values", {"40"}}}})}},
+        {{"matchFields",
+          json::array({{{"key", "metadata.name"}, {"operator", "In"}, {"values", {"n9"}}}})}}});
+  const NodeRules r = pod_view(p)->rules;
+  EXPECT_FALSE(r.empty());
+  EXPECT_TRUE(r.admit("n1", {{"gpu", "a100"}, {"zone", "z2"}, {"mem", "80"}}));
+  EXPECT_FALSE(r.admit("n1", {{"gpu", "a100"}, {"zone", "z2"}, {"mem", "40"}})) << "Gt is strict";
+  EXPECT_FALSE(r.admit("n1", {{"gpu", "a100"}, {"zone", "z3"}, {"mem", "80"}}));
+  EXPECT_FALSE(r.admit("n1", {{"zone", "z2"}, {"mem", "80"}})) << "the selector's label missing";
+  EXPECT_TRUE(r.admit("n9", {{"gpu", "a100"}})) << "the second term: its name";
+  EXPECT_FALSE(r.admit("n9", {{"gpu", "v100"}})) << "the selector holds in every case";
+  NodeRequirement absent{"taint", NodeRequirement::Op::NotIn, {"x"}, false};
+  EXPECT_TRUE(absent.holds("n", {})) << "NotIn holds where the label is absent";
+  absent.op = NodeRequirement::Op::DoesNotExist;
+  EXPECT_FALSE(absent.holds("n", {{"taint", "y"}}));
+  // An operator the API does not define: the rules cannot be read, no node admits the pod.
+  json q = pod("u2", "a", 1);
+  q["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+   ["nodeSelectorTerms"] = json::array(
+       {{{"matchExpressions",
+          json::array({{{"key", "zone"}, {"operator", "Near"}, {"values", {"z1"}}}})}}});
+  const NodeRules bad = pod_view(q)->rules;
+  EXPECT_NE(bad.invalid.find("Near"), std::string::npos) << bad.invalid;
+  EXPECT_FALSE(bad.admit("n1", {{"zone", "z1"}}));
+  json n = node("n", 8);
+  n["metadata"]["labels"] = {{"gpu", "a100"}};
+  EXPECT_EQ(node_view(n)->labels.at("gpu"), "a100");
+}
+
+// DeepShare binds pods itself, so a pod's nodeSelector and required node affinity become its
+// job's node mask (the kubelet would reject a pod bound elsewhere); a pod no GPU node admits is
+// refused with the reason.
+TEST(K8sAdapter, PodsRunOnlyWhereTheirNodeRulesAllow) {
+  Harness h;
+  h.nodes[0]["metadata"]["labels"] = {{"gpu", "v100"}};  // gpu-node-2: the model's node 1
+  h.nodes[1]["metadata"]["labels"] = {{"gpu", "a100"}};  // gpu-node-1: node 0
+  json a100 = pod("s1", "a", 1);
+  a100["spec"]["nodeSelector"] = {{"gpu", "a100"}};
+  json v100 = pod("s2", "a", 1);
+  v100["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+      ["nodeSelectorTerms"] = json::array(
+          {{{"matchExpressions",
+             json::array({{{"key", "gpu"}, {"operator", "In"}, {"values", {"v100", "h100"}}}})}}});
+  json h100 = pod("s4", "a", 1);
+  h100["spec"]["nodeSelector"] = {{"gpu", "h100"}};
+  h.fold({a100, v100, pod("s3", "a", 1), h100});
+  ASSERT_TRUE(h.job("s1") && h.job("s2") && h.job("s3"));
+  const auto mask = [&](const char* uid) {
+    return h.core->state().spec(*h.core->book().find(uid)).allowed_nodes;
+  };
+  EXPECT_EQ(mask("s1"), (std::vector<std::uint8_t>{1, 0}));
+  EXPECT_EQ(mask("s2"), (std::vector<std::uint8_t>{0, 1}));
+  EXPECT_TRUE(mask("s3").empty()) << "no rules: every node";
+  EXPECT_FALSE(h.job("s4")) << "no GPU node has gpu=h100";
+  EXPECT_EQ(h.adapter->counters().refused, 1u);
+  // The policy places them accordingly.
+  const Decisions d = h.core->decide();
+  for (const StartJob& s : d.start) {
+    const std::string& key = h.core->book()[s.job].key;
+    if (key == "s1") {
+      EXPECT_EQ(s.placement.front().node, NodeId(0));
+    } else if (key == "s2") {
+      EXPECT_EQ(s.placement.front().node, NodeId(1));
+    }
+  }
+  EXPECT_EQ(d.start.size(), 3u);
+}
+
 TEST(K8sAdapter, GpuNodesInNaturalOrder) {
   Harness h;
   ASSERT_EQ(h.adapter->cluster().nodes.size(), 2u);

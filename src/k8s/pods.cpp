@@ -94,6 +94,7 @@ std::optional<PodView> pod_view(const json& pod) {
   p.terminating = member(meta, "deletionTimestamp").is_string();
   const json& gates = member(spec, "schedulingGates");
   p.gated = gates.is_array() && !gates.empty();
+  p.rules = node_rules(spec);
   const json& owners = member(meta, "ownerReferences");
   if (owners.is_array())
     for (const auto& o : owners) {
@@ -138,6 +139,10 @@ std::optional<NodeView> node_view(const json& node) {
   if (conds.is_array())
     for (const auto& c : conds)
       if (member_str(c, "type") == "Ready") n.ready = member_str(c, "status") == "True";
+  const json& labels = member(member(node, "metadata"), "labels");
+  if (labels.is_object())
+    for (const auto& [k, v] : labels.items())
+      if (v.is_string()) n.labels.emplace(k, v.get<std::string>());
   const json& u = member(member(node, "spec"), "unschedulable");
   n.cordoned = u.is_boolean() && u.get<bool>();
   return n;

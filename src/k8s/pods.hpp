@@ -17,7 +17,9 @@
 //    kueue.x-k8s.io/pod-group-total-count), so that a Kueue site's pod groups are gangs as
 //    they are written; or else, for a pod of an Indexed Job that runs all its pods together
 //    or of a Job of one pod, its Job (jobs.hpp: the adapter fills job_gang in from the Job);
-//  - a node: allocatable nvidia.com/gpu, usable = Ready and not cordoned (spec.unschedulable).
+//  - where it may run: its nodeSelector and required node affinity (node_rules.hpp);
+//  - a node: allocatable nvidia.com/gpu, usable = Ready and not cordoned (spec.unschedulable),
+//    its labels.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +29,8 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "k8s/node_rules.hpp"
 
 namespace ds::k8s {
 
@@ -66,6 +70,7 @@ struct PodView {
   bool kueue_group = false;  // the gang is Kueue's pod group (its label and annotation)
   std::string job_uid;       // its controller, when that is a batch/v1 Job
   bool job_gang = false;     // the gang is its Job (set by the adapter: gang = the Job's name)
+  NodeRules rules;           // nodeSelector, required node affinity
   // The annotation that gives the gang's size.
   [[nodiscard]] const char* gang_size_key() const {
     if (job_gang) return "spec.parallelism";
@@ -94,6 +99,7 @@ struct NodeView {
   int gpus = 0;        // allocatable nvidia.com/gpu
   bool ready = false;  // condition Ready=True
   bool cordoned = false;
+  Labels labels;  // metadata.labels
   [[nodiscard]] bool usable() const { return ready && !cordoned; }
 };
 std::optional<NodeView> node_view(const json& node);

@@ -32,6 +32,8 @@
 #  - every pod DeepShare bound carries its decision (deepshare.io/gpus names its node);
 #  - a GPU node added while they run (gpu-node-5) is taken in (nodes_added) and used (a Job
 #    runs there while the four others are cordoned);
+#  - pods whose nodeSelector or required node affinity admit only gpu-node-3 (a label of ours)
+#    are bound there; one whose selector no node matches is told why and not bound;
 #  - pods that waited were told their typed waiting reason (PodScheduled=False, message
 #    "DeepShare: waiting (REASON): ...");
 #  - the metrics endpoints (--metrics 127.0.0.1:0): A says it leads and B that it waits, then
@@ -171,6 +173,37 @@ node=$(kubectl get pods -n wor -l job-name=grow-1 -o jsonpath='{.items[0].spec.n
 echo "wor/grow-1 ran on $node"
 [ "$node" = gpu-node-5 ] || fail "wor/grow-1 ran on $node, not on the added gpu-node-5"
 kubectl uncordon gpu-node-1 gpu-node-2 gpu-node-3 gpu-node-4 >/dev/null || fail "uncordon"
+
+echo "== 1e. a pod's nodeSelector and required node affinity are its nodes (the kubelet checks them)"
+kubectl label node gpu-node-3 deepshare.io/test-zone=z1 >/dev/null || fail "label gpu-node-3"
+# POD NS RULES(json of spec fields): a bare 1-GPU pod for DeepShare that runs 2 s
+rule_pod() {
+  kubectl run "$1" -n "$2" --image=registry.invalid/x:1 --restart=Never \
+    --annotations=deepshare.io/run-for=2s --overrides="{\"spec\": {\"schedulerName\": \"deepshare\",
+      \"containers\": [{\"name\": \"c\", \"image\": \"registry.invalid/x:1\",
+        \"resources\": {\"limits\": {\"nvidia.com/gpu\": \"1\"}}}], $3}}" >/dev/null || fail "pod $2/$1"
+}
+rule_pod sel-1 wor '"nodeSelector": {"deepshare.io/test-zone": "z1"}'
+rule_pod sel-2 wor '"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+  {"nodeSelectorTerms": [{"matchExpressions": [{"key": "deepshare.io/test-zone", "operator": "In", "values": ["z1", "z2"]}]}]}}}'
+rule_pod sel-none wor '"nodeSelector": {"deepshare.io/test-zone": "z9"}'
+for p in sel-1 sel-2; do
+  for _ in $(seq 1 150); do
+    [ -n "$(kubectl get pod "$p" -n wor -o jsonpath='{.spec.nodeName}')" ] && break
+    sleep 0.2
+  done
+  node=$(kubectl get pod "$p" -n wor -o jsonpath='{.spec.nodeName}')
+  echo "wor/$p bound to ${node:-nothing}"
+  [ "$node" = gpu-node-3 ] || fail "wor/$p, whose rules admit only gpu-node-3, was bound to '${node}'"
+done
+kubectl wait --for=condition=PodScheduled=false -n wor pod/sel-none --timeout=30s >/dev/null ||
+  fail "wor/sel-none (no node has its label) was not told it will not be scheduled"
+msg=$(kubectl get pod sel-none -n wor -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')
+echo "wor/sel-none: $msg"
+case $msg in *"no GPU node matches"*) ;; *) fail "the condition does not say why: $msg" ;; esac
+kubectl delete pod sel-none -n wor --grace-period=1 --wait=false >/dev/null
+kubectl wait --for=jsonpath='{.status.phase}'=Succeeded -n wor pod/sel-1 pod/sel-2 --timeout=30s >/dev/null ||
+  fail "wor/sel-1 and sel-2 did not complete"
 
 echo "== 2. replay a Venus excerpt with DeepShare scheduling ($EXCERPT); kill -9 the leader midway"
 "$BIN/deepshare" k8s replay --config "$CONFIG" --trace "$TRACE" --excerpt "$EXCERPT" \
