@@ -218,7 +218,7 @@ std::vector<std::uint8_t> K8sAdapter::allowed_nodes(const NodeRules& rules) cons
   std::vector<std::uint8_t> mask(cluster_.nodes.size(), 0);
   for (const NodeView& v : node_views_)
     if (auto it = node_index_.find(v.name); it != node_index_.end())
-      mask[it->second] = rules.admit(v.name, v.labels) ? 1 : 0;
+      mask[it->second] = rules.admit(v.name, v.labels ? *v.labels : Labels{}) ? 1 : 0;
   return mask;
 }
 

@@ -226,7 +226,7 @@ TEST(K8sPods, NodeRulesAsTheApiDefinesThem) {
   EXPECT_FALSE(bad.admit("n1", {{"zone", "z1"}}));
   json n = node("n", 8);
   n["metadata"]["labels"] = {{"gpu", "a100"}};
-  EXPECT_EQ(node_view(n)->labels.at("gpu"), "a100");
+  EXPECT_EQ(node_view(n)->labels->at("gpu"), "a100");
 }
 
 // DeepShare binds pods itself, so a pod's nodeSelector and required node affinity become its

@@ -140,9 +140,12 @@ std::optional<NodeView> node_view(const json& node) {
     for (const auto& c : conds)
       if (member_str(c, "type") == "Ready") n.ready = member_str(c, "status") == "True";
   const json& labels = member(member(node, "metadata"), "labels");
-  if (labels.is_object())
+  if (labels.is_object()) {
+    auto l = std::make_shared<Labels>();
     for (const auto& [k, v] : labels.items())
-      if (v.is_string()) n.labels.emplace(k, v.get<std::string>());
+      if (v.is_string()) l->emplace(k, v.get<std::string>());
+    n.labels = std::move(l);
+  }
   const json& u = member(member(node, "spec"), "unschedulable");
   n.cordoned = u.is_boolean() && u.get<bool>();
   return n;

@@ -99,7 +99,8 @@ struct NodeView {
   int gpus = 0;        // allocatable nvidia.com/gpu
   bool ready = false;  // condition Ready=True
   bool cordoned = false;
-  Labels labels;  // metadata.labels
+  // metadata.labels (shared: the views are copied every cycle, the labels only when read)
+  std::shared_ptr<const Labels> labels;
   [[nodiscard]] bool usable() const { return ready && !cordoned; }
 };
 std::optional<NodeView> node_view(const json& node);
