@@ -42,6 +42,23 @@ std::vector<std::string> online_policies() {
 
 class Feasible : public ::testing::TestWithParam<std::string> {};
 
+using Placed = std::vector<std::pair<std::uint32_t, std::vector<std::string>>>;
+
+// Runs the cluster until every job ends; each of `jobs` must have completed on its allowed
+// nodes only, `any` (no requirement) completed, nothing pinned where Slurm cannot start it.
+void run_and_check(FakeHarness& h, Controller& ctl, const Placed& jobs, std::uint32_t any) {
+  h.run(ctl, 200000);
+  for (const auto& [id, allowed] : jobs) {
+    const FakeJobStats& s = h.fc.stats(id);
+    EXPECT_TRUE(s.completed) << h.fc.describe(id);
+    EXPECT_TRUE(only_on(s.ran_on, allowed)) << h.fc.describe(id);
+  }
+  EXPECT_TRUE(h.fc.stats(any).completed) << h.fc.describe(any);
+  EXPECT_EQ(h.fc.unstartable_pins(), 0);
+  for (const auto& why : h.unsound()) ADD_FAILURE() << why;
+  EXPECT_EQ(ctl.counters().invalid_decisions, 0u);
+}
+
 // Six 2-GPU jobs of 32 GB want 12 GPUs where the big nodes hold 8: the last ones wait for a
 // big node although node1 and node2 are idle but for the small jobs; jobs asking 16 CPUs the
 // same; jobs excluding node3 run elsewhere. Each job ends, where Slurm can start it.
@@ -49,7 +66,7 @@ TEST_P(Feasible, JobsRunOnlyWhereSlurmCanStartThem) {
   FakeHarness h(two_sizes());
   h.cfg = fake_config(GetParam());
   auto ctl = h.start();
-  std::vector<std::pair<std::uint32_t, std::vector<std::string>>> jobs;
+  Placed jobs;
   const std::vector<std::string> big = {"node3", "node4"};
   for (int k = 0; k < 6; ++k) {
     const auto id = h.fc.submit("beta", 2, 8000);
@@ -65,16 +82,7 @@ TEST_P(Feasible, JobsRunOnlyWhereSlurmCanStartThem) {
     jobs.emplace_back(id, std::vector<std::string>{"node1", "node2", "node4"});
   }
   const auto any = h.fc.submit("alpha", 1, 8000);
-  h.run(*ctl, 200000);
-  for (const auto& [id, allowed] : jobs) {
-    const FakeJobStats& s = h.fc.stats(id);
-    EXPECT_TRUE(s.completed) << h.fc.describe(id);
-    EXPECT_TRUE(only_on(s.ran_on, allowed)) << h.fc.describe(id);
-  }
-  EXPECT_TRUE(h.fc.stats(any).completed) << h.fc.describe(any);
-  EXPECT_EQ(h.fc.unstartable_pins(), 0);
-  for (const auto& why : h.unsound()) ADD_FAILURE() << why;
-  EXPECT_EQ(ctl->counters().invalid_decisions, 0u);
+  run_and_check(h, *ctl, jobs, any);
 }
 
 // node1 "fast", node2 none, node3 "fast" and "bigmem", node4 "bigmem": jobs constrained to
@@ -89,7 +97,7 @@ TEST_P(Feasible, JobsRunOnlyOnNodesWithTheirFeatures) {
       {"fast", {"node1", "node3"}},
       {"fast&bigmem", {"node3"}},
       {"fast|bigmem", {"node1", "node3", "node4"}}};
-  std::vector<std::pair<std::uint32_t, std::vector<std::string>>> jobs;
+  Placed jobs;
   for (int k = 0; k < 2; ++k)
     for (const auto& [features, allowed] : kinds) {
       const auto id = h.fc.submit(k == 0 ? "alpha" : "beta", 2, 6000);
@@ -97,16 +105,7 @@ TEST_P(Feasible, JobsRunOnlyOnNodesWithTheirFeatures) {
       jobs.emplace_back(id, allowed);
     }
   const auto any = h.fc.submit("alpha", 4, 6000);
-  h.run(*ctl, 200000);
-  for (const auto& [id, allowed] : jobs) {
-    const FakeJobStats& s = h.fc.stats(id);
-    EXPECT_TRUE(s.completed) << h.fc.describe(id);
-    EXPECT_TRUE(only_on(s.ran_on, allowed)) << h.fc.describe(id);
-  }
-  EXPECT_TRUE(h.fc.stats(any).completed) << h.fc.describe(any);
-  EXPECT_EQ(h.fc.unstartable_pins(), 0);
-  for (const auto& why : h.unsound()) ADD_FAILURE() << why;
-  EXPECT_EQ(ctl->counters().invalid_decisions, 0u);
+  run_and_check(h, *ctl, jobs, any);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryOnlinePolicy, Feasible, ::testing::ValuesIn(online_policies()),
@@ -168,6 +167,20 @@ TEST(FeasibleNodes, ReservationWindow) {
   EXPECT_EQ(start_lead_s(jobs, "batch"), kNoTimeLimit);
 }
 
+// Each of `refused` cancelled with its reason in the record, never started; `ok` completed.
+template <std::size_t N>
+void expect_refused(FakeHarness& h, const std::pair<std::uint32_t, std::string> (&refused)[N],
+                    std::uint32_t ok) {
+  for (const auto& [id, why] : refused) {
+    const FakeJobStats& s = h.fc.stats(id);
+    EXPECT_TRUE(s.cancelled) << h.fc.describe(id);
+    EXPECT_EQ(s.starts, 0) << h.fc.describe(id);
+    EXPECT_NE(s.refusal.find(why), std::string::npos) << s.refusal;
+  }
+  EXPECT_TRUE(h.fc.stats(ok).completed) << h.fc.describe(ok);
+  for (const auto& why : h.unsound(false, true)) ADD_FAILURE() << why;
+}
+
 // More memory or CPUs than any node has, or every node excluded, or a 2-node job with one
 // node left: cancelled at once with the reason (x=), never started.
 TEST(FeasibleRefused, AJobNoNodeCanHoldIsRefusedWithTheReason) {
@@ -187,15 +200,9 @@ TEST(FeasibleRefused, AJobNoNodeCanHoldIsRefusedWithTheReason) {
       {mem, "has 64000 MiB of memory, the job asks 128000"},
       {cpus, "has 32 CPUs, the job asks 64"},
       {excluded, "node1 excluded (--exclude)"}};
-  for (const auto& [id, why] : refused) {
-    const FakeJobStats& s = h.fc.stats(id);
-    EXPECT_TRUE(s.cancelled) << h.fc.describe(id);
-    EXPECT_EQ(s.starts, 0) << h.fc.describe(id);
-    EXPECT_NE(s.refusal.find(why), std::string::npos) << s.refusal;
-    EXPECT_NE(s.refusal.find("on too few nodes (0 of 4)"), std::string::npos) << s.refusal;
-  }
-  EXPECT_TRUE(h.fc.stats(ok).completed) << h.fc.describe(ok);
-  for (const auto& why : h.unsound(false, true)) ADD_FAILURE() << why;
+  expect_refused(h, refused, ok);
+  for (const auto& [id, why] : refused)
+    EXPECT_NE(h.fc.stats(id).refusal.find("on too few nodes (0 of 4)"), std::string::npos);
 }
 
 // A constraint no node meets (Slurm's BadConstraints: it would never start the job), and one
@@ -216,14 +223,7 @@ TEST(FeasibleRefused, AConstraintNoNodeMeetsOrThatDeepShareCannotReadIsRefused) 
   const std::pair<std::uint32_t, std::string> refused[] = {
       {none, "node1 lacks the features of --constraint=slow&bigmem"},
       {form, "'[fast|bigmem]' is not one of these forms"}};
-  for (const auto& [id, why] : refused) {
-    const FakeJobStats& s = h.fc.stats(id);
-    EXPECT_TRUE(s.cancelled) << h.fc.describe(id);
-    EXPECT_EQ(s.starts, 0) << h.fc.describe(id);
-    EXPECT_NE(s.refusal.find(why), std::string::npos) << s.refusal;
-  }
-  EXPECT_TRUE(h.fc.stats(ok).completed) << h.fc.describe(ok);
-  for (const auto& why : h.unsound(false, true)) ADD_FAILURE() << why;
+  expect_refused(h, refused, ok);
 }
 
 // The forms DeepShare reads, and the ones it refuses.
