@@ -74,7 +74,8 @@ Feasibility feasible_nodes(const JobInfo& j, int gpus, int nodes, const Cluster&
   int fit_nodes = 0, fit_gpus = 0, widest = 0, listed = 0;
   bool all = true;
   for (const Node& n : cluster.nodes) {
-    const NodeLimits l = n.id.index() < limits.size() ? limits[n.id.index()] : NodeLimits{};
+    static const NodeLimits kUnknown;
+    const NodeLimits& l = n.id.index() < limits.size() ? limits[n.id.index()] : kUnknown;
     const std::string no = node_refusal(j, c, n, l);
     if (no.empty()) {
       allowed[n.id.index()] = 1;
