@@ -214,11 +214,12 @@ int K8sAdapter::api_free(const std::string& node) const {
 
 // The model's nodes where pods with `rules` may run (node_rules.hpp): empty when every node.
 std::vector<std::uint8_t> K8sAdapter::allowed_nodes(const NodeRules& rules) const {
+  static const Labels kNoLabels;
   if (rules.empty()) return {};
   std::vector<std::uint8_t> mask(cluster_.nodes.size(), 0);
   for (const NodeView& v : node_views_)
     if (auto it = node_index_.find(v.name); it != node_index_.end())
-      mask[it->second] = rules.admit(v.name, v.labels ? *v.labels : Labels{}) ? 1 : 0;
+      mask[it->second] = rules.admit(v.name, v.labels ? *v.labels : kNoLabels) ? 1 : 0;
   return mask;
 }
 

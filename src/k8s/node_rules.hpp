@@ -2,7 +2,9 @@
 // spec.nodeSelector and its required node affinity
 // (spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution), read as the
 // API defines them and as the kubelet checks them when it admits a bound pod (a pod bound to
-// a node they exclude is rejected there: status Failed, reason NodeAffinity). DeepShare binds
+// a node they exclude is rejected there: status Failed, reason NodeAffinity; the kubelet's
+// AdmissionCheck, pkg/scheduler/eventhandlers.go and pkg/kubelet/lifecycle/predicate.go of
+// Kubernetes v1.37.2). DeepShare binds
 // pods itself, so these rules become the job's node mask (JobSpec::allowed_nodes), as
 // feasibility does on the Slurm face.
 //  - nodeSelector: every key=value among the node's labels;
@@ -10,7 +12,8 @@
 //    holds on no node); matchExpressions on labels with In, NotIn, Exists, DoesNotExist, Gt,
 //    Lt (integers), matchFields on metadata.name with In, NotIn.
 // Preferred affinity, pod (anti-)affinity, topology spread and taints are not read (the
-// kubelet does not check them at admission, but for NoExecute taints).
+// kubelet does not check them at admission, but for NoExecute taints); nor are host ports,
+// which it does check.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -14,8 +14,9 @@
 #     AdminComment); a constraint in a form DeepShare does not read ('[fast|bigmem]') likewise;
 #  3. a maintenance reservation on node1-2 starting in a minute: jobs without a time limit
 #     complete on node3-4 only, a job naming the reservation is refused by the gate;
-#  4. the gate refuses --exclusive=user and --nodelist at submit, and the owner's later memory or CPU update
-#     (scontrol update MinMemoryNode=, NumCPUs=): the node mask is read once;
+#  4. the gate refuses --exclusive=user and --nodelist at submit, and the owner's later memory,
+#     CPU or constraint update (scontrol update MinMemoryNode=, NumCPUs=, Features=): the node
+#     mask is read once;
 #  5. no start was rolled back (the controller logs no start_timeout: a start Slurm cannot
 #     honour is rolled back after KillWait + start_margin_s), no error logged.
 # Checked to fail: with the node mask left out of SlurmAdapter::spec_of, two --mem=32G jobs
@@ -117,6 +118,10 @@ for P in $POLICIES; do
     out=$(cd "$O" && runuser -u "$alice" -- env SLURM_CONF="$SLURM_CONF" \
       scontrol update job="$held" NumCPUs=32 2>&1); rc=$?
     check "gate: the owner's CPU update refused ($out)" sh -c "[ $rc != 0 ]"
+    out=$(cd "$O" && runuser -u "$alice" -- env SLURM_CONF="$SLURM_CONF" \
+      scontrol update job="$held" Features=bigmem 2>&1); rc=$?
+    check "gate: the owner's --constraint update refused ($out)" \
+      sh -c "[ $rc != 0 ] && ! scontrol show job $held -o | grep -q 'Features=bigmem'"
     scancel "$held"
   fi
   wait_for 300 all_gone
