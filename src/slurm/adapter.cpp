@@ -262,14 +262,15 @@ driver::Observation SlurmAdapter::observe(const std::vector<JobInfo>& jobs) {
     const bool fresh =
         back || (unfinished && !book.find(v.ref).has_value() && !book.tombstoned(v.ref));
     if (back) reported_.erase(v.ref);
-    if (fresh && !admit(v)) continue;
-    obs.jobs.push_back(engine_job(v, fresh));
+    std::vector<std::uint8_t> allowed;
+    if (fresh && !admit(v, allowed)) continue;
+    obs.jobs.push_back(engine_job(v, fresh, std::move(allowed)));
   }
   return obs;
 }
 
 // A job seen for the first time: DeepShare schedules it, or refuses it with a reason.
-bool SlurmAdapter::admit(const View& v) {
+bool SlurmAdapter::admit(const View& v, std::vector<std::uint8_t>& allowed) {
   const JobInfo& j = *v.j;
   if (parse_gres_request(j.tres_per_node).kind == GresKind::Other) {
     if (reported_.insert(v.ref).second) {
@@ -295,7 +296,7 @@ bool SlurmAdapter::admit(const View& v) {
     return false;
   }
   const Request& req = v.record.request;
-  if (!admit_model(v) || !admit_feasible(v)) return false;
+  if (!admit_model(v) || !admit_feasible(v, allowed)) return false;
   const bool preemptible = !req.no_requeue && j.requeue && j.batch;
   const int quota = tenants_.list()[t.index()].quota_gpus;
   if (!preemptible && j.state == JobState::Pending && j.restarts == 0 && req.gpus > quota) {
@@ -336,16 +337,17 @@ bool SlurmAdapter::admit_model(const View& v) {
 
 // A job no set of nodes Slurm can start it on may hold (excluded nodes, too little memory or
 // too few CPUs, feasible.hpp): refused with the reason, never placed and rolled back.
-bool SlurmAdapter::admit_feasible(const View& v) {
+bool SlurmAdapter::admit_feasible(const View& v, std::vector<std::uint8_t>& allowed) {
   const Request& req = v.record.request;
-  const std::string why = feasible_nodes(*v.j, req.gpus, req.nodes, cluster_, limits_).refusal;
+  Feasibility f = feasible_nodes(*v.j, req.gpus, req.nodes, cluster_, limits_);
+  allowed = std::move(f.allowed);
   // A job Slurm already runs (adopted after a restart) is where Slurm could start it.
-  if (why.empty() || v.j->state != JobState::Pending) return true;
-  refuse(v, why);
+  if (f.refusal.empty() || v.j->state != JobState::Pending) return true;
+  refuse(v, f.refusal);
   return false;
 }
 
-JobSpec SlurmAdapter::spec_of(const View& v) const {
+JobSpec SlurmAdapter::spec_of(const View& v, std::vector<std::uint8_t> allowed) const {
   const JobInfo& j = *v.j;
   const Request& req = v.record.request;
   JobSpec spec;
@@ -357,8 +359,8 @@ JobSpec SlurmAdapter::spec_of(const View& v) const {
   // Node models exist only with gpu_models configured (models.hpp): without them a model
   // constraint could never be met, so it is left out, as the gate's single-model sites need.
   if (!cfg_.gpu_models.empty()) spec.gpu_type = req.gpu_model;
-  // Only nodes where Slurm can start it (issue #24): its exclusions, CPUs and memory.
-  spec.allowed_nodes = feasible_nodes(j, req.gpus, req.nodes, cluster_, limits_).allowed;
+  // Only nodes where Slurm can start it (issue #24): its exclusions, CPUs, memory, features.
+  spec.allowed_nodes = std::move(allowed);
   spec.preemptible = !req.no_requeue && j.requeue && j.batch;
   // A job whose GRES request is already written keeps its GPU indices and kind for good
   // (gres.hpp): it cannot be colocated.
@@ -369,7 +371,8 @@ JobSpec SlurmAdapter::spec_of(const View& v) const {
   return spec;
 }
 
-driver::EngineJob SlurmAdapter::engine_job(const View& v, bool fresh) const {
+driver::EngineJob SlurmAdapter::engine_job(const View& v, bool fresh,
+                                           std::vector<std::uint8_t> allowed) const {
   const JobInfo& j = *v.j;
   driver::EngineJob e;
   e.key = e.ref = v.ref;
@@ -386,7 +389,7 @@ driver::EngineJob SlurmAdapter::engine_job(const View& v, bool fresh) const {
   e.handed_over = !j.held && !parked(j);
   e.wake_wall_ms = begin_of(j, v.record) * 1000;
   e.user = j.user;
-  if (fresh) e.spec = spec_of(v);
+  if (fresh) e.spec = spec_of(v, std::move(allowed));
   return e;
 }
 

@@ -139,11 +139,12 @@ class SlurmAdapter final : public driver::Actuator {
   std::vector<View> views_of(const std::vector<JobInfo>& jobs);
   [[nodiscard]] std::optional<View> view_of(const JobInfo& j, const std::string& ref,
                                             std::uint32_t array_job);
-  bool admit(const View& v);
+  // `allowed`: the job's node mask (feasible.hpp), read once here for spec_of.
+  bool admit(const View& v, std::vector<std::uint8_t>& allowed);
   bool admit_model(const View& v);
-  bool admit_feasible(const View& v);
-  driver::EngineJob engine_job(const View& v, bool fresh) const;
-  JobSpec spec_of(const View& v) const;
+  bool admit_feasible(const View& v, std::vector<std::uint8_t>& allowed);
+  driver::EngineJob engine_job(const View& v, bool fresh, std::vector<std::uint8_t> allowed) const;
+  JobSpec spec_of(const View& v, std::vector<std::uint8_t> allowed) const;
   [[nodiscard]] Placement placement_of(const JobInfo& j) const;
   [[nodiscard]] Placement placement_of(const std::map<std::string, std::uint64_t>& gpus) const;
   [[nodiscard]] bool fixed_gpus_free(const SlurmJob& sj) const;
