@@ -21,12 +21,27 @@ void Book::grow(std::size_t jobs) {
   if (job_.size() < jobs) job_.resize(jobs);
 }
 
+double Book::order(const JobSpec& j) const {
+  const double gpus = static_cast<double>(share(j)) / kMilliPerGpu;
+  return c_.prediction ? to_seconds(job_[j.id.index()].predicted) * gpus
+                       : static_cast<double>(j.submit);  // FIFO
+}
+
 double Book::key(const JobSpec& j, Time attained) const {
   const double gpus = static_cast<double>(share(j)) / kMilliPerGpu;
   const bool fresh = !c_.time_slicing || to_seconds(attained) * gpus < c_.fresh_gpu_s;
-  const double order = c_.prediction ? to_seconds(job_[j.id.index()].predicted) * gpus
-                                     : static_cast<double>(j.submit);  // FIFO
-  return (fresh ? 0.0 : kLongRun) + order;
+  return (fresh ? 0.0 : kLongRun) + order(j);
+}
+
+void Book::rekey(const JobSpec& j) {
+  JobState& js = job_[j.id.index()];
+  if (!js.queued || js.entitled) return;  // entitled jobs wait in submit order
+  TenantBook& t = tenants_[j.tenant.index()];
+  t.others.erase({js.key, j.submit, j.id});
+  js.key = (js.key >= kLongRun ? kLongRun : 0.0) + order(j);
+  t.others.insert({js.key, j.submit, j.id});
+  ++t.queue_epoch;
+  touch(j.tenant.index());
 }
 
 void Book::enqueue(const JobSpec& j, Time now, Time attained) {

@@ -153,7 +153,11 @@ class Book {
   // fresh_gpu_s GPU-seconds) before jobs that have run long, each by predicted GPU time
   // (FIFO without prediction). Fixed while the job waits.
   [[nodiscard]] double key(const JobSpec& j, Time attained) const;
+  [[nodiscard]] double order(const JobSpec& j) const;  // the key without its fresh part
   void enqueue(const JobSpec& j, Time now, Time attained);
+  // Its predicted run time changed while it waits (Prediction, `repredict`): a queued other
+  // job moves to its new place (fresh or long-run as before).
+  void rekey(const JobSpec& j);
   void dequeue(const JobSpec& j);
   [[nodiscard]] const std::set<std::size_t>& entitled_tenants() const { return entitled_tenants_; }
   [[nodiscard]] const std::set<std::size_t>& other_tenants() const { return other_tenants_; }

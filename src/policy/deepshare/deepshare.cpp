@@ -75,9 +75,16 @@ void DeepSharePolicy::ingest(Cycle& cy) {
     if (js.run != Run::None) runs_.stopped(s, id);
   }
   for (JobId id : s.adopted) runs_.adopt(s, id, prediction_);
+  std::vector<JobId> again;
   for (const auto& f : s.finished) {
     runs_.stopped(s, f.job);
-    prediction_.finished(f.job, s.jobs[f.job.index()], f.runtime);
+    prediction_.finished(f.job, s.jobs[f.job.index()], f.runtime, again);
+  }
+  for (JobId id : again) {  // predicted blind: again, now that the user's history exists
+    JobState& js = book_.job(id);
+    if (!js.queued) continue;
+    js.predicted = prediction_.predict(s.jobs[id.index()]);
+    book_.rekey(s.jobs[id.index()]);
   }
   for (JobId id : s.requeued) requeued(cy, id);
   for (JobId id : s.arrived) arrived(cy, id);
@@ -136,6 +143,7 @@ void DeepSharePolicy::arrived(Cycle& cy, JobId id) {
   JobState& js = book_.job(id);
   js.predicted = prediction_.predict(j);
   prediction_.predicted_at_submit(id, js.predicted);
+  prediction_.arrived(j);
   js.entitled = book_.entitled_at_submit(s, j);  // ClusterState's rule (model/execution.hpp)
   js.submit_entitled = js.entitled;
   book_.enqueue(j, s.now, 0);

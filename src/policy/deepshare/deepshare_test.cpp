@@ -446,6 +446,39 @@ TEST(DeepShare, QuotaAgingOnlyForJobsOfAtMostHalfTheQuota) {
     EXPECT_GE(all.jobs[k].first_start, seconds(100000)) << k;
 }
 
+// repredict: a job queued before any job of its user finished ("blind", predicted from its
+// tenant's and the cluster's history) is predicted again at the user's first finish, so the
+// user's later jobs of the same size, predicted from that finish, do not pass it.
+TEST(DeepShare, ABlindPredictionIsRenewedAtTheUsersFirstFinish) {
+  Workload w = testing::make_workload(1, 1);
+  const UserId a = w.intern_user("a"), u = w.intern_user("u");
+  auto job = [&](UserId user, int gpus, std::int64_t submit, std::int64_t duration) {
+    testing::add_job(w, 0, gpus, submit, duration);
+    w.jobs.back().user = user;
+  };
+  job(a, 7, 0, 1000);  // the node stays full until 1,000 s ...
+  job(u, 1, 0, 50);    // ... but for u's first job, which ends at 50 s
+  job(u, 4, 10, 100);  // B: queued blind (nothing has finished yet)
+  job(u, 4, 60, 100);  // C and D: queued after u's first finish, predicted from it
+  job(u, 4, 70, 100);
+  w.finalize();
+  const std::map<std::string, std::string> o = {{"time_slicing", "off"}};
+  auto off = run(w, o);
+  auto on_o = o;
+  on_o["repredict"] = "on";
+  auto on = run(w, on_o);
+  for (const RunRecord* r : {&off, &on})
+    for (std::size_t k = 2; k < 5; ++k) EXPECT_FALSE(r->jobs[k].entitled) << k;
+  // At 1,000 s two of the three fit. Without a second prediction B's key is the blind one
+  // (the prior, far above u's 50 s): C and D go first.
+  EXPECT_EQ(off.jobs[2].first_start, seconds(1100));
+  EXPECT_EQ(off.jobs[3].first_start, seconds(1000));
+  // Predicted again at 50 s, B ties with C and D and goes first by its submit time.
+  EXPECT_EQ(on.jobs[2].first_start, seconds(1000));
+  EXPECT_EQ(on.jobs[3].first_start, seconds(1000));
+  EXPECT_EQ(on.jobs[4].first_start, seconds(1100));
+}
+
 // Sharing probation and split pairs, with a ground truth twice as slow shared as the model
 // predicts (the simulator's --truth-error 1).
 struct Mispredicted {
