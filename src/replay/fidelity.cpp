@@ -107,8 +107,13 @@ ReplayInput load_replay(const std::string& replay_dir, const std::string& config
   // no pod can share), so its excerpt is simulated without sharing too; on Slurm jobs may
   // share. (Simulated with sharing, DeepShare's Kubernetes replays were predicted 24 shared
   // starts and about a quarter less JCT than a cluster without MPS can give: results.md.)
+  // And its jobs' user is their namespace (k8s/adapter.cpp: pods name no user), which the
+  // policies' run-time predictors key their user level by: one user per tenant.
   if (r.engine == "kubernetes")
-    for (JobSpec& j : in.w.jobs) j.colocatable = false;
+    for (JobSpec& j : in.w.jobs) {
+      j.colocatable = false;
+      j.user = in.w.intern_user(in.w.tenants[j.tenant.index()].name);
+    }
   return in;
 }
 

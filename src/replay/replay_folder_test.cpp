@@ -5,7 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
@@ -124,8 +126,10 @@ TEST(ReplayFolder, AFolderAsTheReplayWritesItIsCompared) {
 }
 
 // DeepShare on Kubernetes places whole GPUs (no MPS yet), so `fidelity` simulates a
-// Kubernetes replay without sharing; the same excerpt replayed on Slurm may share.
-TEST(ReplayFolder, AKubernetesReplayIsSimulatedWithoutSharing) {
+// Kubernetes replay without sharing; the same excerpt replayed on Slurm may share. And a pod
+// names no user: the scheduler's user is the namespace (the tenant), so the simulation's
+// predictors see one user per tenant too; on Slurm the trace's users stay.
+TEST(ReplayFolder, AKubernetesReplayIsSimulatedWithoutSharingAndWithOneUserPerTenant) {
   const ReplayFixture slurm;
   const Workload on_slurm = fidelity_workload(slurm.replay.string());
   ASSERT_EQ(on_slurm.jobs.size(), 12u);
@@ -133,7 +137,19 @@ TEST(ReplayFolder, AKubernetesReplayIsSimulatedWithoutSharing) {
   const ReplayFixture k8s(kConfig, "kubernetes");
   const Workload on_k8s = fidelity_workload(k8s.replay.string());
   ASSERT_EQ(on_k8s.jobs.size(), 12u);
-  for (const JobSpec& j : on_k8s.jobs) EXPECT_FALSE(j.colocatable) << j.name;
+  std::map<std::uint32_t, std::set<std::uint32_t>> users;  // per tenant
+  bool own_users = false;  // some Slurm job's user is not named as its tenant
+  for (std::size_t k = 0; k < on_k8s.jobs.size(); ++k) {
+    const JobSpec& j = on_k8s.jobs[k];
+    EXPECT_FALSE(j.colocatable) << j.name;
+    EXPECT_EQ(on_k8s.users[j.user.index()], on_k8s.tenants[j.tenant.index()].name) << j.name;
+    users[j.tenant.value].insert(j.user.value);
+    const JobSpec& s = on_slurm.jobs[k];
+    own_users =
+        own_users || on_slurm.users[s.user.index()] != on_slurm.tenants[s.tenant.index()].name;
+  }
+  for (const auto& [t, of_tenant] : users) EXPECT_EQ(of_tenant.size(), 1u) << t;
+  EXPECT_TRUE(own_users);
   FidelityOptions opt;
   opt.ensemble = 0;
   const FidelityReport rep = run_fidelity(k8s.replay.string(), k8s.tmp.path() + "/fid", opt);
