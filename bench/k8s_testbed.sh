@@ -26,7 +26,9 @@
 # Needs the Venus trace and jq (exit 77 without them).
 # Usage: bench/k8s_testbed.sh OUT [SCHEDULER...]   (default: kueue default deepshare)
 # Env: EXCERPT (default from=1000,jobs=40,min=5,max=60), SCALE=60, RUNS=3, BIN=build/bin,
-#   TIMEOUT=1200 (wall seconds per replay).
+#   TIMEOUT=1200 (wall seconds per replay), OPTIONS (DeepShare's policy options as KEY=VALUE
+#   words, e.g. "repredict=on": written under `options:` of its config, so that its fidelity
+#   simulation uses them too).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SRC=$PWD
@@ -59,6 +61,10 @@ for r in $(seq 1 "$RUNS"); do
     mkdir -p "$dir"
     sed -e "s/^policy: .*/policy: $policy/" "$SRC/tests/k8s/kueue3.yaml" >"$dir/config.yaml"
     [ "$s" = deepshare ] && echo "time_scale: $SCALE" >>"$dir/config.yaml"
+    if [ "$s" = deepshare ] && [ -n "${OPTIONS:-}" ]; then  # e.g. OPTIONS="repredict=on"
+      echo "options:" >>"$dir/config.yaml"
+      for kv in $OPTIONS; do echo "  ${kv%%=*}: \"${kv#*=}\"" >>"$dir/config.yaml"; done
+    fi
     echo "== $s run $r: replay (excerpt $EXCERPT, time scale $SCALE; simulated as $policy)"
     before=$(cut -d' ' -f1-3 /proc/loadavg) start=$(date -u +%FT%TZ) t0=$(date +%s)
     BASE=$(mktemp -d /tmp/dskt.XXXX)

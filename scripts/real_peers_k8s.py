@@ -62,13 +62,35 @@ def against(out, schedulers):
     return "\n".join(lines) + "\n"
 
 
+def options_of(out, scheduler):
+    """The policy options its first run's config set (bench/k8s_testbed.sh OPTIONS), as
+    `key=value` words; "" when none."""
+    path = os.path.join(out, scheduler, "1", "config.yaml")
+    if not os.path.exists(path):
+        return ""
+    words, inside = [], False
+    for line in open(path):
+        if line.startswith("options:"):
+            inside = True
+        elif inside and line.startswith("  ") and ":" in line:
+            key, value = line.strip().split(":", 1)
+            words.append(f"{key}={value.strip().strip(chr(34))}")
+        else:
+            inside = False
+    return " ".join(words)
+
+
 def main(argv):
     argv, doc = peers.doc_option(argv)
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2
     out, schedulers = argv[0], argv[1:] or ["kueue", "default", "deepshare"]
-    md = peers.tables(out, schedulers, LABEL, "[0-9]*") + "\n" + against(out, schedulers)
+    labels = dict(LABEL)
+    for s in schedulers:
+        if options_of(out, s):
+            labels[s] = f"{LABEL.get(s, s)}, `{options_of(out, s)}`"
+    md = peers.tables(out, schedulers, labels, "[0-9]*") + "\n" + against(out, schedulers)
     sys.stdout.write(md)
     return peers.write_doc(doc, BEGIN, END, md) if doc else 0
 

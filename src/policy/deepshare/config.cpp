@@ -47,6 +47,7 @@ Config Config::from(const PolicyOptions& o) {
   c.borrow_aging = o.get_seconds("borrow_aging_s", c.borrow_aging, 0, kMaxS);
   c.quota_aging = o.get_bool("quota_aging", c.quota_aging);
   c.repredict = o.get_bool("repredict", c.repredict);
+  c.twins = o.get_bool("twins", c.twins);
   c.quota_aging_s = o.get_seconds("quota_aging_s", c.quota_aging_s, 0, kMaxS);
   c.aging_max_share = o.get_double("aging_max_share", c.aging_max_share, 0, 1);
   c.long_job = o.get_seconds("long_job_s", c.long_job, 0, kMaxS);
@@ -55,7 +56,8 @@ Config Config::from(const PolicyOptions& o) {
 
 const char* option_keys() {
   return "borrowing|reclaim|sharing|prediction|assurance|present_risk|reclaim_quota|time_slicing|"
-         "learn_sharing|reclaim_wait|quota_aging|repredict|probation|split_pairs|pair_victims="
+         "learn_sharing|reclaim_wait|quota_aging|repredict|twins|probation|split_pairs|pair_"
+         "victims="
          "on|off, reserve_min, "
          "reserve_at_risk, "
          "sharing_budget, sharing_min_assurance, min_runtime_s, lend_backoff_s, ewma_tau_s, "

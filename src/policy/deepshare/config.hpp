@@ -19,6 +19,7 @@ struct Config {
   bool sharing = true;     // MPS colocation on GPUs already in use
   bool prediction = true;  // order and admit by predicted run time (off: FIFO, no horizons)
   bool repredict = false;  // predict a job again on its user's first finish (prediction.hpp)
+  bool twins = false;      // twins (alike to the predictor) wait in submit order (twins.hpp)
   bool assurance = true;   // couple reserve, reclaim and sharing to A_t (off: fixed thresholds)
 
   // Run-time predictor kind (docs/prediction.md). "user" leaves out the workload-profile

@@ -27,6 +27,7 @@ DeepSharePolicy::DeepSharePolicy(const PolicyContext& ctx)
       reclaimer_(c_.reclaim ? std::optional<Reclaimer>(std::in_place, handle(), lender_)
                             : std::nullopt),
       slicer_(c_.time_slicing ? std::optional<Slicer>(std::in_place, handle()) : std::nullopt),
+      twins_(c_.twins && c_.prediction ? std::optional<Twins>(std::in_place) : std::nullopt),
       admission_(handle(), colocation_ ? &*colocation_ : nullptr,
                  reclaimer_ ? &*reclaimer_ : nullptr) {
   book_.set_tree(TenantTree(ctx.tenants));
@@ -147,6 +148,17 @@ void DeepSharePolicy::arrived(Cycle& cy, JobId id) {
   js.entitled = book_.entitled_at_submit(s, j);  // ClusterState's rule (model/execution.hpp)
   js.submit_entitled = js.entitled;
   book_.enqueue(j, s.now, 0);
+  if (twins_ && !js.entitled) {  // its earliest twins take its (newer) prediction
+    twins_->arrived(j);
+    auto waiting = [&](JobId t) { return book_.job(t).queued && !book_.job(t).entitled; };
+    auto submit_of = [&](JobId t) { return s.jobs[t.index()].submit; };
+    for (JobId t : twins_->earlier(j, waiting, submit_of)) {
+      JobState& ts = book_.job(t);
+      if (ts.predicted == js.predicted) continue;
+      ts.predicted = js.predicted;
+      book_.rekey(s.jobs[t.index()]);
+    }
+  }
   note_wait(cy.out, id, WaitReason::Priority);
 }
 

@@ -22,6 +22,7 @@
 //   Colocation   MPS sharing, probation, pair splits + Partners  [sharing]
 //   Drains       nodes drained at checkpoints for wide jobs       [time_slicing]
 //   Slicer       long-running work gives way at checkpoints      [time_slicing]
+//   Twins        jobs alike to the predictor wait in submit order [twins] (twins.hpp)
 // A part in [brackets] exists only while that switch is on.
 //
 // One cycle (decide() in deepshare.cpp; what a step computes for a later one travels in

@@ -2,6 +2,8 @@
 #include <rapidcheck/gtest.h>
 
 #include <cmath>
+#include <set>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -12,6 +14,7 @@
 #include "policy/deepshare/lending.hpp"
 #include "policy/deepshare/reclaim.hpp"
 #include "policy/deepshare/sharing.hpp"
+#include "policy/deepshare/twins.hpp"
 #include "sim/simulator.hpp"
 #include "sim/speed_models.hpp"
 
@@ -477,6 +480,73 @@ TEST(DeepShare, ABlindPredictionIsRenewedAtTheUsersFirstFinish) {
   EXPECT_EQ(on.jobs[2].first_start, seconds(1000));
   EXPECT_EQ(on.jobs[3].first_start, seconds(1000));
   EXPECT_EQ(on.jobs[4].first_start, seconds(1100));
+}
+
+// twins: jobs alike to the predictor wait in submit order. The estimate for u's 4-GPU jobs
+// falls when b's short job ends (at 100 s) between the first twin's arrival and the others'.
+TEST(DeepShare, TwinsWaitInSubmitOrderWhenTheEstimateMoves) {
+  Workload w = testing::make_workload(1, 1);
+  const UserId a = w.intern_user("a"), b = w.intern_user("b"), u = w.intern_user("u");
+  auto job = [&](UserId user, int gpus, std::int64_t submit, std::int64_t duration) {
+    testing::add_job(w, 0, gpus, submit, duration);
+    w.jobs.back().user = user;
+  };
+  job(a, 6, 0, 2000);   // the node stays full until 2,000 s ...
+  job(b, 2, 0, 100);    // ... but for b's job, which ends at 100 s
+  job(u, 4, 10, 100);   // T1: predicted before anything ended
+  job(u, 4, 200, 100);  // T2 and T3: predicted shorter, after b's job ended
+  job(u, 4, 300, 100);
+  w.finalize();
+  const std::map<std::string, std::string> o = {{"time_slicing", "off"}};
+  auto off = run(w, o);
+  auto on_o = o;
+  on_o["twins"] = "on";
+  auto on = run(w, on_o);
+  for (const RunRecord* r : {&off, &on})
+    for (std::size_t k = 2; k < 5; ++k) EXPECT_FALSE(r->jobs[k].entitled) << k;
+  // At 2,000 s two of the three fit: without twins the later two, predicted shorter.
+  EXPECT_EQ(off.jobs[2].first_start, seconds(2100));
+  EXPECT_EQ(off.jobs[3].first_start, seconds(2000));
+  EXPECT_EQ(off.jobs[4].first_start, seconds(2000));
+  // With twins T1 took T2's prediction when T2 arrived: submit order.
+  EXPECT_EQ(on.jobs[2].first_start, seconds(2000));
+  EXPECT_EQ(on.jobs[3].first_start, seconds(2000));
+  EXPECT_EQ(on.jobs[4].first_start, seconds(2100));
+}
+
+// Twins::earlier: the twins queued before a job, oldest first; entries of jobs that no longer
+// wait or whose id another job took are dropped; other classes are not.
+TEST(Twins, EarlierTwinsOldestFirstAndPruned) {
+  Twins tw;
+  std::vector<JobSpec> jobs;
+  auto add = [&](int gpus, std::int64_t submit_s) {
+    JobSpec j;
+    j.id = JobId(static_cast<std::uint32_t>(jobs.size()));
+    j.tenant = TenantId(0);
+    j.user = UserId(0);
+    j.gpus = gpus;
+    j.submit = seconds(submit_s);
+    jobs.push_back(j);
+    tw.arrived(j);
+  };
+  for (int k = 0; k < 100; ++k) add(4, k);  // ids 0..99, twins
+  add(2, 50);                               // id 100: another class
+  std::set<std::uint32_t> gone = {0, 1, 5};
+  auto waiting = [&](JobId id) { return !gone.contains(id.value); };
+  auto submit_of = [&](JobId id) { return jobs[id.index()].submit; };
+  // Job 70's earlier twins: 2..69 but 5.
+  auto e = tw.earlier(jobs[70], waiting, submit_of);
+  ASSERT_EQ(e.size(), 67u);
+  EXPECT_EQ(e.front(), JobId(2));
+  EXPECT_EQ(e[3], JobId(6));
+  EXPECT_EQ(e.back(), JobId(69));
+  gone.clear();  // dropped for good: they stay out even waiting again
+  e = tw.earlier(jobs[4], waiting, submit_of);
+  EXPECT_EQ(e, (std::vector<JobId>{JobId(2), JobId(3)}));
+  jobs[2].submit = seconds(500);  // id 2 taken by another job
+  e = tw.earlier(jobs[4], waiting, submit_of);
+  EXPECT_EQ(e, (std::vector<JobId>{JobId(3)}));
+  EXPECT_TRUE(tw.earlier(jobs[100], waiting, submit_of).empty());
 }
 
 // Sharing probation and split pairs, with a ground truth twice as slow shared as the model

@@ -26,6 +26,7 @@
 #include "policy/deepshare/runs.hpp"
 #include "policy/deepshare/slicing.hpp"
 #include "policy/deepshare/tally.hpp"
+#include "policy/deepshare/twins.hpp"
 #include "policy/policy.hpp"
 
 namespace ds::deepshare {
@@ -65,6 +66,7 @@ class DeepSharePolicy final : public Policy {
   std::optional<Colocation> colocation_;
   std::optional<Reclaimer> reclaimer_;
   std::optional<Slicer> slicer_;
+  std::optional<Twins> twins_;  // twins (with prediction)
   Admission admission_;
 };
 
