@@ -148,7 +148,7 @@ void DeepSharePolicy::arrived(Cycle& cy, JobId id) {
   js.entitled = book_.entitled_at_submit(s, j);  // ClusterState's rule (model/execution.hpp)
   js.submit_entitled = js.entitled;
   book_.enqueue(j, s.now, 0);
-  if (twins_ && !js.entitled) {  // its earliest twins take its (newer) prediction
+  if (twins_ && !js.entitled) {  // its queued twins take its (newer) prediction
     twins_->arrived(j);
     auto waiting = [&](JobId t) { return book_.job(t).queued && !book_.job(t).entitled; };
     auto submit_of = [&](JobId t) { return s.jobs[t.index()].submit; };

@@ -5,7 +5,8 @@
 // tenant) has finished is predicted from its tenant's and the cluster's history only. Its
 // queue key is its predicted GPU time, fixed while it waits (book.hpp), so without a second
 // look the user's later jobs, predicted from the user's own history, may pass it for good
-// (found on the Kubernetes testbed: docs/results.md, "Against the real peers"). So such jobs
+// (found simulating the Kubernetes testbed's excerpt with its trace's users: docs/results.md,
+// "Why Kueue is ahead"; on Kubernetes itself the user is the namespace). So such jobs
 // are listed per user and predicted again once, when the user's first job finishes: each job
 // at most once, whatever the depth of the queue.
 #pragma once
@@ -34,8 +35,8 @@ class Prediction {
     return std::max<Time>(kSecond, predictor_->predict(j));
   }
   void predicted_at_submit(JobId id, Time predicted) { accuracy_.predicted(id, predicted); }
-  // `j` arrived (or was adopted) and was predicted now: blind while no job of its user has
-  // finished. Listed only when `repredict` is on.
+  // `j` arrived and was predicted now: blind while no job of its user has finished. Listed
+  // only when `repredict` is on.
   void arrived(const JobSpec& j) {
     if (repredict_ && j.user.valid() && !seen_.contains(user_key(j)))
       blind_[user_key(j)].push_back(j.id);
