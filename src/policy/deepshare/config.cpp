@@ -56,9 +56,8 @@ Config Config::from(const PolicyOptions& o) {
 
 const char* option_keys() {
   return "borrowing|reclaim|sharing|prediction|assurance|present_risk|reclaim_quota|time_slicing|"
-         "learn_sharing|reclaim_wait|quota_aging|repredict|twins|probation|split_pairs|pair_"
-         "victims="
-         "on|off, reserve_min, "
+         "learn_sharing|reclaim_wait|quota_aging|repredict|twins|probation|split_pairs|"
+         "pair_victims=on|off, reserve_min, "
          "reserve_at_risk, "
          "sharing_budget, sharing_min_assurance, min_runtime_s, lend_backoff_s, ewma_tau_s, "
          "assurance_refresh_s, "
