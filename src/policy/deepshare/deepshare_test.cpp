@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -449,69 +450,71 @@ TEST(DeepShare, QuotaAgingOnlyForJobsOfAtMostHalfTheQuota) {
     EXPECT_GE(all.jobs[k].first_start, seconds(100000)) << k;
 }
 
+// A job of a named user on make_workload(1, 1)'s one 8-GPU node (times in seconds).
+struct UserJob {
+  const char* user;
+  int gpus;
+  std::int64_t submit_s, duration_s;
+};
+
+// `jobs` run without and with the switch `option` (time slicing off); the jobs from the third
+// on are not entitled in either run.
+std::pair<RunRecord, RunRecord> run_off_on(std::initializer_list<UserJob> jobs,
+                                           const char* option) {
+  Workload w = testing::make_workload(1, 1);
+  for (const UserJob& j : jobs) {
+    testing::add_job(w, 0, j.gpus, j.submit_s, j.duration_s);
+    w.jobs.back().user = w.intern_user(j.user);
+  }
+  w.finalize();
+  std::map<std::string, std::string> o = {{"time_slicing", "off"}};
+  RunRecord off = run(w, o);
+  o[option] = "on";
+  RunRecord on = run(w, o);
+  for (const RunRecord* r : {&off, &on})
+    for (std::size_t k = 2; k < w.jobs.size(); ++k)
+      EXPECT_FALSE(r->jobs[k].entitled) << option << " job " << k;
+  return {std::move(off), std::move(on)};
+}
+
+std::vector<Time> last_three_starts(const RunRecord& r) {
+  return {r.jobs[2].first_start, r.jobs[3].first_start, r.jobs[4].first_start};
+}
+
 // repredict: a job queued before any job of its user finished ("blind", predicted from its
 // tenant's and the cluster's history) is predicted again at the user's first finish, so the
 // user's later jobs of the same size, predicted from that finish, do not pass it.
 TEST(DeepShare, ABlindPredictionIsRenewedAtTheUsersFirstFinish) {
-  Workload w = testing::make_workload(1, 1);
-  const UserId a = w.intern_user("a"), u = w.intern_user("u");
-  auto job = [&](UserId user, int gpus, std::int64_t submit, std::int64_t duration) {
-    testing::add_job(w, 0, gpus, submit, duration);
-    w.jobs.back().user = user;
-  };
-  job(a, 7, 0, 1000);  // the node stays full until 1,000 s ...
-  job(u, 1, 0, 50);    // ... but for u's first job, which ends at 50 s
-  job(u, 4, 10, 100);  // B: queued blind (nothing has finished yet)
-  job(u, 4, 60, 100);  // C and D: queued after u's first finish, predicted from it
-  job(u, 4, 70, 100);
-  w.finalize();
-  const std::map<std::string, std::string> o = {{"time_slicing", "off"}};
-  auto off = run(w, o);
-  auto on_o = o;
-  on_o["repredict"] = "on";
-  auto on = run(w, on_o);
-  for (const RunRecord* r : {&off, &on})
-    for (std::size_t k = 2; k < 5; ++k) EXPECT_FALSE(r->jobs[k].entitled) << k;
+  const auto [off, on] = run_off_on({{"a", 7, 0, 1000},  // the node stays full until 1,000 s ...
+                                     {"u", 1, 0, 50},    // ... but for u's first job (ends at 50 s)
+                                     {"u", 4, 10, 100},  // B: queued blind (nothing ended yet)
+                                     {"u", 4, 60, 100},  // C and D: queued after u's first
+                                     {"u", 4, 70, 100}},  // finish, predicted from it
+                                    "repredict");
   // At 1,000 s two of the three fit. Without a second prediction B's key is the blind one
-  // (the prior, far above u's 50 s): C and D go first.
-  EXPECT_EQ(off.jobs[2].first_start, seconds(1100));
-  EXPECT_EQ(off.jobs[3].first_start, seconds(1000));
-  // Predicted again at 50 s, B ties with C and D and goes first by its submit time.
-  EXPECT_EQ(on.jobs[2].first_start, seconds(1000));
-  EXPECT_EQ(on.jobs[3].first_start, seconds(1000));
-  EXPECT_EQ(on.jobs[4].first_start, seconds(1100));
+  // (the prior, far above u's 50 s): C and D go first. Predicted again at 50 s, B ties with
+  // C and D and goes first by its submit time.
+  EXPECT_EQ(last_three_starts(off),
+            (std::vector<Time>{seconds(1100), seconds(1000), seconds(1000)}));
+  EXPECT_EQ(last_three_starts(on),
+            (std::vector<Time>{seconds(1000), seconds(1000), seconds(1100)}));
 }
 
 // twins: jobs alike to the predictor wait in submit order. The estimate for u's 4-GPU jobs
 // falls when b's short job ends (at 100 s) between the first twin's arrival and the others'.
 TEST(DeepShare, TwinsWaitInSubmitOrderWhenTheEstimateMoves) {
-  Workload w = testing::make_workload(1, 1);
-  const UserId a = w.intern_user("a"), b = w.intern_user("b"), u = w.intern_user("u");
-  auto job = [&](UserId user, int gpus, std::int64_t submit, std::int64_t duration) {
-    testing::add_job(w, 0, gpus, submit, duration);
-    w.jobs.back().user = user;
-  };
-  job(a, 6, 0, 2000);   // the node stays full until 2,000 s ...
-  job(b, 2, 0, 100);    // ... but for b's job, which ends at 100 s
-  job(u, 4, 10, 100);   // T1: predicted before anything ended
-  job(u, 4, 200, 100);  // T2 and T3: predicted shorter, after b's job ended
-  job(u, 4, 300, 100);
-  w.finalize();
-  const std::map<std::string, std::string> o = {{"time_slicing", "off"}};
-  auto off = run(w, o);
-  auto on_o = o;
-  on_o["twins"] = "on";
-  auto on = run(w, on_o);
-  for (const RunRecord* r : {&off, &on})
-    for (std::size_t k = 2; k < 5; ++k) EXPECT_FALSE(r->jobs[k].entitled) << k;
-  // At 2,000 s two of the three fit: without twins the later two, predicted shorter.
-  EXPECT_EQ(off.jobs[2].first_start, seconds(2100));
-  EXPECT_EQ(off.jobs[3].first_start, seconds(2000));
-  EXPECT_EQ(off.jobs[4].first_start, seconds(2000));
-  // With twins T1 took T2's prediction when T2 arrived: submit order.
-  EXPECT_EQ(on.jobs[2].first_start, seconds(2000));
-  EXPECT_EQ(on.jobs[3].first_start, seconds(2000));
-  EXPECT_EQ(on.jobs[4].first_start, seconds(2100));
+  const auto [off, on] = run_off_on({{"a", 6, 0, 2000},    // the node stays full until 2,000 s ...
+                                     {"b", 2, 0, 100},     // ... but for b's job (ends at 100 s)
+                                     {"u", 4, 10, 100},    // T1: predicted before anything ended
+                                     {"u", 4, 200, 100},   // T2 and T3: predicted shorter,
+                                     {"u", 4, 300, 100}},  // after b's job ended
+                                    "twins");
+  // At 2,000 s two of the three fit: without twins the later two, predicted shorter; with
+  // twins T1 took T2's prediction when T2 arrived: submit order.
+  EXPECT_EQ(last_three_starts(off),
+            (std::vector<Time>{seconds(2100), seconds(2000), seconds(2000)}));
+  EXPECT_EQ(last_three_starts(on),
+            (std::vector<Time>{seconds(2000), seconds(2000), seconds(2100)}));
 }
 
 // Twins::earlier: the twins queued before a job, oldest first; entries of jobs that no longer
