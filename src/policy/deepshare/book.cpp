@@ -33,8 +33,9 @@ double Book::key(const JobSpec& j, Time attained) const {
   return (fresh ? 0.0 : kLongRun) + order(j);
 }
 
-void Book::rekey(const JobSpec& j) {
+void Book::repredict(const JobSpec& j, Time predicted) {
   JobState& js = job_[j.id.index()];
+  js.predicted = predicted;
   if (!js.queued || js.entitled) return;  // entitled jobs wait in submit order
   TenantBook& t = tenants_[j.tenant.index()];
   t.others.erase({js.key, j.submit, j.id});

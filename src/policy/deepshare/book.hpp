@@ -152,13 +152,13 @@ class Book {
   // Queue order of a job that is not entitled: fresh jobs (attained service below
   // fresh_gpu_s GPU-seconds) before jobs that have run long, each by predicted GPU time
   // (FIFO without prediction). Fixed while the job waits, unless its prediction is renewed
-  // (`repredict`, `twins`: rekey).
+  // (`repredict`, `twins`: repredict).
   [[nodiscard]] double key(const JobSpec& j, Time attained) const;
   [[nodiscard]] double order(const JobSpec& j) const;  // the key without its fresh part
   void enqueue(const JobSpec& j, Time now, Time attained);
-  // Its predicted run time changed while it waits (`repredict`: prediction.hpp; `twins`:
-  // twins.hpp): a queued other job moves to its new place (fresh or long-run as before).
-  void rekey(const JobSpec& j);
+  // A new prediction for `j` while it waits (`repredict`: prediction.hpp; `twins`: twins.hpp):
+  // if it waits as an other job, it moves to its new place (fresh or long-run as before).
+  void repredict(const JobSpec& j, Time predicted);
   void dequeue(const JobSpec& j);
   [[nodiscard]] const std::set<std::size_t>& entitled_tenants() const { return entitled_tenants_; }
   [[nodiscard]] const std::set<std::size_t>& other_tenants() const { return other_tenants_; }

@@ -81,12 +81,9 @@ void DeepSharePolicy::ingest(Cycle& cy) {
     runs_.stopped(s, f.job);
     prediction_.finished(f.job, s.jobs[f.job.index()], f.runtime, again);
   }
-  for (JobId id : again) {  // predicted blind: again, now that the user's history exists
-    JobState& js = book_.job(id);
-    if (!js.queued) continue;
-    js.predicted = prediction_.predict(s.jobs[id.index()]);
-    book_.rekey(s.jobs[id.index()]);
-  }
+  for (JobId id : again)  // predicted blind: again, now that the user's history exists
+    if (book_.job(id).queued)
+      book_.repredict(s.jobs[id.index()], prediction_.predict(s.jobs[id.index()]));
   for (JobId id : s.requeued) requeued(cy, id);
   for (JobId id : s.arrived) arrived(cy, id);
 }
@@ -152,12 +149,8 @@ void DeepSharePolicy::arrived(Cycle& cy, JobId id) {
     twins_->arrived(j);
     auto waiting = [&](JobId t) { return book_.job(t).queued && !book_.job(t).entitled; };
     auto submit_of = [&](JobId t) { return s.jobs[t.index()].submit; };
-    for (JobId t : twins_->earlier(j, waiting, submit_of)) {
-      JobState& ts = book_.job(t);
-      if (ts.predicted == js.predicted) continue;
-      ts.predicted = js.predicted;
-      book_.rekey(s.jobs[t.index()]);
-    }
+    for (JobId t : twins_->earlier(j, waiting, submit_of))
+      if (book_.job(t).predicted != js.predicted) book_.repredict(s.jobs[t.index()], js.predicted);
   }
   note_wait(cy.out, id, WaitReason::Priority);
 }
