@@ -88,8 +88,9 @@ def main(argv):
     out, schedulers = argv[0], argv[1:] or ["kueue", "default", "deepshare"]
     labels = dict(LABEL)
     for s in schedulers:
-        if options_of(out, s):
-            labels[s] = f"{LABEL.get(s, s)}, `{options_of(out, s)}`"
+        options = options_of(out, s)
+        if options:
+            labels[s] = f"{LABEL.get(s, s)}, `{options}`"
     md = peers.tables(out, schedulers, labels, "[0-9]*") + "\n" + against(out, schedulers)
     sys.stdout.write(md)
     return peers.write_doc(doc, BEGIN, END, md) if doc else 0

@@ -4,14 +4,14 @@
 // when it queued (book.hpp), and the predictor's estimate moves as jobs finish: without this
 // a later twin, predicted a little shorter, passes an earlier one, again and again (found on
 // the Kubernetes testbed, where a pod's user is its namespace: two of a tenant's 4-GPU jobs
-// waited about 7,000 s behind its later ones; docs/results.md, "Why Kueue is ahead").
+// waited 4,200-6,200 s behind its later ones; docs/results.md, "Why Kueue is ahead").
 // So when a job arrives, its prediction becomes that of its queued twins too (they move to
 // their new place; with equal keys the queue's order among them is submit order). Cost: one
 // re-key per queued twin whose prediction differs, at each arrival, so O(twins) per arrival:
 // small where twins are few (the deep-queue sweep's 200k jobs of many users and sizes: 11.3 s
-// against 10.9 s without), quadratic for one user submitting one size in bulk. Re-keying only
-// the earliest twins (64 per arrival) cost more than it saved: the twins beyond the bound kept
-// their old keys, and the inversions at the bound lengthened Venus x2.0's queue by 61 %
+// against 10.9 s without, one run each), quadratic for one user submitting one size in bulk.
+// Re-keying only the earliest twins (64 per arrival) cost more than it saved: the twins beyond the
+// bound kept their old keys, and the inversions at the bound lengthened Venus x2.0's queue by 61 %
 // (docs/deepshare.md, "Switches off by default"). Entries of jobs that left (started, or ids
 // reused) are dropped when met.
 #pragma once
