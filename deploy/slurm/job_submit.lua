@@ -738,9 +738,10 @@ function gate.modify(conf, d, job, now)
   if set(d.requeue) or set(d.shared) then
     return nil, gate.E.ACCESS_DENIED
   end
-  -- Memory and CPUs decide the nodes DeepShare may place the job on (its node mask, read
-  -- when the controller first sees the job: issue #24): fixed after submission.
-  for _, f in ipairs({ "min_mem_per_node", "min_mem_per_cpu", "cpus_per_task", "pn_min_cpus", "min_cpus" }) do
+  -- Memory, CPUs and --tmp decide the nodes DeepShare may place the job on (its node mask,
+  -- read when the controller first sees the job: issue #24): fixed after submission.
+  for _, f in ipairs({ "min_mem_per_node", "min_mem_per_cpu", "cpus_per_task", "pn_min_cpus", "min_cpus",
+                       "pn_min_tmp_disk" }) do
     if set(d[f]) then
       return nil, gate.E.ACCESS_DENIED
     end
@@ -780,7 +781,7 @@ local FIELDS = {
   "min_nodes", "max_nodes", "num_tasks", "ntasks_per_node", "ntasks_per_tres", "requeue",
   "shared", "script", "begin_time", "tres_freq", "tres_bind", "req_nodes", "exc_nodes",
   "features", "reservation", "het_job_offset", "priority", "min_mem_per_node", "min_mem_per_cpu",
-  "cpus_per_task", "pn_min_cpus", "min_cpus",
+  "cpus_per_task", "pn_min_cpus", "min_cpus", "pn_min_tmp_disk",
 }
 
 local function snapshot(desc)

@@ -24,7 +24,8 @@
 #    (default a100) is the gate's gpu_model list, e.g. "a100, v100".
 #  - NODE_CPUS="8 8 64 64", NODE_MEMORY="16000 16000 64000 64000": CPUs and RealMemory (MiB)
 #    of node1, node2, ... ('-' or missing: CPUS, MEM), e.g. for jobs only some nodes can hold
-#    (docs/slurm.md "What Slurm must also find on a node").
+#    (docs/slurm.md "What Slurm must also find on a node"); NODE_TMP="50000 50000 400000 -":
+#    their TmpDisk (MiB; '-' or missing: not set).
 #  - Fast scheduling (batch_sched_delay=0, sched_interval=1, bf_interval=1, cred_expire=10).
 #  - GRES_LAYOUT=index (default: DeepShare's one type per GPU index, above) or plain (a stock
 #    site's `Name=gpu File=.../nvidia[0-N]`, no types, no gpushare: native Slurm runs,
@@ -54,6 +55,7 @@ GPU_MODEL=${GPU_MODEL:-a100}      # what users may write in --gres=gpu:MODEL:N
 NODE_FEATURES=${NODE_FEATURES:-}  # per node, space-separated ('-': none)
 NODE_CPUS=${NODE_CPUS:-}          # per node, space-separated ('-': CPUS)
 NODE_MEMORY=${NODE_MEMORY:-}      # per node, space-separated ('-': MEM)
+NODE_TMP=${NODE_TMP:-}            # TmpDisk (MiB) per node, space-separated ('-': none)
 GATE=${GATE:-1}
 DS_PARTITION=${DS_PARTITION:-batch}
 OTHER_PARTITION=${OTHER_PARTITION:-}
@@ -257,11 +259,13 @@ fi
 read -r -a features <<< "$NODE_FEATURES"
 read -r -a node_cpus <<< "$NODE_CPUS"
 read -r -a node_mem <<< "$NODE_MEMORY"
+read -r -a node_tmp <<< "$NODE_TMP"
 for i in $(seq 1 "$NODES"); do
   f=${features[$((i - 1))]:--}
   c=${node_cpus[$((i - 1))]:--}; [ "$c" = - ] && c=$CPUS
   m=${node_mem[$((i - 1))]:--}; [ "$m" = - ] && m=$MEM
-  echo "NodeName=node$i NodeAddr=127.0.0.1 NodeHostname=localhost Port=$((NODE_PORT_BASE + i)) CPUs=$c RealMemory=$m Gres=$NODEGRES$([ "$f" = - ] || echo " Features=$f") State=UNKNOWN" >> "$BASE/etc/slurm.conf"
+  t=${node_tmp[$((i - 1))]:--}
+  echo "NodeName=node$i NodeAddr=127.0.0.1 NodeHostname=localhost Port=$((NODE_PORT_BASE + i)) CPUs=$c RealMemory=$m$([ "$t" = - ] || echo " TmpDisk=$t") Gres=$NODEGRES$([ "$f" = - ] || echo " Features=$f") State=UNKNOWN" >> "$BASE/etc/slurm.conf"
 done
 echo "PartitionName=$DS_PARTITION Nodes=node[1-$NODES] Default=YES MaxTime=INFINITE State=UP${PARTITION_OPTS:+ $PARTITION_OPTS}" >> "$BASE/etc/slurm.conf"
 [ -n "$OTHER_PARTITION" ] && echo "PartitionName=$OTHER_PARTITION Nodes=$OTHER_NODES MaxTime=INFINITE State=UP" >> "$BASE/etc/slurm.conf"

@@ -144,6 +144,9 @@ void Core::set_policy(std::unique_ptr<Policy> p, bool fresh_view) {
 void Core::set_time(Time now, std::int64_t wall_ms) {
   now_ = now;
   wall_ = wall_ms;
+  // A start handed over in a quiet cycle (no fold) counts its timeout from this cycle, not
+  // from the last fold: with the fold's time it was rolled back as timed out at the next one.
+  reconciler_.set_time(now, wall_ms);
   journal_.set_time(wall_ms, now);
 }
 

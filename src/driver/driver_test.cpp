@@ -25,6 +25,7 @@
 #include "driver/lease.hpp"
 #include "driver/lending.hpp"
 #include "driver/log.hpp"
+#include "driver/start_backoff.hpp"
 #include "driver/metrics_server.hpp"
 #include "driver/prometheus.hpp"
 
@@ -334,6 +335,31 @@ TEST(Lease, AStateDirOfAnotherUserIsRefused) {
     EXPECT_NE(std::string(e.what()).find("owned by uid 65534"), std::string::npos) << e.what();
   }
   std::filesystem::remove_all(dir);
+}
+
+// The first timeout in a row waits for nothing; then the timeout, twice it, ... up to the cap;
+// a start carried out (clear) starts the count over, and jobs count apart.
+TEST(StartBackoff, DoublesFromTheSecondTimeoutInARowUpToTheCap) {
+  StartBackoff b(7000, 60000);
+  const JobId a(3), other(4);
+  EXPECT_EQ(b.until(a), 0);
+  EXPECT_EQ(b.timed_out(a, 1000), 1);
+  EXPECT_EQ(b.until(a), 0);
+  EXPECT_EQ(b.timed_out(a, 2000), 2);
+  EXPECT_EQ(b.until(a), 2000 + 7000);
+  EXPECT_EQ(b.timed_out(a, 10000), 3);
+  EXPECT_EQ(b.until(a), 10000 + 14000);
+  b.timed_out(a, 30000);  // 28 s
+  b.timed_out(a, 60000);  // 56 s
+  EXPECT_EQ(b.until(a), 60000 + 56000);
+  for (int k = 0; k < 40; ++k) b.timed_out(a, 100000);  // the shift is bounded: no overflow
+  EXPECT_EQ(b.until(a), 100000 + 60000);
+  EXPECT_EQ(b.until(other), 0);
+  EXPECT_EQ(b.timed_out(other, 5000), 1);
+  b.clear(a);
+  EXPECT_EQ(b.until(a), 0);
+  EXPECT_EQ(b.timed_out(a, 200000), 1);
+  EXPECT_EQ(b.size(), 2u);
 }
 
 }  // namespace

@@ -80,6 +80,7 @@ void Reconciler::observe_new(const EngineJob& j, std::size_t index) {
   JobSpec spec = j.spec;
   spec.user = core_.user_id(j.user);
   const JobId id = slot.id;
+  backoff_.clear(id);  // the slot's earlier job may have had start timeouts
   if (slot.fresh)
     state.add_job(spec);
   else
@@ -112,7 +113,8 @@ void Reconciler::update_waiting(JobId id, const EngineJob& j) {
   if (j.phase != Phase::Waiting) return;
   ClusterState& state = core_.state();
   if (core_.book()[id].intent == Intent::None) engine_.hold_back(id, j);
-  const WaitReason outside = engine_.eligible(id, j);
+  WaitReason outside = engine_.eligible(id, j);
+  if (outside == WaitReason::None && backoff_.until(id) > wall_) outside = WaitReason::NoFit;
   const JobStatus s = state.runtime(id).status;
   if (s == JobStatus::Future && outside == WaitReason::None) {
     engine_.became_candidate(id);
@@ -129,7 +131,8 @@ void Reconciler::observe_known(JobId id, const EngineJob& j) {
   engine_.observed(id, j);
   BookEntry& e = core_.book()[id];
   e.ref = j.ref;
-  e.wake_wall = j.wake_wall_ms;
+  // a cycle runs when the engine would let it run, and when a start backoff ends
+  e.wake_wall = std::max(j.wake_wall_ms, backoff_.until(id));
   const ClusterState& state = core_.state();
   switch (state.runtime(id).status) {
     case JobStatus::Future:
@@ -194,6 +197,7 @@ void Reconciler::known_starting(JobId id, const EngineJob& j) {
   ClusterState& state = core_.state();
   if (j.phase == Phase::Running) {
     core_.book().confirm(id);
+    backoff_.clear(id);
     state.confirm_start(id, now_);  // observed start (the model assumed it at the decision)
     if (!j.placement.empty() && j.placement != state.runtime(id).placement) {
       log_.warn("allocation_differs", {{"job", j.ref}});
@@ -213,11 +217,40 @@ void Reconciler::known_starting(JobId id, const EngineJob& j) {
       else
         try_hand_over(id);
     } else if (timed_out(e.handover_wall)) {
-      rollback_start(id, "start_timeout");
+      start_timed_out(id, j);
     } else if (!j.handed_over && wall_ - e.retry_wall > timing_.retry_ms) {
       try_hand_over(id);  // the hand-over did not take: issue it again
     }
   }
+}
+
+// A handed-over start the engine did not begin: rolled back; from the second in a row on, the
+// job waits outside the policy for its backoff (StartBackoff), so that a start the engine
+// refuses for a reason the driver cannot see does not hold GPUs idle in every cycle. Only a
+// start the engine shows as handed over counts: one whose hand-over did not take (a lost
+// release) is the driver's to repeat, not the engine's refusal.
+void Reconciler::start_timed_out(JobId id, const EngineJob& j) {
+  if (!j.handed_over) {
+    rollback_start(id, "start_timeout");
+    return;
+  }
+  const int in_a_row = backoff_.timed_out(id, wall_);
+  rollback_start(id, "start_timeout");
+  const std::int64_t until = backoff_.until(id);
+  if (until <= wall_) return;
+  const BookEntry& e = core_.book()[id];
+  Log::Fields fields{{"job", e.ref},
+                     {"timeouts_in_a_row", in_a_row},
+                     {"wait_s", (until - wall_) / 1000},
+                     {"detail", "the engine did not start it where it was placed, again: it waits "
+                                "before it is placed again"}};
+  for (auto& f : core_.who(id)) fields.push_back(f);
+  log_.warn("start_backoff", fields, {});
+  journal_.line("backoff " + e.ref + " " + std::to_string(until - wall_));
+  ClusterState& state = core_.state();
+  state.park(id, now_);
+  state.note_outside(id, WaitReason::NoFit);
+  core_.book()[id].wake_wall = until;
 }
 
 void Reconciler::try_hand_over(JobId id) {

@@ -24,7 +24,8 @@
 //   Pending/Future   + ended / gone          -> withdrawn
 // Timeouts (Timing): a start or preemption the engine has not carried out timeout_ms after it
 // was made (a start: after it was handed over) is forgotten; actions are re-issued at most
-// every retry_ms.
+// every retry_ms. A job whose start timed out twice or more in a row waits outside the policy
+// for a backoff that doubles up to backoff_cap_ms (StartBackoff).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,7 @@
 #include "driver/journal.hpp"
 #include "driver/log.hpp"
 #include "driver/ports.hpp"
+#include "driver/start_backoff.hpp"
 #include "model/snapshot.hpp"
 
 namespace ds::driver {
@@ -43,15 +45,25 @@ class Core;
 struct Timing {
   std::int64_t timeout_ms = 32000;  // an intent not carried out by then is forgotten
   std::int64_t retry_ms = 3000;     // wall ms between re-issued actions
+  std::int64_t backoff_cap_ms = 30 * 60 * 1000;  // the longest wait after start timeouts
 };
 
 class Reconciler {
  public:
   Reconciler(Core& core, Actuator& engine, Log& log, Journal& journal)
       : core_(core), engine_(engine), log_(log), journal_(journal) {}
-  void set_timing(Timing t) { timing_ = t; }
+  void set_timing(Timing t) {
+    timing_ = t;
+    backoff_ = StartBackoff(t.timeout_ms, t.backoff_cap_ms);
+  }
   [[nodiscard]] const Timing& timing() const { return timing_; }
 
+  // The cycle's times, for what the reconciler does while the cycle's decisions are applied
+  // (hand-overs, rollbacks), also in a cycle that folds nothing in (a quiet one).
+  void set_time(Time now, std::int64_t wall) {
+    now_ = now;
+    wall_ = wall;
+  }
   // Folds `obs` in at driver time `now` and wall time `wall`: every listed job in order, then
   // the known jobs it no longer lists leave. `obs` must outlive the cycle (observed()).
   void fold(const Observation& obs, Time now, std::int64_t wall);
@@ -80,6 +92,7 @@ class Reconciler {
   void withdraw(JobId id);
   void vanish(JobId id);
   void see(JobId id, std::size_t index);
+  void start_timed_out(JobId id, const EngineJob& j);
   [[nodiscard]] bool timed_out(std::int64_t since) const {
     return wall_ - since > timing_.timeout_ms;
   }
@@ -89,6 +102,7 @@ class Reconciler {
   Log& log_;
   Journal& journal_;
   Timing timing_;
+  StartBackoff backoff_{timing_.timeout_ms, timing_.backoff_cap_ms};
   const Observation* obs_ = nullptr;
   std::vector<std::int32_t> seen_;  // per JobId: its index in obs_->jobs, -1: not listed
   Time now_ = 0;

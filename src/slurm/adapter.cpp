@@ -98,7 +98,7 @@ void SlurmAdapter::load_nodes(const std::vector<NodeInfo>& nodes) {
     node.gpu_memory_mib = model_memory_mib(node.gpu_type, cfg_);
     node_index_[n.name] = cluster_.nodes.size();
     cluster_.nodes.push_back(node);
-    limits_.push_back({n.cpus, n.memory_mib, n.features});
+    limits_.push_back({n.cpus, n.memory_mib, n.tmp_disk_mib, n.features});
   }
   if (cluster_.nodes.empty())
     throw InputError("partition '" + cfg_.partition + "' has no nodes with GPUs (gres gpu)");

@@ -262,7 +262,11 @@ driver::Log::Fields SlurmAdapter::start_details(JobId id) const {
     held += (held.empty() ? "" : " ") + node + ": gpus " + mask_to_list(u.gpus) + ", slots " +
             mask_to_list(u.slots);
   }
-  return {{"kind", sj.start_kind == GresKind::Slot ? "slots" : "gpus"}, {"slurm_holds", held}};
+  // Slurm's word for why it has not started the job (Resources, BadConstraints, ...).
+  const View* v = view(sj.ref);
+  return {{"kind", sj.start_kind == GresKind::Slot ? "slots" : "gpus"},
+          {"slurm_holds", held},
+          {"slurm_reason", v ? v->j->reason : std::string("?")}};
 }
 
 // --- preemptions and rejections -----------------------------------------------------------

@@ -253,6 +253,7 @@ std::optional<JobTable> SlurmApi::read_jobs(std::int64_t since) {
       o.mem_per_node_mib =
           (j.pn_min_memory & MEM_PER_CPU) ? mib * std::max(o.cpus_per_node, 1u) : mib;
     }
+    if (j.pn_min_tmp_disk != NO_VAL) o.tmp_per_node_mib = j.pn_min_tmp_disk;
     out.push_back(std::move(o));
   }
   free_leaked_members(*msg);
@@ -308,6 +309,7 @@ std::optional<std::vector<NodeInfo>> SlurmApi::nodes() {
     o.features = split_list(str(n.features_act).empty() ? str(n.features) : str(n.features_act));
     o.cpus = n.cpus;
     o.memory_mib = n.real_memory;
+    o.tmp_disk_mib = n.tmp_disk;
     if (const auto it = reserved.find(o.name); it != reserved.end()) o.reservations = it->second;
     out.push_back(std::move(o));
   }

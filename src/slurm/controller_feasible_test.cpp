@@ -19,11 +19,13 @@
 namespace ds::slurm {
 namespace {
 
-// node1, node2: 8 CPUs, 16 GB; node3, node4: 32 CPUs, 64 GB (4 GPUs each).
+// node1, node2: 8 CPUs, 16 GB, 50 GB of TmpDisk; node3, node4: 32 CPUs, 64 GB, 400 GB (4
+// GPUs each).
 FakeOptions two_sizes() {
   FakeOptions o;
   o.node_cpus = {8, 8, 32, 32};
   o.node_memory_mib = {16000, 16000, 64000, 64000};
+  o.node_tmp_mib = {50000, 50000, 400000, 400000};
   return o;
 }
 
@@ -60,8 +62,8 @@ void run_and_check(FakeHarness& h, Controller& ctl, const Placed& jobs, std::uin
 }
 
 // Six 2-GPU jobs of 32 GB want 12 GPUs where the big nodes hold 8: the last ones wait for a
-// big node although node1 and node2 are idle but for the small jobs; jobs asking 16 CPUs the
-// same; jobs excluding node3 run elsewhere. Each job ends, where Slurm can start it.
+// big node although node1 and node2 are idle but for the small jobs; jobs asking 16 CPUs or
+// 100 GB of --tmp the same; jobs excluding node3 run elsewhere. Each job ends, where Slurm can start it.
 TEST_P(Feasible, JobsRunOnlyWhereSlurmCanStartThem) {
   FakeHarness h(two_sizes());
   h.cfg = fake_config(GetParam());
@@ -76,6 +78,9 @@ TEST_P(Feasible, JobsRunOnlyWhereSlurmCanStartThem) {
   const auto cpus = h.fc.submit("alpha", 1, 8000);
   h.fc.require(cpus, {}, 16, 0);
   jobs.emplace_back(cpus, big);
+  const auto tmp = h.fc.submit("alpha", 1, 8000);
+  h.fc.require(tmp, {}, 0, 0, 100000);  // --tmp=100G
+  jobs.emplace_back(tmp, big);
   for (int k = 0; k < 2; ++k) {
     const auto id = h.fc.submit("alpha", 2, 8000);
     h.fc.require(id, {"node3"}, 0, 0);
@@ -181,8 +186,8 @@ void expect_refused(FakeHarness& h, const std::pair<std::uint32_t, std::string> 
   for (const auto& why : h.unsound(false, true)) ADD_FAILURE() << why;
 }
 
-// More memory or CPUs than any node has, or every node excluded, or a 2-node job with one
-// node left: cancelled at once with the reason (x=), never started.
+// More memory, CPUs or --tmp than any node has, or every node excluded, or a 2-node job with
+// one node left: cancelled at once with the reason (x=), never started.
 TEST(FeasibleRefused, AJobNoNodeCanHoldIsRefusedWithTheReason) {
   FakeHarness h(two_sizes());
   h.cfg = fake_config("deepshare");
@@ -193,13 +198,16 @@ TEST(FeasibleRefused, AJobNoNodeCanHoldIsRefusedWithTheReason) {
   h.fc.require(cpus, {}, 64, 0);
   const auto excluded = h.fc.submit("alpha", 1, 1000);
   h.fc.require(excluded, {"node1", "node2", "node3", "node4"}, 0, 0);
+  const auto tmp = h.fc.submit("alpha", 1, 1000);
+  h.fc.require(tmp, {}, 0, 0, 1000000);
   const auto ok = h.fc.submit("alpha", 1, 1000);
   h.fc.require(ok, {"node1"}, 4, 8000);
   h.run(*ctl, 5000);
   const std::pair<std::uint32_t, std::string> refused[] = {
       {mem, "has 64000 MiB of memory, the job asks 128000"},
       {cpus, "has 32 CPUs, the job asks 64"},
-      {excluded, "node1 excluded (--exclude)"}};
+      {excluded, "node1 excluded (--exclude)"},
+      {tmp, "has 400000 MiB of TmpDisk, the job asks --tmp=1000000"}};
   expect_refused(h, refused, ok);
   for (const auto& [id, why] : refused)
     EXPECT_NE(h.fc.stats(id).refusal.find("on too few nodes (0 of 4)"), std::string::npos);
@@ -268,7 +276,7 @@ TEST(FeasibleNodes, Constraints) {
 TEST(FeasibleNodes, MaskAndRefusal) {
   Cluster c;
   c.add_nodes(3, 4, 24576, "", TenantId());
-  const std::vector<NodeLimits> limits = {{8, 16000, {}}, {32, 64000, {}}, {0, 0, {}}};
+  const std::vector<NodeLimits> limits = {{8, 16000, 0, {}}, {32, 64000, 100000, {}}, {0, 0, 0, {}}};
   JobInfo j;
   Feasibility f = feasible_nodes(j, 1, 1, c, limits);
   EXPECT_TRUE(f.allowed.empty());  // nothing asked: every node
@@ -285,6 +293,53 @@ TEST(FeasibleNodes, MaskAndRefusal) {
   f = feasible_nodes(j, 8, 2, c, limits);  // one node left for two
   EXPECT_EQ(f.allowed, (std::vector<std::uint8_t>{0, 1, 0}));
   EXPECT_NE(f.refusal.find("(1 of 3)"), std::string::npos) << f.refusal;
+  // --tmp: node1's TmpDisk (100000 MiB) is too small for 200000; node0's is unknown (0)
+  JobInfo t;
+  t.tmp_per_node_mib = 200000;
+  f = feasible_nodes(t, 4, 1, c, limits);
+  EXPECT_EQ(f.allowed, (std::vector<std::uint8_t>{1, 0, 1}));
+  EXPECT_EQ(f.refusal, "");
+  t.excluded_nodes = {"node0", "node2"};
+  f = feasible_nodes(t, 4, 1, c, limits);
+  EXPECT_NE(f.refusal.find("node1 has 100000 MiB of TmpDisk, the job asks --tmp=200000"),
+            std::string::npos)
+      << f.refusal;
+}
+
+}  // namespace
+}  // namespace ds::slurm
+
+namespace ds::slurm {
+namespace {
+
+// A requirement DeepShare does not read (fake_cluster.hpp hidden_requirement: Slurm's reason
+// BadConstraints) keeps Slurm from starting a job wherever DeepShare places it. Each start
+// is rolled back after KillWait + start_margin_s (7 s here); from the second timeout in a row
+// the job waits a backoff that doubles (driver/start_backoff.hpp), so over 10 minutes it
+// holds its GPUs idle 8 times, not 84, and the other jobs run meanwhile. Once the
+// requirement is lifted it starts after its backoff. Checked to fail: with the backoff
+// left out (every timeout rolled back only) the job was rolled back 84 times in the 10 minutes.
+TEST(StartBackoff, AStartSlurmRefusesForAReasonDeepShareCannotSeeBacksOff) {
+  FakeHarness h;
+  h.cfg = fake_config("deepshare");
+  auto ctl = h.start();
+  const auto blocked = h.fc.submit("alpha", 4, 5000);
+  h.fc.hidden_requirement(blocked, {0, 1, 2, 3});
+  std::vector<std::uint32_t> others;
+  for (int k = 0; k < 20; ++k) {
+    others.push_back(h.fc.submit(k % 2 ? "alpha" : "beta", 4, 20000));
+    h.run(*ctl, 30000);
+  }
+  const std::uint64_t rollbacks = ctl->counters().rollbacks;
+  EXPECT_GE(rollbacks, 3u);
+  EXPECT_LE(rollbacks, 10u);
+  EXPECT_EQ(h.fc.stats(blocked).starts, 0) << h.fc.describe(blocked);
+  for (auto id : others) EXPECT_TRUE(h.fc.stats(id).completed) << h.fc.describe(id);
+  h.fc.hidden_requirement(blocked, {});
+  h.run(*ctl, 30 * 60 * 1000 + 60000, 1000);  // at most the longest backoff, then a start
+  EXPECT_TRUE(h.fc.stats(blocked).completed) << h.fc.describe(blocked);
+  EXPECT_EQ(h.fc.unstartable_pins(), 0);
+  for (const auto& why : h.unsound()) ADD_FAILURE() << why;
 }
 
 }  // namespace

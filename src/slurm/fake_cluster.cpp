@@ -193,6 +193,9 @@ bool FakeCluster::can_hold(const JobInfo& i, std::size_t n) const {
     if (now_ >= r.end_ms) continue;
     if (i.time_limit_s < 0 || now_ + i.time_limit_s * 1000 > r.start_ms) return false;
   }
+  if (n < o_.node_tmp_mib.size() && o_.node_tmp_mib[n] != 0 &&
+      i.tmp_per_node_mib > o_.node_tmp_mib[n])
+    return false;
   return !(n < o_.node_memory_mib.size() && o_.node_memory_mib[n] != 0 &&
            i.mem_per_node_mib > o_.node_memory_mib[n]);
 }
@@ -202,14 +205,21 @@ void FakeCluster::constrain(std::uint32_t id, std::string features) {
   changed();
 }
 
+void FakeCluster::hidden_requirement(std::uint32_t id, std::vector<int> nodes) {
+  jobs_.at(id).hidden_refusals = std::move(nodes);
+  changed();
+}
+
 void FakeCluster::time_limit(std::uint32_t id, std::int64_t seconds) {
   jobs_.at(id).info.time_limit_s = seconds;
   changed();
 }
 
 void FakeCluster::require(std::uint32_t id, std::vector<std::string> excluded,
-                          std::uint32_t cpus_per_node, std::uint64_t mem_per_node_mib) {
+                          std::uint32_t cpus_per_node, std::uint64_t mem_per_node_mib,
+                          std::uint64_t tmp_per_node_mib) {
   JobInfo& i = jobs_.at(id).info;
+  i.tmp_per_node_mib = tmp_per_node_mib;
   i.excluded_nodes = std::move(excluded);
   i.cpus_per_node = cpus_per_node;
   i.mem_per_node_mib = mem_per_node_mib;
@@ -250,6 +260,14 @@ void FakeCluster::schedule() {
     if (nodes.empty())
       for (int n = 0; n < o_.nodes && nodes.size() < i.num_nodes; ++n)
         if (fits(node_name(n)) && holds(node_name(n))) nodes.push_back(node_name(n));
+    const auto hidden = [&](const std::string& node) {
+      const auto& h = j->hidden_refusals;
+      return std::find(h.begin(), h.end(), std::stoi(node.substr(4)) - 1) != h.end();
+    };
+    if (std::any_of(nodes.begin(), nodes.end(), hidden)) {
+      i.reason = "BadConstraints";  // not counted: DeepShare cannot see this requirement
+      continue;
+    }
     if (!std::all_of(nodes.begin(), nodes.end(), holds)) {
       // Pinned where Slurm can never start it: it stays pending (feasible.hpp,
       // reservations.hpp).
@@ -326,6 +344,7 @@ std::optional<std::vector<NodeInfo>> FakeCluster::nodes() {
     if (k < o_.node_features.size()) i.features = node_features(k);
     if (k < o_.node_cpus.size()) i.cpus = o_.node_cpus[k];
     if (k < o_.node_memory_mib.size()) i.memory_mib = o_.node_memory_mib[k];
+    if (k < o_.node_tmp_mib.size()) i.tmp_disk_mib = o_.node_tmp_mib[k];
     for (const FakeReservation& r : reservations)
       if (now_ < r.end_ms && std::find(r.nodes.begin(), r.nodes.end(), n) != r.nodes.end())
         i.reservations.push_back({r.name, r.start_ms / 1000, r.end_ms / 1000});

@@ -11,8 +11,8 @@
 //    are free; a job's GRES request cannot be changed once written (Slurm merges it);
 //  - requeue-hold of a RUNNING job: PENDING + COMPLETING (holding its GPUs) for kill_ms,
 //    then held pending, restart count + 1; requeue of a job not running is a no-op;
-//  - a job starts only on nodes it does not exclude and whose CPUs and memory hold its
-//    request (node_cpus, node_memory_mib; require()), and on a reserved node only if its
+//  - a job starts only on nodes it does not exclude and whose CPUs, memory and TmpDisk hold
+//    its request (node_cpus, node_memory_mib, node_tmp_mib; require()), and on a reserved node only if its
 //    time limit ends before the reservation's window (reservations); pinned elsewhere, it
 //    stays pending (counted: unstartable_pins);
 //  - cancel; completion after the job's run time (GPUs held for epilog_ms); finished jobs
@@ -69,9 +69,10 @@ struct FakeOptions {
   // missing: none.
   std::vector<std::string> node_features;
   // CPUs and RealMemory (MiB) of node i; missing or 0: no limit. Slurm starts a job only on
-  // nodes that hold its CPUs and memory and that it does not exclude (feasible.hpp).
+  // nodes that hold its CPUs, memory and --tmp and that it does not exclude (feasible.hpp).
   std::vector<std::uint32_t> node_cpus;
   std::vector<std::uint64_t> node_memory_mib;
+  std::vector<std::uint64_t> node_tmp_mib;  // TmpDisk (MiB) of node i; missing or 0: no limit
 };
 
 // A reservation (scontrol create reservation): holds `nodes` (node1 = 0) in [start_ms, end_ms).
@@ -118,10 +119,13 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   void user_cancel(std::uint32_t id);
   void user_requeue(std::uint32_t id);
   void user_hold(std::uint32_t id, bool hold);  // false: release
-  // What the job's sbatch also asked (--exclude, --cpus-per-task, --mem), before DeepShare
-  // first reads it.
+  // What the job's sbatch also asked (--exclude, --cpus-per-task, --mem, --tmp), before
+  // DeepShare first reads it.
   void require(std::uint32_t id, std::vector<std::string> excluded, std::uint32_t cpus_per_node,
-               std::uint64_t mem_per_node_mib);
+               std::uint64_t mem_per_node_mib, std::uint64_t tmp_per_node_mib = 0);
+  // A requirement DeepShare does not read (a licence, a node setting): Slurm never starts
+  // the job on `nodes` (node1 = 0), its reason BadConstraints; empty: lifted.
+  void hidden_requirement(std::uint32_t id, std::vector<int> nodes);
   void set_node_up(int node, bool up);
   void outage(std::int64_t ms);  // slurmctld restarts: every RPC fails meanwhile
   // Failure injection can be changed at any time (e.g. off for a final drain).
@@ -164,6 +168,7 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
     std::string req_nodes;
     std::uint32_t conflict_run = 0xffffffff;     // the run that found its GPUs taken
     std::uint32_t unstartable_run = 0xffffffff;  // the run pinned where it cannot start
+    std::vector<int> hidden_refusals;            // hidden_requirement()
   };
   bool rpc(bool write);
   bool fail(const std::string& why, bool done = false);

@@ -53,6 +53,9 @@ std::string node_refusal(const JobInfo& j, const std::optional<FeatureConstraint
   if (l.memory_mib != 0 && j.mem_per_node_mib > l.memory_mib)
     return "has " + std::to_string(l.memory_mib) + " MiB of memory, the job asks " +
            std::to_string(j.mem_per_node_mib);
+  if (l.tmp_disk_mib != 0 && j.tmp_per_node_mib > l.tmp_disk_mib)
+    return "has " + std::to_string(l.tmp_disk_mib) + " MiB of TmpDisk, the job asks --tmp=" +
+           std::to_string(j.tmp_per_node_mib);
   return "";
 }
 
@@ -96,7 +99,7 @@ Feasibility feasible_nodes(const JobInfo& j, int gpus, int nodes, const Cluster&
                   std::to_string(std::max(nodes, 1)) + " node(s) on too few nodes (" +
                   std::to_string(fit_nodes) + " of " + std::to_string(cluster.nodes.size()) +
                   "): " + why +
-                  ". Ask for less memory or fewer CPUs, exclude fewer nodes, or constrain to "
+                  ". Ask for less memory, temporary disk or fewer CPUs, exclude fewer nodes, or constrain to "
                   "features more nodes have";
   return out;
 }

@@ -1,15 +1,15 @@
 // Feasibility before placement on the Slurm face (issue #24, docs/slurm.md "What Slurm must
 // also find on a node"). Slurm starts a job only on nodes it does not exclude (--exclude)
-// whose CPUs and memory can hold what it asks (--cpus-per-task, --mem, --mem-per-cpu) and
-// whose Features meet its --constraint.
+// whose CPUs, memory and temporary disk can hold what it asks (--cpus-per-task, --mem,
+// --mem-per-cpu, --tmp) and whose Features meet its --constraint.
 // DeepShare writes the job's node list itself, so a placement on a node Slurm cannot use
 // never starts: Slurm leaves the job pending on GPUs DeepShare counts as its own (a real-Slurm
 // run with the mask disabled saw such starts stay in flight, docs/slurm.md §2). Instead the
 // controller turns these requirements into the job's node mask (JobSpec::allowed_nodes),
 // which every policy's placement honours like a GPU model, and refuses a job no set of
 // allowed nodes can ever hold, with the reason in its AdminComment.
-// What is read from Slurm: the job record's ExcNodeList, CPUs and memory per node and
-// Features (its --constraint), and the nodes' CPUs, RealMemory and active Features
+// What is read from Slurm: the job record's ExcNodeList, CPUs, memory and TmpDisk per node and
+// Features (its --constraint), and the nodes' CPUs, RealMemory, TmpDisk and active Features
 // (ports.hpp). Memory other jobs use on a node is not counted: the mask is what a node can
 // hold when empty (DeepShare's jobs are its GPU jobs). Of Slurm's constraint syntax DeepShare
 // reads one feature, features joined by '&' (all) or by '|' (any); a job with another form
@@ -31,6 +31,7 @@ namespace ds::slurm {
 struct NodeLimits {
   std::uint32_t cpus = 0;
   std::uint64_t memory_mib = 0;
+  std::uint64_t tmp_disk_mib = 0;
   std::vector<std::string> features;  // Slurm Features (active ones)
 };
 

@@ -70,11 +70,12 @@ struct JobInfo {
   std::uint32_t num_nodes = 1;
   // What Slurm must also find on a node to start the job (issue #24, feasible.hpp): the
   // nodes it excludes (--exclude, expanded; DeepShare never writes them), its CPUs per node
-  // (--cpus-per-task x tasks) and memory per node in MiB (--mem, or --mem-per-cpu x CPUs);
-  // 0: none asked.
+  // (--cpus-per-task x tasks), memory per node in MiB (--mem, or --mem-per-cpu x CPUs) and
+  // temporary disk per node (--tmp); 0: none asked.
   std::vector<std::string> excluded_nodes;
   std::uint32_t cpus_per_node = 0;
   std::uint64_t mem_per_node_mib = 0;
+  std::uint64_t tmp_per_node_mib = 0;  // --tmp: disk in the node's TmpFS, MiB
   std::string features;            // --constraint as Slurm keeps it ("" when none)
   std::int64_t time_limit_s = -1;  // --time in seconds; -1: none (INFINITE)
   [[nodiscard]] bool terminal() const {
@@ -103,6 +104,7 @@ struct NodeInfo {
   std::vector<std::string> features;         // Slurm Features (active ones where Slurm has them)
   std::uint32_t cpus = 0;                    // CPUs (0: unknown, no limit)
   std::uint64_t memory_mib = 0;              // RealMemory (0: unknown, no limit)
+  std::uint64_t tmp_disk_mib = 0;            // TmpDisk, MiB (0: unknown, no limit)
   std::vector<ReservedWindow> reservations;  // reservations that hold it, not yet over
 };
 

@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # Feasibility before placement on a REAL Slurm cluster (issue #24, src/slurm/feasible.hpp,
 # docs/slurm.md "What Slurm must also find on a node"): 4 nodes x 4 fake GPUs, node1-2 with
-# 8 CPUs and 16 GB, node3-4 with 64 CPUs and 64 GB (start-cluster.sh NODE_CPUS, NODE_MEMORY);
+# 8 CPUs, 16 GB and 50 GB of TmpDisk, node3-4 with 64 CPUs, 64 GB and 400 GB (start-cluster.sh
+# NODE_CPUS, NODE_MEMORY, NODE_TMP);
 # no slurmdbd (tenant_source: config); jobs submitted by an unprivileged user.
 #  1. three 4-GPU jobs with --mem=32G (12 GPUs for the 8 of the big nodes: one waits although
-#     node1-2 are idle), one with --cpus-per-task=32, two 2-GPU jobs --exclude=node3,node4:
+#     node1-2 are idle), one with --cpus-per-task=32, one with --tmp=100G, two 2-GPU jobs
+#     --exclude=node3,node4:
 #     each completes on a node that holds it (scontrol show job: NodeList);
 #     with node Features node1 fast, node2 slow, node3 fast+bigmem, node4 bigmem (NODE_FEATURES):
 #     two --constraint=fast jobs complete on node1/node3, one 'fast&bigmem' on node3;
-#  2. more memory than any node (--mem=128G), every node excluded, --constraint='slow&bigmem'
+#  2. more memory than any node (--mem=128G), more --tmp (--tmp=1000G), every node excluded, --constraint='slow&bigmem'
 #     (features no node has together: Slurm's BadConstraints, it would wait for good): never
 #     started (refused by Slurm at submit, or cancelled by DeepShare with the reason in the
 #     AdminComment); a constraint in a form DeepShare does not read ('[fast|bigmem]') likewise;
 #  3. a maintenance reservation on node1-2 starting in a minute: jobs without a time limit
 #     complete on node3-4 only, a job naming the reservation is refused by the gate;
 #  4. the gate refuses --exclusive=user and --nodelist at submit, and the owner's later memory,
-#     CPU or constraint update (scontrol update MinMemoryNode=, NumCPUs=, Features=): the node
+#     CPU, --tmp or constraint update (scontrol update MinMemoryNode=, NumCPUs=, MinTmpDiskNode=,
+#     Features=): the node
 #     mask is read once;
 #  5. no start was rolled back (the controller logs no start_timeout: a start Slurm cannot
 #     honour is rolled back after KillWait + start_margin_s), no error logged.
@@ -44,7 +47,7 @@ cleanup() {
 }
 trap cleanup EXIT
 NODES=4 GPUS=4 NODE_CPUS="8 8 64 64" NODE_MEMORY="16000 16000 64000 64000" \
-  NODE_FEATURES="fast slow fast,bigmem bigmem" \
+  NODE_TMP="50000 50000 400000 400000" NODE_FEATURES="fast slow fast,bigmem bigmem" \
   "$SRC/scripts/slurm/start-cluster.sh" > "$BASE/start-cluster.log" 2>&1 ||
   { echo "FAIL: cluster did not start"; tail -20 "$BASE/start-cluster.log"; exit 1; }
 source "$BASE/env.sh"
@@ -97,6 +100,8 @@ for P in $POLICIES; do
   wait_for 50 grep -q '"event":"controller_ready"' "$LOG"
   big=(); for _ in 1 2 3; do big+=("$(sub 4 --gres=gpu:4 --mem=32G)"); done
   cpu=$(sub 4 --gres=gpu:1 --cpus-per-task=32)
+  tmp=$(sub 4 --gres=gpu:1 --tmp=100G)
+  tmpx=$(sub 1 --gres=gpu:1 --tmp=1000G 2>/dev/null)
   exc=(); for _ in 1 2; do exc+=("$(sub 4 --gres=gpu:2 --exclude=node3,node4)"); done
   huge=$(sub 1 --gres=gpu:1 --mem=128G 2>/dev/null)
   none=$(sub 1 --gres=gpu:1 --exclude='node[1-4]' 2>/dev/null)
@@ -119,6 +124,10 @@ for P in $POLICIES; do
       scontrol update job="$held" NumCPUs=32 2>&1); rc=$?
     check "gate: the owner's CPU update refused ($out)" sh -c "[ $rc != 0 ]"
     out=$(cd "$O" && runuser -u "$alice" -- env SLURM_CONF="$SLURM_CONF" \
+      scontrol update job="$held" MinTmpDiskNode=200000 2>&1); rc=$?
+    check "gate: the owner's --tmp update refused ($out)" \
+      sh -c "[ $rc != 0 ] && scontrol show job $held -o | grep -q 'MinTmpDiskNode=0 '"
+    out=$(cd "$O" && runuser -u "$alice" -- env SLURM_CONF="$SLURM_CONF" \
       scontrol update job="$held" Features=bigmem 2>&1); rc=$?
     check "gate: the owner's --constraint update refused ($out)" \
       sh -c "[ $rc != 0 ] && ! scontrol show job $held -o | grep -q 'Features=bigmem'"
@@ -128,6 +137,8 @@ for P in $POLICIES; do
   check "$P: every job ended" all_gone
   for j in "${big[@]}"; do check "$P: --mem=32G job $j completed on node3/node4 ($(field "$j" NodeList))" ran_on "$j" 'node[34]'; done
   check "$P: --cpus-per-task=32 job $cpu completed on node3/node4 ($(field "$cpu" NodeList))" ran_on "$cpu" 'node[34]'
+  check "$P: --tmp=100G job $tmp completed on node3/node4 ($(field "$tmp" NodeList))" ran_on "$tmp" 'node[34]'
+  check "$P: --tmp=1000G never started (${tmpx:-refused by Slurm at submit})" never_ran "$tmpx"
   for j in "${exc[@]}"; do check "$P: --exclude job $j completed on node1/node2 ($(field "$j" NodeList))" ran_on "$j" 'node[12]'; done
   check "$P: --mem=128G never started (${huge:-refused by Slurm at submit})" never_ran "$huge"
   check "$P: every node excluded never started (${none:-refused by Slurm at submit})" never_ran "$none"
