@@ -4,7 +4,9 @@
 #     tests (tests/slurm, label `slurm`: each starts and stops its own local cluster) and
 #     the real-Kubernetes ones (tests/k8s, label `k8s`: one local control plane for the
 #     run, built from Go modules by scripts/setup-k8s.sh into ~/.cache/deepshare-k8s),
-#  2. the same suite built with clang under AddressSanitizer + UndefinedBehaviorSanitizer,
+#  2. the same suite built with clang under AddressSanitizer + UndefinedBehaviorSanitizer (the
+#     build begins beside the release tests, at the lowest CPU priority: the real-cluster
+#     tests spend most of their time waiting on the clusters they start),
 #  3. a 60-s fuzz smoke of every parser (libFuzzer, scripts/fuzz.sh; docs/formats.md),
 #  4. the clang-format check.
 # Tests that need ../shared/traces skip with a message when it is absent.
@@ -32,7 +34,12 @@ stop_slurm_leftovers() {
   [ -d build/k8s-cluster ] && BASE=build/k8s-cluster bash scripts/k8s/stop-cluster.sh --purge >/dev/null 2>&1
   true
 }
-trap stop_slurm_leftovers EXIT
+asan_build=""  # the ASan build beside the release tests (its own process group)
+stop_leftovers() {
+  [ -n "$asan_build" ] && kill -- -"$asan_build" 2>/dev/null
+  stop_slurm_leftovers
+}
+trap stop_leftovers EXIT
 
 # When a test fails, its own failing lines are repeated at the very end of the log, where
 # a CI excerpt that keeps only a log's head and tail still shows them.
@@ -48,12 +55,24 @@ failed_checks() {
 echo "== release build (gcc) and tests"
 cmake --preset release -DDEEPSHARE_SLURM_TESTS=ON -DDEEPSHARE_K8S_TESTS=ON >/dev/null
 cmake --build --preset release -j "$jobs"
+if [ "${DEEPSHARE_SKIP_ASAN:-0}" != "1" ]; then
+  # nice 19: whenever a test needs the CPU it gets it first (CFS weight 15 against 1024).
+  cmake --preset asan >/dev/null
+  setsid -w nice -n 19 cmake --build --preset asan -j "$jobs" > build-asan/build.log 2>&1 &
+  asan_build=$!
+fi
 ctest --preset release -j "$jobs" || { failed_checks build; exit 1; }
 
 if [ "${DEEPSHARE_SKIP_ASAN:-0}" != "1" ]; then
-  echo "== ASan + UBSan build (clang) and tests"
-  cmake --preset asan >/dev/null
-  cmake --build --preset asan -j "$jobs"
+  echo "== ASan + UBSan build (clang; begun beside the release tests) and tests"
+  if ! wait "$asan_build"; then
+    asan_build=""
+    tail -n 40 build-asan/build.log
+    echo "the ASan build failed (all of it: build-asan/build.log)"
+    exit 1
+  fi
+  asan_build=""
+  cmake --build --preset asan -j "$jobs"  # nothing left to do, unless the tree changed meanwhile
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset asan -j "$jobs" || { failed_checks build-asan; exit 1; }
 fi
 
