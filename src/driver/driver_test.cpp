@@ -25,9 +25,9 @@
 #include "driver/lease.hpp"
 #include "driver/lending.hpp"
 #include "driver/log.hpp"
-#include "driver/start_backoff.hpp"
 #include "driver/metrics_server.hpp"
 #include "driver/prometheus.hpp"
+#include "driver/start_backoff.hpp"
 
 namespace ds::driver {
 namespace {

@@ -242,8 +242,9 @@ void Reconciler::start_timed_out(JobId id, const EngineJob& j) {
   Log::Fields fields{{"job", e.ref},
                      {"timeouts_in_a_row", in_a_row},
                      {"wait_s", (until - wall_) / 1000},
-                     {"detail", "the engine did not start it where it was placed, again: it waits "
-                                "before it is placed again"}};
+                     {"detail",
+                      "the engine did not start it where it was placed, again: it waits "
+                      "before it is placed again"}};
   for (auto& f : core_.who(id)) fields.push_back(f);
   log_.warn("start_backoff", fields, {});
   journal_.line("backoff " + e.ref + " " + std::to_string(until - wall_));

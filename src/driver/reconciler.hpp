@@ -43,8 +43,8 @@ namespace ds::driver {
 class Core;
 
 struct Timing {
-  std::int64_t timeout_ms = 32000;  // an intent not carried out by then is forgotten
-  std::int64_t retry_ms = 3000;     // wall ms between re-issued actions
+  std::int64_t timeout_ms = 32000;               // an intent not carried out by then is forgotten
+  std::int64_t retry_ms = 3000;                  // wall ms between re-issued actions
   std::int64_t backoff_cap_ms = 30 * 60 * 1000;  // the longest wait after start timeouts
 };
 

@@ -452,6 +452,43 @@ TEST(ControllerFake, InvalidDecisionsAreRefusedCountedAndSkipped) {
   EXPECT_NE(ctl->metrics_text().find("deepshare_decisions_invalid_total "), std::string::npos);
 }
 
+// A policy that decides its first start a minute after it first sees a pending job, in a cycle
+// in which nothing changed in Slurm (a quiet cycle: the controller folds nothing in). The
+// policies' periodic passes do this (the `slurm` baseline's backfill, Tiresias' rounds).
+class LateStartPolicy final : public Policy {
+ public:
+  Decisions decide(const ClusterSnapshot& s) override {
+    Decisions d;
+    if (s.pending.empty()) return d;
+    if (first_seen_ < 0) first_seen_ = s.now;
+    if (started_ || s.now < first_seen_ + kMinute) return d;
+    const JobId j = s.pending.front();
+    d.start.push_back(
+        StartJob{j, {NodeAlloc{NodeId(0), (std::uint64_t{1} << s.jobs[j.index()].gpus) - 1}}});
+    started_ = true;
+    return d;
+  }
+
+ private:
+  Time first_seen_ = -1;
+  bool started_ = false;
+};
+
+// A start decided in a quiet cycle counts its hand-over timeout from that cycle: before the
+// fix it counted from the last fold, a minute earlier, so the next fold rolled it back as
+// timed out (rollbacks 1, started later) although Slurm had just been handed it.
+TEST(ControllerFake, AStartDecidedInAQuietCycleIsNotRolledBack) {
+  Harness h;
+  h.policy = [](const PolicyContext&) { return std::make_unique<LateStartPolicy>(); };
+  auto ctl = h.start();
+  const auto id = h.fc.submit("alpha", 2, 5000);
+  h.run(*ctl, 90000);
+  EXPECT_GT(ctl->counters().quiet_cycles, 100u);
+  EXPECT_EQ(ctl->counters().rollbacks, 0u);
+  EXPECT_TRUE(h.fc.stats(id).completed) << h.fc.describe(id);
+  EXPECT_EQ(h.fc.stats(id).starts, 1) << h.fc.describe(id);
+}
+
 // A restart that waits for GPUs its victim holds longer than KillWait + start_margin_s (a
 // slow requeue) rolls back; the policy sees those GPUs free again only through the
 // snapshot's GPU state (no job delta says so) and must start the job then: once, soundly.

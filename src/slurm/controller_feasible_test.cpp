@@ -63,7 +63,8 @@ void run_and_check(FakeHarness& h, Controller& ctl, const Placed& jobs, std::uin
 
 // Six 2-GPU jobs of 32 GB want 12 GPUs where the big nodes hold 8: the last ones wait for a
 // big node although node1 and node2 are idle but for the small jobs; jobs asking 16 CPUs or
-// 100 GB of --tmp the same; jobs excluding node3 run elsewhere. Each job ends, where Slurm can start it.
+// 100 GB of --tmp the same; jobs excluding node3 run elsewhere. Each job ends, where Slurm can
+// start it.
 TEST_P(Feasible, JobsRunOnlyWhereSlurmCanStartThem) {
   FakeHarness h(two_sizes());
   h.cfg = fake_config(GetParam());
@@ -276,7 +277,8 @@ TEST(FeasibleNodes, Constraints) {
 TEST(FeasibleNodes, MaskAndRefusal) {
   Cluster c;
   c.add_nodes(3, 4, 24576, "", TenantId());
-  const std::vector<NodeLimits> limits = {{8, 16000, 0, {}}, {32, 64000, 100000, {}}, {0, 0, 0, {}}};
+  const std::vector<NodeLimits> limits = {
+      {8, 16000, 0, {}}, {32, 64000, 100000, {}}, {0, 0, 0, {}}};
   JobInfo j;
   Feasibility f = feasible_nodes(j, 1, 1, c, limits);
   EXPECT_TRUE(f.allowed.empty());  // nothing asked: every node

@@ -12,8 +12,8 @@
 //  - requeue-hold of a RUNNING job: PENDING + COMPLETING (holding its GPUs) for kill_ms,
 //    then held pending, restart count + 1; requeue of a job not running is a no-op;
 //  - a job starts only on nodes it does not exclude and whose CPUs, memory and TmpDisk hold
-//    its request (node_cpus, node_memory_mib, node_tmp_mib; require()), and on a reserved node only if its
-//    time limit ends before the reservation's window (reservations); pinned elsewhere, it
+//    its request (node_cpus, node_memory_mib, node_tmp_mib; require()), and on a reserved node only
+//    if its time limit ends before the reservation's window (reservations); pinned elsewhere, it
 //    stays pending (counted: unstartable_pins);
 //  - cancel; completion after the job's run time (GPUs held for epilog_ms); finished jobs
 //    leave the table after min_job_age_ms;

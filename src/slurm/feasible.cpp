@@ -54,8 +54,8 @@ std::string node_refusal(const JobInfo& j, const std::optional<FeatureConstraint
     return "has " + std::to_string(l.memory_mib) + " MiB of memory, the job asks " +
            std::to_string(j.mem_per_node_mib);
   if (l.tmp_disk_mib != 0 && j.tmp_per_node_mib > l.tmp_disk_mib)
-    return "has " + std::to_string(l.tmp_disk_mib) + " MiB of TmpDisk, the job asks --tmp=" +
-           std::to_string(j.tmp_per_node_mib);
+    return "has " + std::to_string(l.tmp_disk_mib) +
+           " MiB of TmpDisk, the job asks --tmp=" + std::to_string(j.tmp_per_node_mib);
   return "";
 }
 
@@ -95,12 +95,12 @@ Feasibility feasible_nodes(const JobInfo& j, int gpus, int nodes, const Cluster&
   // A job fits one node, or takes whole nodes (the gate's shapes).
   const bool fits = nodes <= 1 ? widest >= gpus : fit_nodes >= nodes && fit_gpus >= gpus;
   if (!fits)
-    out.refusal = "Slurm can start this job of " + std::to_string(gpus) + " GPUs on " +
-                  std::to_string(std::max(nodes, 1)) + " node(s) on too few nodes (" +
-                  std::to_string(fit_nodes) + " of " + std::to_string(cluster.nodes.size()) +
-                  "): " + why +
-                  ". Ask for less memory, temporary disk or fewer CPUs, exclude fewer nodes, or constrain to "
-                  "features more nodes have";
+    out.refusal =
+        "Slurm can start this job of " + std::to_string(gpus) + " GPUs on " +
+        std::to_string(std::max(nodes, 1)) + " node(s) on too few nodes (" +
+        std::to_string(fit_nodes) + " of " + std::to_string(cluster.nodes.size()) + "): " + why +
+        ". Ask for less memory, temporary disk or fewer CPUs, exclude fewer nodes, or constrain to "
+        "features more nodes have";
   return out;
 }
 

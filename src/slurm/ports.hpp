@@ -76,8 +76,8 @@ struct JobInfo {
   std::uint32_t cpus_per_node = 0;
   std::uint64_t mem_per_node_mib = 0;
   std::uint64_t tmp_per_node_mib = 0;  // --tmp: disk in the node's TmpFS, MiB
-  std::string features;            // --constraint as Slurm keeps it ("" when none)
-  std::int64_t time_limit_s = -1;  // --time in seconds; -1: none (INFINITE)
+  std::string features;                // --constraint as Slurm keeps it ("" when none)
+  std::int64_t time_limit_s = -1;      // --time in seconds; -1: none (INFINITE)
   [[nodiscard]] bool terminal() const {
     return state == JobState::Completed || state == JobState::Failed ||
            state == JobState::Cancelled || state == JobState::Other;
