@@ -1,7 +1,7 @@
 // Starts the engine did not carry out (issue #24, docs/architecture.md "Online drivers"). A
 // start handed over and not begun by the reconciler's timeout is rolled back; when the engine
 // refuses the job for a reason the driver cannot see (Slurm: a requirement DeepShare does not
-// read, such as a licence or a node setting, its reason BadConstraints), every later placement
+// read, such as a licence or a node setting), every later placement
 // would be refused the same way, each holding its GPUs idle for the timeout. So the first
 // timeout is retried at once, as before (most are passing: a slow node, a lost reply), and from
 // the second in a row on the job waits outside the policy for a time that doubles with each
