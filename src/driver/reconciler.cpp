@@ -230,15 +230,12 @@ void Reconciler::known_starting(JobId id, const EngineJob& j) {
 // start the engine shows as handed over counts: one whose hand-over did not take (a lost
 // release) is the driver's to repeat, not the engine's refusal.
 void Reconciler::start_timed_out(JobId id, const EngineJob& j) {
-  if (!j.handed_over) {
-    rollback_start(id, "start_timeout");
-    return;
-  }
-  const int in_a_row = backoff_.timed_out(id, wall_);
   rollback_start(id, "start_timeout");
+  if (!j.handed_over) return;
+  const int in_a_row = backoff_.timed_out(id, wall_);
   const std::int64_t until = backoff_.until(id);
   if (until <= wall_) return;
-  const BookEntry& e = core_.book()[id];
+  BookEntry& e = core_.book()[id];
   Log::Fields fields{{"job", e.ref},
                      {"timeouts_in_a_row", in_a_row},
                      {"wait_s", (until - wall_) / 1000},
@@ -251,7 +248,7 @@ void Reconciler::start_timed_out(JobId id, const EngineJob& j) {
   ClusterState& state = core_.state();
   state.park(id, now_);
   state.note_outside(id, WaitReason::NoFit);
-  core_.book()[id].wake_wall = until;
+  e.wake_wall = until;  // the book's next wake-up is computed before the next observation
 }
 
 void Reconciler::try_hand_over(JobId id) {
