@@ -58,6 +58,7 @@ void K8sAdapter::inherit(const K8sAdapter& old) {
   told_refused_ = old.told_refused_;
   rejected_ = old.rejected_;
   untenanted_ = old.untenanted_;
+  slots_ = old.slots_;
   counters_ = old.counters_;
 }
 
@@ -128,26 +129,48 @@ void K8sAdapter::set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
   for (auto it = assumed_.begin(); it != assumed_.end();)
     it = pod_cache_.count(it->first) ? std::next(it) : assumed_.erase(it);  // gone
   std::vector<const PodView*> mine;
+  std::vector<PodView*> items;
   for (CachedPod* c : pods_) {
     PodView& p = c->view;
     if (p.scheduler != scheduler_) continue;
     const bool was_gang = !p.gang.empty();
-    if (!join_job(p)) continue;
-    c->derived = c->derived || (!was_gang && !p.gang.empty());
+    bool slotted = false;
+    if (!join_job(p, slotted)) continue;
+    c->derived = c->derived || (!was_gang && !p.gang.empty()) || slotted;
+    if (slotted) items.push_back(&p);
     mine.push_back(&p);
+  }
+  if (jobs_index_) {
+    // A NonIndexed Job's work items: each pod takes over a slot its predecessor left.
+    slots_.update({items.begin(), items.end()}, *jobs_index_);
+    for (PodView* i : items) {
+      PodView& p = *i;
+      p.job_item = "~" + std::to_string(slots_.slot(p.uid));
+      p.gang = jobs_index_->find(p.job_uid)->name + p.job_item;
+    }
   }
   grouping_ = Grouping(mine);
   keep_absent_gangs();
 }
 
-bool K8sAdapter::join_job(PodView& p) const {
+bool K8sAdapter::join_job(PodView& p, bool& slotted) const {
   if (!jobs_index_ || p.job_uid.empty() || !p.gang.empty()) return true;
   if (const JobShape* j = jobs_index_->find(p.job_uid)) {
-    if (j->gang_size > 0 && j->ns == p.ns) {
+    if (j->ns != p.ns) return true;  // a forged owner reference: a pod of its own
+    if (j->gang_size > 0) {
       p.gang = j->name;
       p.gang_size = j->gang_size;
-      p.job_gang = true;
+    } else if (j->indexed && p.completion_index >= 0) {
+      p.job_item = "#" + std::to_string(p.completion_index);
+      p.gang = j->name + p.job_item;
+      p.gang_size = 1;
+    } else if (!j->indexed) {
+      p.gang_size = 1;  // its slot is given once the Job's pods are all read (set_cycle)
+      slotted = true;
+    } else {
+      return true;  // an Indexed Job's pod without an index: a pod of its own
     }
+    p.job_gang = true;
     return true;
   }
   const bool fresh = !p.bound() && !p.ended() && !p.terminating && p.created_s >= 0 &&
@@ -156,8 +179,9 @@ bool K8sAdapter::join_job(PodView& p) const {
 }
 
 bool K8sAdapter::job_over(const std::string& key) const {
-  if (!jobs_index_ || key.rfind("job:", 0) != 0) return false;
-  const JobShape* j = jobs_index_->find(key.substr(4));
+  const std::string uid = job_uid_of_key(key);
+  if (!jobs_index_ || uid.empty()) return false;
+  const JobShape* j = jobs_index_->find(uid);
   return !j || j->finished;
 }
 
@@ -418,7 +442,11 @@ std::optional<driver::Observation> K8sAdapter::observe() {
           fence_.depose("pod " + p->ref() + " carries a decision of epoch " +
                         std::to_string(p->decision_epoch) +
                         " (ours: " + std::to_string(fence_.epoch()) + ")");
-      const bool known = core_ && core_->book().find(g->key()).has_value();
+      // A job that left and is listed waiting again (its Job's late replacement) is a new job
+      // to the core: read as one.
+      const auto id = core_ ? core_->book().find(g->key()) : std::nullopt;
+      const bool known =
+          id && (state().runtime(*id).status != JobStatus::Done || count(*g).live == 0);
       std::vector<std::uint8_t> allowed;
       if (!known && !admit(*g, allowed)) continue;
       jobs[i] = engine_job(*g);

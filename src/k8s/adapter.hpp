@@ -57,6 +57,7 @@
 #include "k8s/groups.hpp"
 #include "k8s/jobs.hpp"
 #include "k8s/pods.hpp"
+#include "k8s/work_slots.hpp"
 
 namespace ds::k8s {
 
@@ -87,7 +88,7 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   [[nodiscard]] std::vector<std::string> new_gpu_nodes(const std::vector<NodeView>& nodes) const;
   // What a successor adapter (nodes added: scheduler.cpp rebuilds the model) must not lose:
   // bindings the cache does not show yet, pods told why they are refused or rejected, the
-  // counters.
+  // work items' slots, the counters.
   void inherit(const K8sAdapter& old);
 
   // The Jobs whose pods may be gangs (jobs.hpp), read by every set_cycle (it outlives the
@@ -158,10 +159,12 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   };
 
   // adapter.cpp: observation
-  // Makes a pod of an Indexed Job that runs its pods together one of its Job's gang; false
-  // while its Job is not listed yet and it is new (kJobReadMs: pods and Jobs come through two
-  // watches), so that it waits for it rather than being a job of its own for a cycle.
-  bool join_job(PodView& p) const;
+  // Makes a pod of an Indexed Job that runs its pods together one of its Job's gang, and a pod
+  // of another Job one of its work items (jobs.hpp: by its index, or `slotted`: a NonIndexed
+  // Job's, whose slot set_cycle gives); false while its Job is not listed yet and it is new
+  // (kJobReadMs: pods and Jobs come through two watches), so that it waits for it rather than
+  // being a job of its own for a cycle.
+  bool join_job(PodView& p, bool& slotted) const;
   static constexpr std::int64_t kJobReadMs = 10'000;
   // A Job's gang (key "job:UID") whose Job is finished or no longer listed: no more pods come.
   [[nodiscard]] bool job_over(const std::string& key) const;
@@ -225,6 +228,7 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   std::uint64_t cycle_ = 0;
   Grouping grouping_;  // this cycle's jobs of DeepShare's pods (into pod_cache_)
   const JobIndex* jobs_index_ = nullptr;
+  WorkSlots slots_;  // NonIndexed Jobs' work items
   Binder* binder_ = nullptr;
   // Gangs listed without pods, since (wall ms): keep_absent_gangs().
   std::unordered_map<std::string, std::int64_t> absent_;

@@ -642,13 +642,15 @@ TEST(K8sAdapter, IndexedJobsPodsAreOneGang) {
   ASSERT_EQ(h.obs.jobs.size(), 1u);
   EXPECT_EQ(h.adapter->eligible(id, *h.job("job:job-1")), WaitReason::None);
   EXPECT_EQ(h.core->state().runtime(id).status, JobStatus::Pending);
-  // A work queue (one pod at a time of three): its pods are their own jobs.
+  // A work queue (one pod at a time of three): its pods are its work items, each a job of its
+  // own (WorkQueueJobsItemsKeepTheirPlace below).
   const auto queue = std::make_shared<const json>(
       json{{"metadata", {{"uid", "job-2"}, {"namespace", "a"}, {"name", "queue"}}},
            {"spec", {{"parallelism", 1}, {"completions", 3}}}});
   jobs.update({indexed("job-1", 2), queue});
   h.fold({job_pod("t0", "job-1"), job_pod("t1", "job-1"), job_pod("s0", "job-2")});
-  EXPECT_TRUE(h.job("s0"));
+  ASSERT_TRUE(h.job("job:job-2~0"));
+  EXPECT_EQ(h.job("job:job-2~0")->ref, "a/job:queue~0");
   // A Job never listed: its pod is a job of its own once it is older than the wait.
   h.wall += 10'000;
   h.fold({job_pod("t0", "job-1"), job_pod("t1", "job-1"), job_pod("x0", "job-gone")});
@@ -717,6 +719,80 @@ TEST(K8sAdapter, JobOfOnePodKeepsItsPlaceAndEndsWithItsJob) {
   jobs.update({std::make_shared<const json>(spec)});
   h.fold({bound(job_pod("p0"), "gpu-node-1", "Failed")});
   EXPECT_EQ(h.job("job:job-1")->phase, driver::Phase::Ended) << "its Job gave up";
+}
+
+// A work-queue Job's pods are its work items (jobs.hpp): an Indexed Job's by completion index
+// (key "job:UID#I"), a NonIndexed Job's by slot (work_slots.hpp, "job:UID~S"). A pod evicted
+// or failed and replaced by its Job is the same job (its place in the queue, its restart
+// count); an item that succeeded is done, and the Job's next pod is a new job.
+TEST(K8sAdapter, WorkQueueJobsItemsKeepTheirPlace) {
+  Harness h;
+  JobIndex jobs;
+  h.adapter->use_jobs(jobs);
+  const auto item = [](const std::string& uid, const std::string& job, const std::string& name,
+                       int index) {
+    json p = pod(uid, "a", 2);
+    p["metadata"]["ownerReferences"] = json::array({{{"apiVersion", "batch/v1"},
+                                                     {"kind", "Job"},
+                                                     {"name", name},
+                                                     {"uid", job},
+                                                     {"controller", true}}});
+    if (index >= 0)
+      p["metadata"]["annotations"][kCompletionIndexAnnotation] = std::to_string(index);
+    return p;
+  };
+  const auto job = [](const std::string& uid, const std::string& name, const char* mode) {
+    return std::make_shared<const json>(
+        json{{"metadata", {{"uid", uid}, {"namespace", "a"}, {"name", name}}},
+             {"spec", {{"completionMode", mode}, {"parallelism", 2}, {"completions", 4}}}});
+  };
+  jobs.update({job("job-i", "static", "Indexed"), job("job-q", "queue", "NonIndexed")});
+  // Indexed: indices 0 and 1 run, 0's pod is evicted, its replacement carries index 0.
+  h.fold({bound(item("i0", "job-i", "static", 0), "gpu-node-1"),
+          bound(item("i1", "job-i", "static", 1), "gpu-node-1")});
+  const auto i0 = h.core->book().find("job:job-i#0");
+  ASSERT_TRUE(i0) << "keyed by its index";
+  EXPECT_EQ(h.job("job:job-i#0")->ref, "a/job:static#0");
+  EXPECT_EQ(h.core->state().runtime(*i0).status, JobStatus::Running);
+  const Time submit_i0 = h.core->state().spec(*i0).submit;
+  json evicted = bound(item("i0", "job-i", "static", 0), "gpu-node-1");
+  evicted["metadata"]["deletionTimestamp"] = "2026-12-04T10:05:00Z";
+  h.fold({evicted, bound(item("i1", "job-i", "static", 1), "gpu-node-1"),
+          item("i0b", "job-i", "static", 0)});
+  EXPECT_EQ(h.job("job:job-i#0")->phase, driver::Phase::Stopping) << "the evicted pod holds GPUs";
+  h.fold(
+      {bound(item("i1", "job-i", "static", 1), "gpu-node-1"), item("i0b", "job-i", "static", 0)});
+  EXPECT_EQ(h.core->book().find("job:job-i#0"), i0) << "the replacement is the same job";
+  EXPECT_EQ(h.core->state().spec(*i0).submit, submit_i0) << "its place in the queue";
+  EXPECT_EQ(h.core->state().runtime(*i0).status, JobStatus::Pending);
+  EXPECT_EQ(h.core->state().runtime(*i0).preemptions, 1) << "its restart counted";
+  // NonIndexed: two pods take slots 0 and 1; the pod of slot 0 fails and its Job replaces it.
+  h.fold({item("q-a", "job-q", "queue", -1), item("q-b", "job-q", "queue", -1)});
+  const auto q0 = h.core->book().find("job:job-q~0");
+  ASSERT_TRUE(q0);
+  ASSERT_TRUE(h.core->book().find("job:job-q~1"));
+  EXPECT_EQ(h.job("job:job-q~0")->ref, "a/job:queue~0");
+  const Time submit_q0 = h.core->state().spec(*q0).submit;
+  h.fold(
+      {bound(item("q-a", "job-q", "queue", -1), "gpu-node-2"), item("q-b", "job-q", "queue", -1)});
+  EXPECT_EQ(h.core->state().runtime(*q0).status, JobStatus::Running);
+  h.fold({bound(item("q-a", "job-q", "queue", -1), "gpu-node-2", "Failed"),
+          item("q-b", "job-q", "queue", -1), item("q-c", "job-q", "queue", -1)});
+  EXPECT_EQ(h.core->book().find("job:job-q~0"), q0) << "q-c took over q-a's slot";
+  EXPECT_EQ(h.core->state().spec(*q0).submit, submit_q0);
+  EXPECT_EQ(h.core->state().runtime(*q0).status, JobStatus::Pending);
+  // q-c succeeds: item ~0 is done, though the failed q-a is still listed; the Job's next pod
+  // is a new item.
+  h.fold({bound(item("q-a", "job-q", "queue", -1), "gpu-node-2", "Failed"),
+          item("q-b", "job-q", "queue", -1),
+          bound(item("q-c", "job-q", "queue", -1), "gpu-node-2", "Succeeded"),
+          item("q-d", "job-q", "queue", -1)});
+  EXPECT_EQ(h.core->state().runtime(*q0).status, JobStatus::Done);
+  ASSERT_TRUE(h.core->book().find("job:job-q~2")) << "a new item";
+  EXPECT_NE(h.core->book().find("job:job-q~2"), q0);
+  // An Indexed Job's pod without its index annotation: a pod of its own.
+  h.fold({item("x", "job-i", "static", -1)});
+  EXPECT_TRUE(h.job("x"));
 }
 
 // The binder (binder.hpp) sends bindings on its own threads: every submitted binding comes

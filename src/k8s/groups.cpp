@@ -8,7 +8,7 @@
 namespace ds::k8s {
 
 std::string group_key(const PodView& p) {
-  if (p.job_gang) return "job:" + p.job_uid;
+  if (p.job_gang) return "job:" + p.job_uid + p.job_item;
   return p.gang.empty() ? p.uid : "gang:" + p.ns + "/" + p.gang;
 }
 
@@ -137,10 +137,11 @@ driver::Phase group_phase(const PodGroup& g, bool start_in_flight) {
   const GroupCount c = count(g);
   if (c.live_bound == 0) {
     if (c.holding > 0) return Phase::Stopping;
-    const bool succeeded =
-        !g.members.empty() && std::all_of(g.members.begin(), g.members.end(),
-                                          [](const PodView* p) { return p->phase == "Succeeded"; });
-    if (c.live == 0 && succeeded) return Phase::Ended;
+    // Its pods succeeded: all of them, or as many as it needs beside failed ones that their
+    // Job replaced (an index or a work item that failed, then succeeded: one is listed of each).
+    const auto succeeded = std::count_if(g.members.begin(), g.members.end(),
+                                         [](const PodView* p) { return p->phase == "Succeeded"; });
+    if (c.live == 0 && succeeded > 0 && succeeded >= g.size) return Phase::Ended;
     return Phase::Waiting;
   }
   if (c.live_bound == c.live && c.holding == 0) return Phase::Running;

@@ -9,7 +9,9 @@
 // evicted and recreated by its Job is the same job (its place in the queue, its restarts).
 // Without a label, the pods of an Indexed Job that runs them all together, and the pod of a
 // Job of one pod (jobs.hpp), are the gang of their Job: key "job:UID" (the Job's UID: a Job
-// deleted and created again under its name is a new job), named "NS/job:NAME".
+// deleted and created again under its name is a new job), named "NS/job:NAME"; each work
+// item of another Job is a gang of one: key "job:UID#I" (index I) or "job:UID~S" (slot S,
+// work_slots.hpp), named "NS/job:NAME#I" or "NS/job:NAME~S".
 //
 // A gang's phase, from its pods (live = neither ended nor terminating):
 //  - every live pod bound, none terminating: Running (pods that ended meanwhile, a Job's
@@ -18,9 +20,10 @@
 //  - some live pods bound and others not, or bound ones beside terminating ones: a start being
 //    handed over (Waiting) when the driver has one in flight, else a gang that lost a pod
 //    (Stopping: the adapter evicts the rest, and the gang starts again as a whole);
-//  - every pod Succeeded: Ended. Without live pods otherwise (its pods failed or were evicted
-//    and deleted, its Job makes replacements): Waiting; the adapter takes it for ended once it
-//    has had no live pod for a while (adapter.hpp, kGangAbsenceMs).
+//  - no live pod and as many Succeeded as it needs (those of a gang of one: one, beside the
+//    failed pods its Job replaced): Ended. Without live pods otherwise (its pods failed or were
+//    evicted and deleted, its Job makes replacements): Waiting; the adapter takes it for ended once
+//    it has had no live pod for a while (adapter.hpp, kGangAbsenceMs).
 #pragma once
 
 #include <deque>
@@ -48,7 +51,7 @@ struct PodGroup {
   int pod_gpus = 0;                         // nvidia.com/gpu of each of its pods
   std::span<const PodView* const> members;  // ordered by name
   std::string invalid;                      // why the gang can never run as written ("" = it can)
-  // The pod's UID, "gang:NS/NAME" or "job:UID".
+  // The pod's UID, "gang:NS/NAME" or "job:UID" (+ "#I" or "~S": a work item).
   [[nodiscard]] const std::string& key() const { return *key_; }
   [[nodiscard]] const std::string& ns() const { return *ns_; }
   // The pod's name, the gang's or the Job's.

@@ -99,6 +99,16 @@ TEST(K8sGroups, GangPhases) {
   EXPECT_EQ(phase({c, d}, false), Phase::Waiting) << "a failed pod: its Job may make a replacement";
   c.phase = "Succeeded";
   EXPECT_EQ(phase({c, d}, false), Phase::Ended);
+  // A gang of one (a work item) whose pod failed and whose replacement succeeded: done, while
+  // the failed pod is still listed.
+  PodView failed = member("w-0", 4, 1), done = member("w-1", 4, 1);
+  failed.phase = "Failed";
+  EXPECT_EQ(phase({failed}, false), Phase::Waiting) << "its Job may make a replacement";
+  done.phase = "Succeeded";
+  EXPECT_EQ(phase({failed, done}, false), Phase::Ended);
+  done.phase = "Running";
+  done.node = "n1";
+  EXPECT_EQ(phase({failed, done}, false), Phase::Running);
   // A pod of its own keeps a pod's phases.
   PodView solo = member("solo");
   solo.gang.clear();

@@ -17,9 +17,9 @@ std::optional<JobShape> job_shape(const json& job) {
   JobShape j;
   if (!object_identity(job, j.uid, j.ns, j.name)) return std::nullopt;
   const int parallelism = count(member(spec, "parallelism"));
+  j.indexed = member_str(spec, "completionMode") == "Indexed";
   const bool all_at_once = parallelism >= 1 && count(member(spec, "completions")) == parallelism;
-  if (all_at_once && (parallelism == 1 || (member_str(spec, "completionMode") == "Indexed" &&
-                                           parallelism <= kMaxGangSize)))
+  if (all_at_once && (parallelism == 1 || (j.indexed && parallelism <= kMaxGangSize)))
     j.gang_size = parallelism;
   const json& conditions = member(member(job, "status"), "conditions");
   if (conditions.is_array())
@@ -29,6 +29,12 @@ std::optional<JobShape> job_shape(const json& job) {
         j.finished = true;
     }
   return j;
+}
+
+std::string job_uid_of_key(const std::string& key) {
+  if (key.rfind("job:", 0) != 0) return {};
+  const std::size_t end = key.find_first_of("#~", 4);
+  return key.substr(4, end == std::string::npos ? std::string::npos : end - 4);
 }
 
 void JobIndex::update(const std::vector<std::shared_ptr<const json>>& jobs) {

@@ -36,8 +36,19 @@ TEST(K8sJobs, IndexedJobRunningAllItsPodsAtOnceIsAGang) {
   EXPECT_TRUE(job_shape(done)->finished);
   done["status"]["conditions"][0]["type"] = "Suspended";
   EXPECT_FALSE(job_shape(done)->finished);
+  EXPECT_TRUE(job_shape(job("u", "Indexed", 2, 8))->indexed) << "its items are indices";
+  EXPECT_FALSE(job_shape(job("u", "NonIndexed", 2, 8))->indexed) << "its items are slots";
   EXPECT_FALSE(job_shape(json::object()));
   EXPECT_FALSE(job_shape(json::array()));
+}
+
+// The Job's UID in the keys of its jobs: the whole Job's, an index's, a slot's.
+TEST(K8sJobs, KeysNameTheirJob) {
+  EXPECT_EQ(job_uid_of_key("job:1f-2e"), "1f-2e");
+  EXPECT_EQ(job_uid_of_key("job:1f-2e#12"), "1f-2e");
+  EXPECT_EQ(job_uid_of_key("job:1f-2e~3"), "1f-2e");
+  EXPECT_EQ(job_uid_of_key("gang:a/job:x"), "");
+  EXPECT_EQ(job_uid_of_key("1f-2e"), "") << "a pod's own key";
 }
 
 // The index follows the informer's objects: a changed Job (a new object) is read again, a

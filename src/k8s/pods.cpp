@@ -120,6 +120,11 @@ std::optional<PodView> pod_view(const json& pod) {
     const int n = gpu_quantity(size);  // a plain whole number, as a quantity of GPUs is
     p.gang_size = n >= 1 && n <= kMaxGangSize ? n : -1;
   }
+  if (!p.job_uid.empty()) {
+    const json& index = member(ann, kCompletionIndexAnnotation);
+    const int i = index.is_string() ? gpu_quantity(index) : -1;  // a plain whole number
+    p.completion_index = i;
+  }
   if (!parse_gpus(member_str(ann, kGpusAnnotation), p.decision_node, p.decision_gpus)) {
     p.decision_node.clear();
     p.decision_gpus.clear();

@@ -17,6 +17,8 @@
 //    kueue.x-k8s.io/pod-group-total-count), so that a Kueue site's pod groups are gangs as
 //    they are written; or else, for a pod of an Indexed Job that runs all its pods together
 //    or of a Job of one pod, its Job (jobs.hpp: the adapter fills job_gang in from the Job);
+//    a pod of any other Job is one of its work items (jobs.hpp), an Indexed Job's by its
+//    annotation batch.kubernetes.io/job-completion-index;
 //  - where it may run: its nodeSelector and required node affinity (node_rules.hpp);
 //  - a node: allocatable nvidia.com/gpu, usable = Ready and not cordoned (spec.unschedulable),
 //    its labels.
@@ -44,6 +46,8 @@ inline constexpr const char* kGangSizeAnnotation = "deepshare.io/gang-size";
 inline constexpr int kMaxGangSize = 1024;
 inline constexpr const char* kKueueGroupLabel = "kueue.x-k8s.io/pod-group-name";
 inline constexpr const char* kKueueGroupCountAnnotation = "kueue.x-k8s.io/pod-group-total-count";
+inline constexpr const char* kCompletionIndexAnnotation =
+    "batch.kubernetes.io/job-completion-index";
 inline constexpr std::int64_t kDefaultGraceSeconds = 30;  // the API's terminationGracePeriodSeconds
 
 struct PodView {
@@ -67,10 +71,14 @@ struct PodView {
   std::uint64_t decision_epoch = 0;  // the epoch of the leader that decided (0: no lease)
   std::string gang;                  // label deepshare.io/gang ("" = a job of its own)
   int gang_size = 0;  // annotation deepshare.io/gang-size: 1..kMaxGangSize, 0 absent, -1 malformed
-  bool kueue_group = false;  // the gang is Kueue's pod group (its label and annotation)
-  std::string job_uid;       // its controller, when that is a batch/v1 Job
-  bool job_gang = false;     // the gang is its Job (set by the adapter: gang = the Job's name)
-  NodeRules rules;           // nodeSelector, required node affinity
+  bool kueue_group = false;   // the gang is Kueue's pod group (its label and annotation)
+  std::string job_uid;        // its controller, when that is a batch/v1 Job
+  int completion_index = -1;  // an Indexed Job's pod: its index (-1: none or malformed)
+  bool job_gang = false;      // the gang is its Job (set by the adapter: gang = the Job's name)
+  // With job_gang, the Job's work item the pod runs ("#I": index I, "~S": slot S; "": the
+  // whole Job), appended to the gang's name and key (set by the adapter).
+  std::string job_item;
+  NodeRules rules;  // nodeSelector, required node affinity
   // The annotation that gives the gang's size.
   [[nodiscard]] const char* gang_size_key() const {
     if (job_gang) return "spec.parallelism";

@@ -20,6 +20,10 @@
 #     Job `pair` of tenant a (2 pods x 4 GPUs, parallelism = completions = 2, no gang label or
 #     annotation) must stay wholly unbound beside it and, once it ends, run whole on two nodes
 #     as one job (a/job:pair).
+#  7. work-queue Jobs of tenant a (parallelism 1, completions 2, 2 GPUs, 10 s each), one
+#     NonIndexed (`slots`) and one Indexed (`items`): the running pod of each is deleted, its
+#     Job's replacement runs as the same item (the log starts a/job:slots~0 and a/job:items#0
+#     twice), and the second completion is a new item (~1, #1: one start each).
 # Checks, from the API's own record of every pod (a kubectl watch): no node ever over its
 # nvidia.com/gpu, every DeepShare pod bound with its decision, and each decision of the gang
 # carried by both its pods (bound from one decision, not one at a time); the same for `pair`.
@@ -27,7 +31,8 @@
 # Broken on purpose (every gang label ignored, so that every pod is a job of its own) step 1
 # fails: lonely-0 is bound; with step 1 left out, step 2 fails: a pod of `train` is bound
 # beside `blocker`. With the Jobs ignored (no pod joins its Job's gang) step 6 fails: a pod of
-# `pair` is bound beside `blocker2`.
+# `pair` is bound beside `blocker2`. With each replacement a job of its own (the slot not taken
+# over) step 7 fails: a/job:slots~0 started once.
 # Skips (77) without jq. DS_TEST_OUT=DIR keeps the logs in DIR.
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -143,6 +148,38 @@ nodes=$(pods_of pair a | grep ' false$' | awk '{print $2}' | sort -u | wc -l)
 [ "$nodes" = 2 ] || fail "pair's pods are not on two nodes: $(pods_of pair a)"
 grep -q '"event":"start".*"job":"a/job:pair"' "$BASE/check/scheduler.log" ||
   fail "the scheduler did not start a/job:pair as one job: $(grep 'pair' "$BASE/check/scheduler.log" | cut -c1-200 | head -5)"
+kubectl delete job pair -n a --wait=false >/dev/null || fail "delete Job pair"
+wait_for 30 test "$(live_of pair)" = 0 || fail "pair's pods were not deleted: $(pods_of pair a)"
+
+echo "== 7. work-queue Jobs (one pod at a time of two): a deleted pod's replacement is the same item"
+queue_job() { # NAME MODE: parallelism 1, completions 2, 2 GPUs, 10 s each
+  cat <<JOB
+{"apiVersion": "batch/v1", "kind": "Job",
+ "metadata": {"name": "$1", "namespace": "a"},
+ "spec": {"backoffLimit": 100, "completionMode": "$2", "completions": 2, "parallelism": 1,
+  "template": {"metadata": {"annotations": {"deepshare.io/run-for": "10s"}},
+   "spec": {"schedulerName": "deepshare", "restartPolicy": "Never", "terminationGracePeriodSeconds": 0,
+    "containers": [{"name": "work", "image": "registry.invalid/deepshare/work:1",
+                    "resources": {"limits": {"nvidia.com/gpu": "2"}}}]}}}}
+JOB
+}
+queue_job slots NonIndexed | kubectl create -f - >/dev/null || fail "Job slots"
+queue_job items Indexed | kubectl create -f - >/dev/null || fail "Job items"
+for job in slots items; do
+  wait_for 60 running "$job" a || fail "$job does not run: $(pods_of "$job" a)"
+  victim=$(pods_of "$job" a | awk '/ Running false$/ {print $1}')
+  kubectl delete pod "$victim" -n a --wait=false >/dev/null || fail "delete $victim"
+done
+complete() { kubectl get job "$1" -n a -o json | jq -e '.status.conditions[]? | select(.type == "Complete" and .status == "True")' >/dev/null; }
+for job in slots items; do
+  wait_for 120 complete "$job" || fail "$job did not complete: $(pods_of "$job" a)"
+done
+starts_of() { grep -c '"event":"start".*"job":"a/job:'"$1"'"' "$BASE/check/scheduler.log"; }
+for item in 'slots~0:2' 'slots~1:1' 'items#0:2' 'items#1:1'; do
+  [ "$(starts_of "${item%:*}")" = "${item#*:}" ] ||
+    fail "a/job:${item%:*} started $(starts_of "${item%:*}") times, not ${item#*:}: $(grep 'job:slots\|job:items' "$BASE/check/scheduler.log" | cut -c1-220)"
+done
+echo "the deleted pods' replacements ran as the same items (slots~0, items#0: two starts each)"
 kill -0 "$SCHED_PID" 2>/dev/null || fail "the scheduler exited: $(tail -3 "$BASE/check/scheduler.log")"
 sleep 1  # the last changes reach the watch
 kill "$WATCH_PID"
@@ -164,4 +201,4 @@ decisions_of pair 1
 kubectl get nodes -o json >"$BASE/check/nodes.json" || fail "list nodes"
 gpu_watch_check "$BASE/check/pods.watch" "$BASE/check/nodes.json" || fail "a node over its nvidia.com/gpu, or a pod bound without its decision"
 grep -q '"level":"error"' "$BASE/check/scheduler.log" && fail "errors in the scheduler's log: $(grep '"level":"error"' "$BASE/check/scheduler.log" | head -3)"
-echo "PASS: gangs (labelled, Kueue's, an indexed Job's) wait whole, run whole, are evicted whole and come back as the same job"
+echo "PASS: gangs (labelled, Kueue's, an indexed Job's) wait whole, run whole, are evicted whole and come back as the same job; work items come back as the same item"
