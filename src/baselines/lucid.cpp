@@ -72,11 +72,18 @@ class Lucid final : public Policy {
     for (JobId id : s.withdrawn) withdraw(s, id);
     for (JobId id : s.adopted) adopt(s, id);
     for (JobId id : s.arrived) arrive(s, id, out);
-    for (JobId id : s.requeued)  // only profiler stops preempt; they entered their VC already
-      if (s.runtime[id.index()].status == JobStatus::Pending && vc_entry_[id] < 0) {
+    for (JobId id : s.requeued) {
+      if (s.runtime[id.index()].status != JobStatus::Pending) continue;
+      if (vc_entry_[id] < 0) {
         enter_vc(s, id);
         note_wait(out, id, WaitReason::Priority);
+      } else {
+        // Back in its VC queue as it was: a start the driver did not carry out (an online
+        // engine defers it) or a run the engine requeued. A profiler stop entered its VC
+        // already (add: false).
+        requeue_in_vc(s, id, out);
       }
+    }
 
     if (setup_.profiler) {
       stopped_.clear();
@@ -313,6 +320,14 @@ class Lucid final : public Policy {
     vc_entry_[id] = s.now;
     if (vcs_[vc_of(j)].queue.add(j, priority_[id], share_score_[id])) ++queued_;
     mark(vc_of(j));
+  }
+
+  void requeue_in_vc(const ClusterSnapshot& s, JobId id, Decisions& out) {
+    const JobSpec& j = s.jobs[id.index()];
+    if (!vcs_[vc_of(j)].queue.add(j, priority_[id], share_score_[id])) return;
+    ++queued_;
+    mark(vc_of(j));
+    note_wait(out, id, WaitReason::Priority);
   }
 
   [[nodiscard]] bool sharing_on(Time now) const {

@@ -48,7 +48,8 @@ void WorkSlots::update(const std::vector<const PodView*>& pods, const JobIndex& 
     }
   }
   slot_.swap(kept);
-  std::erase_if(jobs_, [&](const auto& j) { return !by_job.count(j.first) && !jobs.find(j.first); });
+  std::erase_if(jobs_,
+                [&](const auto& j) { return !by_job.count(j.first) && !jobs.find(j.first); });
 }
 
 int WorkSlots::slot(const std::string& pod_uid) const {

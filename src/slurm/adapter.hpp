@@ -33,6 +33,7 @@
 #include "slurm/config.hpp"
 #include "slurm/feasible.hpp"
 #include "slurm/gres.hpp"
+#include "slurm/headroom.hpp"
 #include "slurm/ports.hpp"
 #include "slurm/record.hpp"
 #include "slurm/reservations.hpp"
@@ -67,6 +68,8 @@ class SlurmAdapter final : public driver::Actuator {
   // The core it serves (after load_nodes: the core is built on the cluster).
   void attach(driver::Core& core) { core_ = &core; }
   void set_kill_wait_s(int s) { kill_wait_s_ = s; }
+  // What Slurm counts as held on a node by the jobs there (headroom.hpp).
+  void set_consumable(Consumable c) { consumable_ = c; }
 
   // The cycle's time (controller clock) and wall time.
   void set_time(Time now, std::int64_t wall_ms, const driver::DriverClock& clock) {
@@ -130,6 +133,7 @@ class SlurmAdapter final : public driver::Actuator {
     std::vector<std::string> requeued_from;
     std::int64_t pending_again_wall = 0;
     bool start_deferred = false;
+    bool held_deferred = false;  // a start deferred for what other jobs hold on its node
     // Between place() and decided() of a start: how Slurm holds it, and its partner.
     Expressed proposal;
     std::string partner_ref;
@@ -148,6 +152,9 @@ class SlurmAdapter final : public driver::Actuator {
   [[nodiscard]] Placement placement_of(const JobInfo& j) const;
   [[nodiscard]] Placement placement_of(const std::map<std::string, std::uint64_t>& gpus) const;
   [[nodiscard]] bool fixed_gpus_free(const SlurmJob& sj) const;
+  // adapter_act.cpp: what jobs hold on nodes besides their GPUs (headroom.hpp)
+  [[nodiscard]] NodeShare share(JobId id) const;
+  [[nodiscard]] std::string held_refusal_of(JobId id, const Placement& placement) const;
   void count_array_room();
   void refuse(const View& v, const std::string& why);
   void park(const View& v);
@@ -191,6 +198,7 @@ class SlurmAdapter final : public driver::Actuator {
   bool model_ignored_ = false;  // gpu_model_ignored reported
   std::int64_t decision_seq_ = 0;
   int kill_wait_s_ = 30;
+  Consumable consumable_;
   driver::DriverClock clock_;
   Time now_ = 0;
   std::int64_t wall_ = 0;

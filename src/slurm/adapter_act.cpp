@@ -122,8 +122,59 @@ std::optional<Placement> SlurmAdapter::place(const StartJob& s) {
   Placement real = placement_of(e->gpus);
   std::sort(real.begin(), real.end(),
             [](const NodeAlloc& a, const NodeAlloc& b) { return a.node < b.node; });
+  // What the jobs already on its nodes hold there (headroom.hpp): moved, or deferred.
+  if (const std::string why = held_refusal_of(s.job, real); !why.empty()) {
+    std::optional<Placement> other;
+    if (!s.shared && real.size() == 1 && sj.fixed.kind == GresKind::None) {
+      other =
+          another_node(state(), s.job, state().spec(s.job).gpus, real.front().node, share(s.job),
+                       limits_, consumable_, [this](JobId id) { return share(id); });
+      if (other) {
+        StartJob moved = s;
+        moved.placement = *other;
+        e = express(moved, sj);
+      }
+    }
+    if (!other || !e) {
+      if (!sj.held_deferred) {  // logged once per wait
+        log_.warn("start_deferred", who(s.job), {{"job", sj.ref}, {"reason", why}});
+        journal_.line("defer " + sj.ref);
+      }
+      sj.held_deferred = true;
+      return std::nullopt;
+    }
+    log_.info("start_moved", who(s.job),
+              {{"job", sj.ref},
+               {"from", cluster_.nodes[real.front().node.index()].name},
+               {"to", cluster_.nodes[other->front().node.index()].name},
+               {"reason", why}});
+    real = placement_of(e->gpus);
+  }
+  sj.held_deferred = false;
   sj.proposal = std::move(*e);
   return real;
+}
+
+// What a job asks per node (its --mem and CPUs), as Slurm counts it on the nodes it runs on.
+NodeShare SlurmAdapter::share(JobId id) const {
+  const View* v = id.index() < jobs_.size() ? view(jobs_[id.index()].ref) : nullptr;
+  return v ? share_of(*v->j) : NodeShare{};
+}
+
+// Why the jobs already on a node of `placement` leave too little of its CPUs or memory for
+// job `id` ("" when every node has room).
+std::string SlurmAdapter::held_refusal_of(JobId id, const Placement& placement) const {
+  if (!consumable_.memory && !consumable_.cpus) return "";
+  const NodeShare need = share(id);
+  for (const NodeAlloc& a : placement) {
+    const Node& n = cluster_.nodes[a.node.index()];
+    static const NodeLimits kUnknown;
+    const NodeLimits& l = a.node.index() < limits_.size() ? limits_[a.node.index()] : kUnknown;
+    const std::string why = held_refusal(
+        need, l, held_on(state(), n, [this](JobId o) { return share(o); }), consumable_);
+    if (!why.empty()) return n.name + ": " + why;
+  }
+  return "";
 }
 
 // The start is applied in the model: the pin, written at the release.

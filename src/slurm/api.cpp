@@ -331,6 +331,8 @@ std::optional<SlurmConfig> SlurmApi::config() {
   o.enforce_limits = (c->accounting_storage_enforce & (kEnforceLimits | kEnforceSafe)) != 0;
   o.job_submit_plugins = str(c->job_submit_plugins);
   o.cluster = str(c->cluster_name);
+  o.memory_consumable = (c->select_type_param & CR_MEMORY) != 0;
+  o.cpus_consumable = (c->select_type_param & (CR_CPU | CR_CORE | CR_SOCKET)) != 0;
   slurm_free_ctl_conf(c);
   return o;
 }

@@ -107,6 +107,7 @@ void Controller::init() {
       std::make_unique<SlurmAdapter>(cfg_, log_, journal_, fence_, *ports_.actuator, tenants_);
   adapter_->load_nodes(*nodes);
   adapter_->set_kill_wait_s(loop_.slurm.kill_wait_s);
+  adapter_->set_consumable({loop_.slurm.memory_consumable, loop_.slurm.cpus_consumable});
   adapter_->refresh_tenants = [this] {
     if (cfg_.tenant_source == TenantSource::Slurm) load_tenants(false);
   };

@@ -14,6 +14,7 @@
 #include "registry/registry.hpp"
 #include "slurm/fake_harness.hpp"
 #include "slurm/feasible.hpp"
+#include "slurm/headroom.hpp"
 #include "slurm/reservations.hpp"
 
 namespace ds::slurm {
@@ -112,6 +113,40 @@ TEST_P(Feasible, JobsRunOnlyOnNodesWithTheirFeatures) {
     }
   const auto any = h.fc.submit("alpha", 4, 6000);
   run_and_check(h, *ctl, jobs, any);
+}
+
+// What other jobs hold on a node (headroom.hpp): two nodes of 4 GPUs, 64 GB and 16 CPUs;
+// jobs of 2 GPUs fit a node's GPUs two by two, but those of 40 GB its memory one by one, and
+// those of 10 CPUs its CPUs one by one. Every policy's starts go where Slurm has room (a start
+// packed beside such a job moves to the other node, or waits): Slurm never leaves one pending
+// for memory or CPUs, no start is rolled back, and the first two 40 GB jobs run side by side.
+// Checked to fail: with SlurmAdapter::place's check left out, held_refusals > 0 and rollbacks
+// > 0 for every policy.
+TEST_P(Feasible, StartsLeaveRoomForWhatOtherJobsHold) {
+  FakeOptions o;
+  o.nodes = 2;
+  o.node_memory_mib = {64000, 64000};
+  o.node_cpus = {16, 16};
+  FakeHarness h(o);
+  h.cfg = fake_config(GetParam());
+  auto ctl = h.start();
+  std::vector<std::uint32_t> ids;
+  for (int k = 0; k < 3; ++k) {
+    ids.push_back(h.fc.submit("alpha", 2, 20000));
+    h.fc.require(ids.back(), {}, 0, 40000);  // --mem=40000
+  }
+  for (int k = 0; k < 3; ++k) {
+    ids.push_back(h.fc.submit("beta", 2, 20000));
+    h.fc.require(ids.back(), {}, 10, 0);  // --cpus-per-task=10
+  }
+  h.run(*ctl, 300000);
+  for (auto id : ids) EXPECT_TRUE(h.fc.stats(id).completed) << h.fc.describe(id);
+  EXPECT_EQ(h.fc.held_refusals(), 0) << "starts pinned beside jobs holding the node's share";
+  EXPECT_EQ(ctl->counters().rollbacks, 0u);
+  const auto gap = h.fc.stats(ids[0]).first_start_ms - h.fc.stats(ids[1]).first_start_ms;
+  EXPECT_LE(std::abs(gap), 20000) << "the first two 40 GB jobs ran side by side";
+  for (const auto& why : h.unsound()) ADD_FAILURE() << why;
+  EXPECT_EQ(ctl->counters().invalid_decisions, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryOnlinePolicy, Feasible, ::testing::ValuesIn(online_policies()),
@@ -274,6 +309,22 @@ TEST(FeasibleNodes, Constraints) {
 
 // The rule itself: the mask lists the nodes that hold the job; a 2-node job with one such
 // node is refused; nodes of unknown size (0) limit nothing.
+// What the jobs on a node hold (headroom.hpp): memory counts only when Slurm makes it
+// consumable, CPUs likewise; a limit of 0 is unknown (no limit); a job asking none fits.
+TEST(FeasibleNodes, HeldShareOfANode) {
+  const NodeLimits l{64, 64000, 0, {}};
+  const Consumable both{true, true};
+  EXPECT_EQ(held_refusal({40000, 1}, l, {24000, 1}, both), "");
+  EXPECT_EQ(held_refusal({40000, 1}, l, {24001, 1}, both),
+            "its jobs hold 24001 of its 64000 MiB of memory, the job asks 40000");
+  EXPECT_EQ(held_refusal({40000, 1}, l, {24001, 1}, {false, true}), "") << "memory not consumable";
+  EXPECT_EQ(held_refusal({100, 40}, l, {100, 40}, both),
+            "its jobs hold 40 of its 64 CPUs, the job asks 40");
+  EXPECT_EQ(held_refusal({100, 40}, l, {100, 40}, {true, false}), "");
+  EXPECT_EQ(held_refusal({0, 0}, l, {64000, 64}, both), "") << "asks nothing";
+  EXPECT_EQ(held_refusal({40000, 40}, NodeLimits{}, {64000, 64}, both), "") << "unknown limits";
+}
+
 TEST(FeasibleNodes, MaskAndRefusal) {
   Cluster c;
   c.add_nodes(3, 4, 24576, "", TenantId());

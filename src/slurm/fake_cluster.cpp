@@ -230,12 +230,26 @@ void FakeCluster::require(std::uint32_t id, std::vector<std::string> excluded,
 // with exactly its GRES, when they are free.
 void FakeCluster::schedule() {
   std::map<std::string, NodeUse> use;
+  std::map<std::string, std::pair<std::uint64_t, std::uint32_t>> held;  // memory, CPUs
   for (const auto& [id, j] : jobs_)
     if (j.info.running() || j.info.completing)
       for (const auto& [node, a] : j.info.alloc) {
         use[node].gpus |= a.gpus;
         use[node].slots |= a.slots;
+        held[node].first += j.info.mem_per_node_mib;
+        held[node].second += j.info.cpus_per_node;
       }
+  // What the jobs running on `node` leave of its CPUs and memory for `i` (consumable).
+  const auto room = [&](const JobInfo& i, const std::string& node) {
+    if (!o_.consumable) return true;
+    const auto n = static_cast<std::size_t>(std::stoi(node.substr(4)) - 1);
+    const auto h = held.count(node) ? held[node] : std::pair<std::uint64_t, std::uint32_t>{};
+    const bool mem = n >= o_.node_memory_mib.size() || o_.node_memory_mib[n] == 0 ||
+                     h.first + i.mem_per_node_mib <= o_.node_memory_mib[n];
+    const bool cpus = n >= o_.node_cpus.size() || o_.node_cpus[n] == 0 ||
+                      h.second + i.cpus_per_node <= o_.node_cpus[n];
+    return mem && cpus;
+  };
   std::vector<Job*> ready;
   for (auto& [id, j] : jobs_) {
     const JobInfo& i = j.info;
@@ -259,7 +273,8 @@ void FakeCluster::schedule() {
     };
     if (nodes.empty())
       for (int n = 0; n < o_.nodes && nodes.size() < i.num_nodes; ++n)
-        if (fits(node_name(n)) && holds(node_name(n))) nodes.push_back(node_name(n));
+        if (fits(node_name(n)) && holds(node_name(n)) && room(i, node_name(n)))
+          nodes.push_back(node_name(n));
     const auto hidden = [&](const std::string& node) {
       const auto& h = j->hidden_refusals;
       return std::find(h.begin(), h.end(), std::stoi(node.substr(4)) - 1) != h.end();
@@ -286,6 +301,15 @@ void FakeCluster::schedule() {
       }
       continue;
     }
+    if (!std::all_of(nodes.begin(), nodes.end(),
+                     [&](const std::string& n) { return room(i, n); })) {
+      i.reason = "Resources";  // other jobs hold the node's CPUs or memory
+      if (j->held_run != i.restarts) {
+        j->held_run = i.restarts;
+        ++held_refusals_;
+      }
+      continue;
+    }
     if (o_.prolog && !pinned(*j)) {  // PrologSlurmctld: refused, requeued by Slurm
       ++prolog_refusals_;
       ++i.restarts;
@@ -306,6 +330,8 @@ void FakeCluster::schedule() {
       i.alloc[node] = a;
       use[node].gpus |= a.gpus;
       use[node].slots |= a.slots;
+      held[node].first += i.mem_per_node_mib;
+      held[node].second += i.cpus_per_node;
     }
     if (stats_[i.id - 1].starts++ == 0) stats_[i.id - 1].first_start_ms = now_;
     for (const auto& node : nodes) stats_[i.id - 1].ran_on.push_back(node);
@@ -360,6 +386,7 @@ std::optional<SlurmConfig> FakeCluster::config() {
   c.job_submit_plugins = "lua";
   c.cluster = "fake";
   c.accounting = c.enforce_associations = !accounts.empty();
+  c.memory_consumable = c.cpus_consumable = o_.consumable;
   return c;
 }
 

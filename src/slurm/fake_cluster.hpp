@@ -15,6 +15,9 @@
 //    its request (node_cpus, node_memory_mib, node_tmp_mib; require()), and on a reserved node only
 //    if its time limit ends before the reservation's window (reservations); pinned elsewhere, it
 //    stays pending (counted: unstartable_pins);
+//  - with `consumable`, beside the CPUs and memory the jobs running there hold (select/cons_tres
+//    with CR_Core_Memory); pinned where they do not leave enough, it stays pending (counted:
+//    held_refusals);
 //  - cancel; completion after the job's run time (GPUs held for epilog_ms); finished jobs
 //    leave the table after min_job_age_ms;
 //  - change-only reads: "no change since T" or the whole table, T in whole seconds;
@@ -73,6 +76,9 @@ struct FakeOptions {
   std::vector<std::uint32_t> node_cpus;
   std::vector<std::uint64_t> node_memory_mib;
   std::vector<std::uint64_t> node_tmp_mib;  // TmpDisk (MiB) of node i; missing or 0: no limit
+  // SelectTypeParameters=CR_Core_Memory (the test cluster's): the CPUs and memory of the jobs
+  // running on a node are held from others (headroom.hpp); false: only the GPUs are.
+  bool consumable = true;
 };
 
 // A reservation (scontrol create reservation): holds `nodes` (node1 = 0) in [start_ms, end_ms).
@@ -155,6 +161,8 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   // Runs pinned to nodes Slurm cannot start them on (excluded, too few CPUs or too little
   // memory: feasible.hpp).
   [[nodiscard]] int unstartable_pins() const { return unstartable_; }
+  // Runs pinned to a node whose CPUs or memory other jobs held (consumable): left pending.
+  [[nodiscard]] int held_refusals() const { return held_refusals_; }
   [[nodiscard]] std::uint64_t actions_applied() const { return applied_; }
   [[nodiscard]] std::string describe(std::uint32_t id) const;
 
@@ -168,6 +176,7 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
     std::string req_nodes;
     std::uint32_t conflict_run = 0xffffffff;     // the run that found its GPUs taken
     std::uint32_t unstartable_run = 0xffffffff;  // the run pinned where it cannot start
+    std::uint32_t held_run = 0xffffffff;         // the run pinned beside jobs holding its share
     std::vector<int> hidden_refusals;            // hidden_requirement()
   };
   bool rpc(bool write);
@@ -200,6 +209,7 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   int pin_mismatches_ = 0, unpinned_starts_ = 0, gres_changes_ = 0, conflicts_ = 0;
   int prolog_refusals_ = 0;
   int unstartable_ = 0;
+  int held_refusals_ = 0;
   std::uint64_t applied_ = 0;
 };
 

@@ -10,8 +10,8 @@
 // allowed nodes can ever hold, with the reason in its AdminComment.
 // What is read from Slurm: the job record's ExcNodeList, CPUs, memory and TmpDisk per node and
 // Features (its --constraint), and the nodes' CPUs, RealMemory, TmpDisk and active Features
-// (ports.hpp). Memory other jobs use on a node is not counted: the mask is what a node can
-// hold when empty (DeepShare's jobs are its GPU jobs). Of Slurm's constraint syntax DeepShare
+// (ports.hpp). The mask is what a node can hold when empty; what the jobs already on a node
+// hold is checked at each start (headroom.hpp). Of Slurm's constraint syntax DeepShare
 // reads one feature, features joined by '&' (all) or by '|' (any); a job with another form
 // (brackets, counts, parentheses, '&' and '|' mixed) is refused with what to write instead,
 // since DeepShare could not tell which nodes Slurm would start it on.

@@ -115,6 +115,9 @@ struct SlurmConfig {
   bool enforce_limits = false;
   std::string job_submit_plugins;
   std::string cluster;
+  // SelectTypeParameters: what jobs on a node hold from others (headroom.hpp)
+  bool memory_consumable = false;  // CR_*_Memory
+  bool cpus_consumable = false;    // CR_CPU, CR_Core, CR_Socket
 };
 
 // An association as slurmctld holds it (kept in sync with slurmdbd).

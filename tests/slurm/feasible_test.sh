@@ -14,6 +14,9 @@
 #     (features no node has together: Slurm's BadConstraints, it would wait for good): never
 #     started (refused by Slurm at submit, or cancelled by DeepShare with the reason in the
 #     AdminComment); a constraint in a form DeepShare does not read ('[fast|bigmem]') likewise;
+#  2b. what jobs on a node hold: two 2-GPU --mem=40G jobs and two 2-GPU --cpus-per-task=40
+#     jobs (each pair fits a big node's 4 GPUs but not its 64 GB or 64 CPUs) each run side by
+#     side, one on node3 and one on node4, started within 5 s;
 #  3. a maintenance reservation on node1-2 starting in a minute: jobs without a time limit
 #     complete on node3-4 only, a job naming the reservation is refused by the gate;
 #  4. the gate refuses --exclusive=user and --nodelist at submit, and the owner's later memory,
@@ -28,6 +31,9 @@
 # those starts stayed in flight for the whole minute (reported, issue #24). With the
 # reservation's hold left out (SlurmAdapter::engine_nodes), two jobs of (3) were pinned to
 # node1/node2 again and again: 16 start_timeout rollbacks in a minute, 3 checks failed.
+# With the held-share check left out (headroom.hpp, SlurmAdapter::held_refusal_of), each pair
+# of 2b ran one after the other on one node (node3 18:57:49 and node3 18:58:00) and two starts
+# per policy were rolled back: 6 checks failed.
 # Exit 77 (CTest: skipped) only when not root or the Slurm packages are missing.
 # Usage: tests/slurm/feasible_test.sh BUILD_BIN_DIR
 set -uo pipefail
@@ -147,6 +153,21 @@ for P in $POLICIES; do
   check "$P: --constraint='slow&bigmem' (no node has both) never started (${apart:-refused by Slurm at submit})" never_ran "$apart"
   check "$P: --constraint='[fast|bigmem]' never started (${form:-refused by Slurm at submit}: $(field "$form" AdminComment | cut -c1-80))" \
     never_ran "$form" 'DeepShare reads a --constraint'
+  # What the jobs on a node hold (headroom.hpp): two 2-GPU jobs of 40 GB fit node3's GPUs
+  # together but not its 64 GB, two of 40 CPUs not its 64 CPUs. Each pair runs side by side,
+  # one job per big node: a start packed beside its twin moves to the other node.
+  mem=(); for _ in 1 2; do mem+=("$(sub 10 --gres=gpu:2 --mem=40G)"); done
+  cpus=(); for _ in 1 2; do cpus+=("$(sub 10 --gres=gpu:2 --cpus-per-task=40)"); done
+  wait_for 300 all_gone
+  started() { date -d "$(field "$1" StartTime)" +%s 2>/dev/null || echo 0; }
+  apart() { # job job: completed on node3 and node4, one each, started within 5 s
+    ran_on "$1" 'node[34]' && ran_on "$2" 'node[34]' && [ "$(field "$1" NodeList)" != "$(field "$2" NodeList)" ] &&
+      [ $(($(started "$1") - $(started "$2"))) -le 5 ] && [ $(($(started "$2") - $(started "$1"))) -le 5 ]
+  }
+  check "$P: two --mem=40G jobs ran side by side on node3 and node4 ($(field "${mem[0]}" NodeList) $(field "${mem[0]}" StartTime), $(field "${mem[1]}" NodeList) $(field "${mem[1]}" StartTime))" \
+    apart "${mem[0]}" "${mem[1]}"
+  check "$P: two --cpus-per-task=40 jobs ran side by side on node3 and node4 ($(field "${cpus[0]}" NodeList) $(field "${cpus[0]}" StartTime), $(field "${cpus[1]}" NodeList) $(field "${cpus[1]}" StartTime))" \
+    apart "${cpus[0]}" "${cpus[1]}"
   # A maintenance reservation on node1-2 from a minute from now: jobs without a time limit
   # (MaxTime=INFINITE) would reach it, so Slurm would not start them there; DeepShare keeps
   # them on node3-4. A job naming the reservation is refused by the gate.
