@@ -42,7 +42,11 @@ void K8sAdapter::load_nodes(const std::vector<NodeView>& nodes, std::int64_t gpu
 void K8sAdapter::set_nodes(const std::vector<NodeView>& nodes) {
   node_views_ = nodes;
   node_alloc_.clear();
-  for (const auto& v : nodes) node_alloc_[v.name] = v.gpus;
+  node_allocatable_.clear();
+  for (const auto& v : nodes) {
+    node_alloc_[v.name] = v.gpus;
+    node_allocatable_[v.name] = v.allocatable;
+  }
 }
 
 std::vector<std::string> K8sAdapter::new_gpu_nodes(const std::vector<NodeView>& nodes) const {
@@ -74,6 +78,7 @@ void K8sAdapter::set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
   pods_.clear();
   pods_.reserve(pods.size());
   api_used_.clear();
+  api_requests_.clear();
   // Each pod object is read once: an unchanged one (the same pointer) keeps its view, in place.
   for (const auto& o : pods) {
     CachedPod* c = nullptr;
@@ -125,6 +130,7 @@ void K8sAdapter::set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
       }
     }
     if (p.holds_gpus()) api_used_[p.node] += p.gpus;
+    if (p.bound() && !p.ended()) api_requests_[p.node] += p.requests;
   }
   for (auto it = assumed_.begin(); it != assumed_.end();)
     it = pod_cache_.count(it->first) ? std::next(it) : assumed_.erase(it);  // gone
@@ -255,8 +261,18 @@ bool K8sAdapter::admit(const PodGroup& g, std::vector<std::uint8_t>& allowed) {
   const NodeRules& rules = g.members.front()->rules;
   allowed = allowed_nodes(rules);
   int largest = 0, fits = 0;  // the largest node; pods of the job the nodes hold
+  std::string no_room;        // why no node allocates a pod's CPU and memory (node_room.hpp)
+  const Requests& req = g.members.front()->requests;
   for (const auto& n : cluster_.nodes) {
     if (!allowed.empty() && !allowed[n.id.index()]) continue;
+    auto a = node_allocatable_.find(n.name);
+    if (const std::string why =
+            a == node_allocatable_.end() ? "" : room_refusal(a->second, {}, req);
+        !why.empty()) {
+      if (no_room.empty()) no_room = n.name + ": " + why;
+      continue;
+    }
+    no_room = "-";  // a node has room
     largest = std::max(largest, n.gpus);
     if (g.pod_gpus > 0) fits += n.gpus / g.pod_gpus;
   }
@@ -269,6 +285,8 @@ bool K8sAdapter::admit(const PodGroup& g, std::vector<std::uint8_t>& allowed) {
     why = what + " for no nvidia.com/gpu: DeepShare schedules GPU pods only";
   else if (!rules.invalid.empty())
     why = "DeepShare cannot read the pod's node affinity: " + rules.invalid;
+  else if (!no_room.empty() && no_room != "-")
+    why = "the pod requests more CPU or memory than any GPU node allocates (" + no_room + ")";
   else if (!allowed.empty() && largest == 0)
     why = "no GPU node matches the pod's nodeSelector and required node affinity";
   else if (g.pod_gpus > largest)
@@ -512,6 +530,7 @@ void K8sAdapter::admitted(JobId id, const driver::EngineJob& e) {
     j.job = g->job;
     j.size = g->size;
     j.pod_gpus = g->pod_gpus;
+    if (!g->members.empty()) j.pod_requests = g->members.front()->requests;
   }
 }
 

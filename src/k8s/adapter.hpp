@@ -147,6 +147,7 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
     std::string key, ns, name;  // name: the pod's, the gang's or the Job's
     bool gang = false, job = false;
     int size = 1, pod_gpus = 0;          // its pods, and each one's nvidia.com/gpu
+    Requests pod_requests;               // each pod's CPU and memory (its first pod's)
     std::optional<StartJob> start;       // the current decision, until it is handed over
     WaitReason told = WaitReason::None;  // the waiting reason its pods' conditions say
     [[nodiscard]] std::string ref() const { return job_ref(ns, gang, job, name); }
@@ -236,7 +237,18 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   std::vector<NodeView> node_views_;                 // this cycle's
   std::unordered_map<std::string, int> node_alloc_;  // allocatable nvidia.com/gpu
   void set_nodes(const std::vector<NodeView>& nodes);
-  std::unordered_map<std::string, int> api_used_;         // node -> GPUs the API shows held
+  std::unordered_map<std::string, int> api_used_;  // node -> GPUs the API shows held
+  // Room on a node besides GPUs (node_room.hpp): what its bound pods request (as the API
+  // shows them, with bindings it does not show yet), what starts decided and not bound yet
+  // will (placed_, computed once a cycle when a start is placed), what it allocates.
+  std::unordered_map<std::string, Requests> api_requests_;
+  std::unordered_map<std::string, Requests> placed_;
+  std::uint64_t placed_cycle_ = 0;
+  std::unordered_map<std::string, Requests> node_allocatable_;
+  void refresh_placed();
+  // Why `pods` more pods of `j` do not fit on `node` ("" when they do).
+  [[nodiscard]] std::string room_refusal_on(const PodJob& j, const std::string& node, int pods,
+                                            bool api_only) const;
   std::unordered_map<std::string, std::uint64_t> taken_;  // node -> GPUs placed this cycle
   std::unordered_map<std::string, Assumed> assumed_;      // uid -> binding not in the cache yet
   // Jobs told why they are not placed (never admitted): key -> the reason.

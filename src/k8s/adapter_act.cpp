@@ -164,25 +164,35 @@ void K8sAdapter::report_waits(std::size_t max_writes) {
 std::optional<Placement> K8sAdapter::place(const StartJob& d) {
   const PodJob& j = jobs_[d.job.index()];
   const int unit = std::max(1, j.pod_gpus);
-  if (std::all_of(d.placement.begin(), d.placement.end(),
-                  [&](const NodeAlloc& a) { return std::popcount(a.gpu_mask) % unit == 0; }))
-    return d.placement;
+  refresh_placed();
+  // Whole pods per node, each node with room for its pods' CPU and memory (node_room.hpp).
+  std::string why;
+  bool whole = true;
+  for (const NodeAlloc& a : d.placement) {
+    const int gpus = std::popcount(a.gpu_mask);
+    whole = whole && gpus % unit == 0;
+    if (whole && why.empty())
+      why = room_refusal_on(j, cluster_.nodes[a.node.index()].name, gpus / unit, false);
+  }
+  if (whole && why.empty()) return d.placement;
   std::vector<NodeId> order;
   for (const auto& a : d.placement) order.push_back(a.node);
   for (const Node& n : cluster_.nodes)
     if (std::find(order.begin(), order.end(), n.id) == order.end()) order.push_back(n.id);
+  const JobSpec& spec = state().spec(d.job);
   Placement out;
   int left = j.size;
   for (NodeId id : order) {
     const Node& n = cluster_.nodes[id.index()];
     if (left == 0) break;
-    if (!state().node_usable(n.id)) continue;
+    if (!state().node_usable(n.id) || !accepts_node(spec, n.id, n.gpu_type)) continue;
     std::vector<int> free;
     for (int g = 0; g < n.gpus; ++g) {
       const auto flat = static_cast<std::size_t>(n.first_gpu + g);
       if (state().gpu_available(flat) && state().jobs_on_gpu(flat).empty()) free.push_back(g);
     }
-    const int pods = std::min(left, static_cast<int>(free.size()) / unit);
+    int pods = std::min(left, static_cast<int>(free.size()) / unit);
+    while (pods > 0 && !room_refusal_on(j, n.name, pods, false).empty()) --pods;
     if (pods == 0) continue;
     std::uint64_t mask = 0;
     for (int k = 0; k < pods * unit; ++k)
@@ -191,17 +201,57 @@ std::optional<Placement> K8sAdapter::place(const StartJob& d) {
     left -= pods;
   }
   if (left == 0) return out;
-  log_.info("start_deferred", core_->who(d.job),
-            {{"job", j.ref()},
-             {"reason", j.gang ? "a pod runs on one node; the nodes' free GPUs do not hold all "
-                                 "the gang's pods"
-                               : "a pod runs on one node; no node has its GPUs free"}});
+  std::string reason = j.gang ? "a pod runs on one node; the nodes' free GPUs do not hold all "
+                                "the gang's pods"
+                              : "a pod runs on one node; no node has its GPUs free";
+  if (!why.empty())
+    reason = "the kubelet would refuse its pods: " + why + "; no other node has room";
+  log_.info("start_deferred", core_->who(d.job), {{"job", j.ref()}, {"reason", reason}});
   return std::nullopt;
+}
+
+// Requests of the pods of starts decided and not bound yet, per node (once a cycle).
+void K8sAdapter::refresh_placed() {
+  if (placed_cycle_ == cycle_) return;
+  placed_cycle_ = cycle_;
+  placed_.clear();
+  for (std::size_t i = 0; i < jobs_.size(); ++i) {
+    const PodJob& j = jobs_[i];
+    if (!j.start ||
+        core_->book()[JobId(static_cast<std::uint32_t>(i))].intent != driver::Intent::Start)
+      continue;
+    const PodGroup* g = group(j.key);
+    const int unit = std::max(1, j.pod_gpus);
+    for (const NodeAlloc& a : j.start->placement) {
+      const std::string& name = cluster_.nodes[a.node.index()].name;
+      int unbound = std::popcount(a.gpu_mask) / unit;
+      if (g)
+        for (const PodView* p : g->members)
+          unbound -= p->bound() && !p->ended() && !p->terminating && p->node == name;
+      if (unbound > 0) placed_[name] += j.pod_requests.times(unbound);
+    }
+  }
+}
+
+std::string K8sAdapter::room_refusal_on(const PodJob& j, const std::string& node, int pods,
+                                        bool api_only) const {
+  auto alloc = node_allocatable_.find(node);
+  if (alloc == node_allocatable_.end()) return "";
+  Requests held;
+  if (auto a = api_requests_.find(node); a != api_requests_.end()) held += a->second;
+  if (!api_only)
+    if (auto p = placed_.find(node); p != placed_.end()) held += p->second;
+  const std::string why = room_refusal(alloc->second, held, j.pod_requests.times(pods));
+  return why.empty() ? why : node + ": " + why;
 }
 
 void K8sAdapter::decided(const StartJob& s, Time queued_since, bool moved) {
   PodJob& j = jobs_[s.job.index()];
   j.start = s;
+  if (placed_cycle_ == cycle_)  // later starts of this cycle count its pods
+    for (const NodeAlloc& a : s.placement)
+      placed_[cluster_.nodes[a.node.index()].name] +=
+          j.pod_requests.times(std::popcount(a.gpu_mask) / std::max(1, j.pod_gpus));
   std::string nodes;
   for (const auto& a : s.placement)
     nodes += (nodes.empty() ? "" : ",") + cluster_.nodes[a.node.index()].name;
@@ -241,6 +291,8 @@ bool K8sAdapter::bind(const PodJob& j, const PodView& p, const Node& node,
   }
   assumed_[p.uid] = Assumed{node.name, p.gpus, wall_};
   api_used_[node.name] += p.gpus;
+  api_requests_[node.name] += p.requests;
+  if (placed_cycle_ == cycle_) placed_[node.name] += j.pod_requests.times(-1);  // now bound
   CachedPod& c = pod_cache_.at(p.uid);
   c.view.node = node.name;
   c.derived = true;
@@ -300,8 +352,8 @@ driver::Actuator::Handover K8sAdapter::hand_over(JobId id) {
   std::map<std::string, int> need;
   for (const Slot* s : open) need[s->node->name] += unit;
   for (const auto& [node, gpus] : need)
-    if (api_free(node) < gpus) {
-      ++counters_.waits_for_gpus;
+    if (api_free(node) < gpus || !room_refusal_on(j, node, gpus / unit, true).empty()) {
+      ++counters_.waits_for_gpus;  // the kubelet would refuse the pods (node_room.hpp)
       return Handover::NotYet;
     }
   for (std::size_t k = 0; k < open.size(); ++k)

@@ -268,6 +268,73 @@ TEST(K8sAdapter, PodsRunOnlyWhereTheirNodeRulesAllow) {
   EXPECT_EQ(d.start.size(), 3u);
 }
 
+// Quantities as the API writes them (node_room.hpp), in thousandths of their unit.
+TEST(K8sPods, QuantitiesAsTheApiWritesThem) {
+  EXPECT_EQ(quantity_milli("500m"), 500);
+  EXPECT_EQ(quantity_milli("2"), 2000);
+  EXPECT_EQ(quantity_milli(3), 3000);
+  EXPECT_EQ(quantity_milli("0.1"), 100);
+  EXPECT_EQ(quantity_milli("1.5"), 1500);
+  EXPECT_EQ(quantity_milli("64Gi"), 64LL * 1024 * 1024 * 1024 * 1000);
+  EXPECT_EQ(quantity_milli("128M"), 128'000'000'000LL);
+  EXPECT_EQ(quantity_milli("1e9"), 1'000'000'000'000LL);
+  EXPECT_EQ(quantity_milli("1k"), 1'000'000);
+  EXPECT_EQ(quantity_milli("250u"), 1) << "rounded up";
+  EXPECT_EQ(quantity_milli("1Gb"), -1);
+  EXPECT_EQ(quantity_milli("-1"), -1);
+  EXPECT_EQ(quantity_milli(""), -1);
+  EXPECT_EQ(quantity_milli("1.2.3"), -1);
+  // A pod's requests: containers summed (limits where a request is absent), an init
+  // container's when larger, the overhead added.
+  const json spec = {
+      {"containers",
+       json::array(
+           {{{"name", "a"}, {"resources", {{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}}}},
+            {{"name", "b"}, {"resources", {{"limits", {{"cpu", "500m"}, {"memory", "1Gi"}}}}}}})},
+      {"initContainers",
+       json::array(
+           {{{"name", "i"}, {"resources", {{"requests", {{"cpu", "4"}, {"memory", "1Mi"}}}}}}})},
+      {"overhead", {{"memory", "1Mi"}}}};
+  const Requests r = pod_requests(spec);
+  EXPECT_EQ(r.cpu_milli, 4000) << "the init container's";
+  EXPECT_EQ(r.memory_bytes, 2LL * 1024 * 1024 * 1024 + 1024 * 1024);
+  EXPECT_EQ(r.pods, 1);
+  EXPECT_EQ(room_refusal({64000, 64LL << 30, 110}, {63000, 0, 1}, {2000, 0, 1}),
+            "pods there request 63000m of its 64000m CPU, this start 2000m");
+  EXPECT_EQ(room_refusal({0, 0, 0}, {63000, 0, 1}, {2000, 0, 1}), "") << "unknown: no limit";
+}
+
+// The kubelet admits a pod only where its CPU and memory requests fit the node's allocatable
+// beside the pods already there (node_room.hpp): a start beside a pod that holds most of a
+// node's memory moves to a node with room, a hand-over waits while the API shows none, and a
+// pod that no GPU node could ever admit is refused.
+TEST(K8sAdapter, StartsGoWhereTheKubeletHasRoom) {
+  Harness h;
+  for (auto& n : h.nodes) n["status"]["allocatable"]["memory"] = "64Gi";
+  const auto sized = [](json p, const char* memory) {
+    p["spec"]["containers"][0]["resources"]["limits"]["memory"] = memory;
+    return p;
+  };
+  const json big = sized(bound(pod("big", "a", 2), "gpu-node-1"), "40Gi");
+  const json next = sized(pod("next", "a", 2), "40Gi");
+  const json small = sized(pod("small", "a", 2), "20Gi");
+  const json huge = sized(pod("huge", "a", 1), "100Gi");
+  h.fold({big, next, small, huge});
+  EXPECT_FALSE(h.job("huge")) << "no GPU node allocates 100Gi";
+  EXPECT_EQ(h.adapter->counters().refused, 1u);
+  const JobId n = *h.core->book().find("next"), s = *h.core->book().find("small");
+  // gpu-node-1 (node 0): big holds GPUs 0-1 and 40Gi; 2, 3 are free, 24Gi are left.
+  const StartJob beside{n, Placement{NodeAlloc{NodeId(0), 0b1100}}, false, false};
+  const auto moved = h.adapter->place(beside);
+  ASSERT_TRUE(moved);
+  EXPECT_EQ(*moved, (Placement{NodeAlloc{NodeId(1), 0b0011}})) << "to gpu-node-2, which has room";
+  const StartJob fits{s, Placement{NodeAlloc{NodeId(0), 0b1100}}, false, false};
+  EXPECT_EQ(h.adapter->place(fits), fits.placement) << "20Gi fit beside 40Gi";
+  // Handed over where the API shows no room (decided elsewhere): the binding waits.
+  h.adapter->decided(beside, 0, false);
+  EXPECT_EQ(h.adapter->hand_over(n), driver::Actuator::Handover::NotYet);
+}
+
 TEST(K8sAdapter, GpuNodesInNaturalOrder) {
   Harness h;
   ASSERT_EQ(h.adapter->cluster().nodes.size(), 2u);

@@ -106,6 +106,7 @@ std::optional<PodView> pod_view(const json& pod) {
   const json& containers = member(spec, "containers");
   if (containers.is_array())
     for (const auto& c : containers) p.gpus += container_gpus(c);
+  p.requests = pod_requests(spec);
   if (const json& g = member(spec, "terminationGracePeriodSeconds"); g.is_number_integer())
     p.grace_s = std::max<std::int64_t>(0, g.get<std::int64_t>());
   p.created_s = rfc3339_seconds(member_str(meta, "creationTimestamp"));
@@ -140,6 +141,7 @@ std::optional<NodeView> node_view(const json& node) {
   if (n.name.empty()) return std::nullopt;
   const json& status = member(node, "status");
   n.gpus = std::max(0, gpu_quantity(member(member(status, "allocatable"), kGpuResource)));
+  n.allocatable = node_allocatable(status);
   const json& conds = member(status, "conditions");
   if (conds.is_array())
     for (const auto& c : conds)

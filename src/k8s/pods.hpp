@@ -32,6 +32,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "k8s/node_room.hpp"
 #include "k8s/node_rules.hpp"
 
 namespace ds::k8s {
@@ -56,6 +57,7 @@ struct PodView {
   std::string node;       // spec.nodeName ("" = not bound)
   std::string phase;      // status.phase
   int gpus = 0;           // nvidia.com/gpu asked for (whole GPUs)
+  Requests requests;      // CPU, memory (and 1 pod) as the kubelet counts them (node_room.hpp)
   bool terminating = false;
   bool gated = false;           // spec.schedulingGates not empty
   bool controlled = false;      // has a controller owner (a Job): recreated if evicted
@@ -104,8 +106,9 @@ std::optional<PodView> pod_view(const json& pod);
 
 struct NodeView {
   std::string name;
-  int gpus = 0;        // allocatable nvidia.com/gpu
-  bool ready = false;  // condition Ready=True
+  int gpus = 0;          // allocatable nvidia.com/gpu
+  Requests allocatable;  // cpu, memory, pods (node_room.hpp; 0: unknown)
+  bool ready = false;    // condition Ready=True
   bool cordoned = false;
   // metadata.labels (shared: the views are copied every cycle, the labels only when read)
   std::shared_ptr<const Labels> labels;

@@ -32,10 +32,9 @@ NodeShare held_on(const ClusterState& state, const Node& n,
   return sum;
 }
 
-std::optional<Placement> another_node(const ClusterState& state, JobId job, int gpus,
-                                      NodeId not_on, NodeShare need,
-                                      const std::vector<NodeLimits>& limits, Consumable c,
-                                      const std::function<NodeShare(JobId)>& share) {
+std::optional<Placement> another_node(const ClusterState& state, JobId job, int gpus, NodeId not_on,
+                                      NodeShare need, const std::vector<NodeLimits>& limits,
+                                      Consumable c, const std::function<NodeShare(JobId)>& share) {
   const JobSpec& spec = state.spec(job);
   std::optional<Placement> best;
   int best_free = 0;

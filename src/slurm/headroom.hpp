@@ -38,7 +38,9 @@ struct NodeShare {
 };
 
 // A job's share on each node it runs on.
-inline NodeShare share_of(const JobInfo& j) { return {j.mem_per_node_mib, j.cpus_per_node}; }
+inline NodeShare share_of(const JobInfo& j) {
+  return {j.mem_per_node_mib, j.cpus_per_node};
+}
 
 // Why a job asking `need` per node cannot start on a node of limits `l` beside `held` there
 // ("" when it can; a limit of 0 is unknown: no limit).
@@ -52,9 +54,8 @@ NodeShare held_on(const ClusterState& state, const Node& n,
 // A node for a start of `job` (`gpus` whole GPUs on one node) other than `not_on`: one its
 // spec accepts, usable, with `gpus` GPUs no job uses, and whose limits hold `need` beside what
 // is held there; the fullest such node (best fit), its lowest free GPUs. nullopt: none.
-std::optional<Placement> another_node(const ClusterState& state, JobId job, int gpus,
-                                      NodeId not_on, NodeShare need,
-                                      const std::vector<NodeLimits>& limits, Consumable c,
-                                      const std::function<NodeShare(JobId)>& share);
+std::optional<Placement> another_node(const ClusterState& state, JobId job, int gpus, NodeId not_on,
+                                      NodeShare need, const std::vector<NodeLimits>& limits,
+                                      Consumable c, const std::function<NodeShare(JobId)>& share);
 
 }  // namespace ds::slurm

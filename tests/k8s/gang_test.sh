@@ -24,14 +24,18 @@
 #     NonIndexed (`slots`) and one Indexed (`items`): the running pod of each is deleted, its
 #     Job's replacement runs as the same item (the log starts a/job:slots~0 and a/job:items#0
 #     twice), and the second completion is a new item (~1, #1: one start each).
+#  8. nodes of 64Gi (NODE_MEMORY): two bare pods of 2 GPUs and 40Gi each fit one node's GPUs but
+#     not its memory: they run at the same time on two nodes; a pod of 100Gi is refused (told
+#     why in its condition), never bound.
 # Checks, from the API's own record of every pod (a kubectl watch): no node ever over its
 # nvidia.com/gpu, every DeepShare pod bound with its decision, and each decision of the gang
 # carried by both its pods (bound from one decision, not one at a time); the same for `pair`.
-# About 100 s once the tools are built.
+# About 125 s once the tools are built.
 # Broken on purpose (every gang label ignored, so that every pod is a job of its own) step 1
 # fails: lonely-0 is bound; with step 1 left out, step 2 fails: a pod of `train` is bound
 # beside `blocker`. With the Jobs ignored (no pod joins its Job's gang) step 6 fails: a pod of
-# `pair` is bound beside `blocker2`. With each replacement a job of its own (the slot not taken
+# `pair` is bound beside `blocker2`. With the room check left out (K8sAdapter::room_refusal_on)
+# step 8 fails: mem-1 and mem-2 bound to one node. With each replacement a job of its own (the slot not taken
 # over) step 7 fails: a/job:slots~0 started once.
 # Skips (77) without jq. DS_TEST_OUT=DIR keeps the logs in DIR.
 set -uo pipefail
@@ -40,7 +44,7 @@ BIN=${1:-$SRC/build/bin}
 source "$SRC/tests/k8s/own_cluster_lib.sh"
 source "$SRC/tests/k8s/gpu_watch_lib.sh"
 own_cluster_begin dskgang
-own_cluster_start
+NODE_MEMORY=64Gi own_cluster_start  # step 8: two 40Gi pods fit a node's GPUs, not its memory
 watch_pods
 tenant_namespaces a b
 "$BIN/deepshare" k8s run --config "$SRC/tests/k8s/gang.yaml" --no-leader-elect --eviction-grace 0 \
@@ -180,6 +184,30 @@ for item in 'slots~0:2' 'slots~1:1' 'items#0:2' 'items#1:1'; do
     fail "a/job:${item%:*} started $(starts_of "${item%:*}") times, not ${item#*:}: $(grep 'job:slots\|job:items' "$BASE/check/scheduler.log" | cut -c1-220)"
 done
 echo "the deleted pods' replacements ran as the same items (slots~0, items#0: two starts each)"
+echo "== 8. the kubelet's room: two 2-GPU pods of 40Gi run side by side on two nodes; 100Gi is refused"
+mem_pod() { # NAME MEMORY
+  cat <<POD
+{"apiVersion": "v1", "kind": "Pod",
+ "metadata": {"name": "$1", "namespace": "a", "annotations": {"deepshare.io/run-for": "20s"}},
+ "spec": {"schedulerName": "deepshare", "terminationGracePeriodSeconds": 0, "restartPolicy": "Never",
+  "containers": [{"name": "c", "image": "registry.invalid/x:1",
+                  "resources": {"limits": {"nvidia.com/gpu": "2", "memory": "$2"}}}]}}
+POD
+}
+for p in mem-1 mem-2; do mem_pod "$p" 40Gi | kubectl create -f - >/dev/null || fail "pod $p"; done
+mem_pod mem-huge 100Gi | kubectl create -f - >/dev/null || fail "pod mem-huge"
+node_of() { kubectl get pod "$1" -n a -o jsonpath='{.spec.nodeName}'; }
+both_run() { [ "$(kubectl get pods -n a mem-1 mem-2 -o jsonpath='{.items[*].status.phase}')" = "Running Running" ]; }
+wait_for 60 both_run || fail "mem-1 and mem-2 do not run together: $(kubectl get pods -n a -o wide | grep mem-)"
+[ "$(node_of mem-1)" != "$(node_of mem-2)" ] ||
+  fail "mem-1 and mem-2 were bound to one node ($(node_of mem-1)): 80Gi on a node that allocates 64Gi"
+huge_told() {
+  kubectl get pod mem-huge -n a -o json |
+    jq -e '.status.conditions[]? | select(.type == "PodScheduled" and ((.message // "") | test("more CPU or memory than any GPU node allocates")))' >/dev/null
+}
+wait_for 30 huge_told || fail "mem-huge not told why: $(kubectl get pod mem-huge -n a -o json | jq -c .status.conditions)"
+[ -z "$(node_of mem-huge)" ] || fail "mem-huge (100Gi) was bound to $(node_of mem-huge)"
+echo "mem-1 on $(node_of mem-1), mem-2 on $(node_of mem-2); mem-huge refused"
 kill -0 "$SCHED_PID" 2>/dev/null || fail "the scheduler exited: $(tail -3 "$BASE/check/scheduler.log")"
 sleep 1  # the last changes reach the watch
 kill "$WATCH_PID"
