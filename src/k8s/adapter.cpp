@@ -79,6 +79,7 @@ void K8sAdapter::set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
   pods_.reserve(pods.size());
   api_used_.clear();
   api_requests_.clear();
+  api_ports_.clear();
   // Each pod object is read once: an unchanged one (the same pointer) keeps its view, in place.
   for (const auto& o : pods) {
     CachedPod* c = nullptr;
@@ -130,7 +131,13 @@ void K8sAdapter::set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
       }
     }
     if (p.holds_gpus()) api_used_[p.node] += p.gpus;
-    if (p.bound() && !p.ended()) api_requests_[p.node] += p.requests;
+    if (p.bound() && !p.ended()) {
+      api_requests_[p.node] += p.requests;
+      if (!p.host_ports.empty()) {
+        auto& used = api_ports_[p.node];
+        used.insert(used.end(), p.host_ports.begin(), p.host_ports.end());
+      }
+    }
   }
   for (auto it = assumed_.begin(); it != assumed_.end();)
     it = pod_cache_.count(it->first) ? std::next(it) : assumed_.erase(it);  // gone
@@ -274,7 +281,9 @@ bool K8sAdapter::admit(const PodGroup& g, std::vector<std::uint8_t>& allowed) {
     }
     no_room = "-";  // a node has room
     largest = std::max(largest, n.gpus);
-    if (g.pod_gpus > 0) fits += n.gpus / g.pod_gpus;
+    // Pods that bind host ports run one per node (node_room.hpp).
+    if (g.pod_gpus > 0)
+      fits += g.members.front()->host_ports.empty() ? n.gpus / g.pod_gpus : n.gpus >= g.pod_gpus;
   }
   const std::string what = g.gang ? "the gang's pods ask" : "the pod asks";
   if (!ns_tenants_.count(g.ns()))
@@ -530,7 +539,10 @@ void K8sAdapter::admitted(JobId id, const driver::EngineJob& e) {
     j.job = g->job;
     j.size = g->size;
     j.pod_gpus = g->pod_gpus;
-    if (!g->members.empty()) j.pod_requests = g->members.front()->requests;
+    if (!g->members.empty()) {
+      j.pod_requests = g->members.front()->requests;
+      j.host_ports = g->members.front()->host_ports;
+    }
   }
 }
 

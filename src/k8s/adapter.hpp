@@ -146,10 +146,11 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   struct PodJob {
     std::string key, ns, name;  // name: the pod's, the gang's or the Job's
     bool gang = false, job = false;
-    int size = 1, pod_gpus = 0;          // its pods, and each one's nvidia.com/gpu
-    Requests pod_requests;               // each pod's CPU and memory (its first pod's)
-    std::optional<StartJob> start;       // the current decision, until it is handed over
-    WaitReason told = WaitReason::None;  // the waiting reason its pods' conditions say
+    int size = 1, pod_gpus = 0;           // its pods, and each one's nvidia.com/gpu
+    Requests pod_requests;                // each pod's CPU and memory (its first pod's)
+    std::vector<std::string> host_ports;  // each pod's host ports (its first pod's)
+    std::optional<StartJob> start;        // the current decision, until it is handed over
+    WaitReason told = WaitReason::None;   // the waiting reason its pods' conditions say
     [[nodiscard]] std::string ref() const { return job_ref(ns, gang, job, name); }
   };
   // A binding the API accepted that the cache does not show yet.
@@ -245,6 +246,8 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   std::unordered_map<std::string, Requests> placed_;
   std::uint64_t placed_cycle_ = 0;
   std::unordered_map<std::string, Requests> node_allocatable_;
+  // Host ports bound on a node by its pods (API) and by starts not bound yet (placed).
+  std::unordered_map<std::string, std::vector<std::string>> api_ports_, placed_ports_;
   void refresh_placed();
   // Why `pods` more pods of `j` do not fit on `node` ("" when they do).
   [[nodiscard]] std::string room_refusal_on(const PodJob& j, const std::string& node, int pods,

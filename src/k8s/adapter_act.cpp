@@ -215,6 +215,7 @@ void K8sAdapter::refresh_placed() {
   if (placed_cycle_ == cycle_) return;
   placed_cycle_ = cycle_;
   placed_.clear();
+  placed_ports_.clear();
   for (std::size_t i = 0; i < jobs_.size(); ++i) {
     const PodJob& j = jobs_[i];
     if (!j.start ||
@@ -228,13 +229,26 @@ void K8sAdapter::refresh_placed() {
       if (g)
         for (const PodView* p : g->members)
           unbound -= p->bound() && !p->ended() && !p->terminating && p->node == name;
-      if (unbound > 0) placed_[name] += j.pod_requests.times(unbound);
+      if (unbound <= 0) continue;
+      placed_[name] += j.pod_requests.times(unbound);
+      auto& ports = placed_ports_[name];
+      ports.insert(ports.end(), j.host_ports.begin(), j.host_ports.end());
     }
   }
 }
 
 std::string K8sAdapter::room_refusal_on(const PodJob& j, const std::string& node, int pods,
                                         bool api_only) const {
+  if (!j.host_ports.empty()) {  // the kubelet's host port check (node_room.hpp)
+    if (pods > 1)
+      return node + ": its pods bind host port " + j.host_ports.front() + ": one per node";
+    std::string taken;
+    if (auto u = api_ports_.find(node); u != api_ports_.end())
+      taken = port_conflict(u->second, j.host_ports);
+    if (auto u = placed_ports_.find(node); taken.empty() && !api_only && u != placed_ports_.end())
+      taken = port_conflict(u->second, j.host_ports);
+    if (!taken.empty()) return node + ": host port " + taken + " is taken there";
+  }
   auto alloc = node_allocatable_.find(node);
   if (alloc == node_allocatable_.end()) return "";
   Requests held;
@@ -249,9 +263,12 @@ void K8sAdapter::decided(const StartJob& s, Time queued_since, bool moved) {
   PodJob& j = jobs_[s.job.index()];
   j.start = s;
   if (placed_cycle_ == cycle_)  // later starts of this cycle count its pods
-    for (const NodeAlloc& a : s.placement)
-      placed_[cluster_.nodes[a.node.index()].name] +=
-          j.pod_requests.times(std::popcount(a.gpu_mask) / std::max(1, j.pod_gpus));
+    for (const NodeAlloc& a : s.placement) {
+      const std::string& name = cluster_.nodes[a.node.index()].name;
+      placed_[name] += j.pod_requests.times(std::popcount(a.gpu_mask) / std::max(1, j.pod_gpus));
+      auto& ports = placed_ports_[name];
+      ports.insert(ports.end(), j.host_ports.begin(), j.host_ports.end());
+    }
   std::string nodes;
   for (const auto& a : s.placement)
     nodes += (nodes.empty() ? "" : ",") + cluster_.nodes[a.node.index()].name;
@@ -292,6 +309,8 @@ bool K8sAdapter::bind(const PodJob& j, const PodView& p, const Node& node,
   assumed_[p.uid] = Assumed{node.name, p.gpus, wall_};
   api_used_[node.name] += p.gpus;
   api_requests_[node.name] += p.requests;
+  auto& ports = api_ports_[node.name];
+  ports.insert(ports.end(), p.host_ports.begin(), p.host_ports.end());
   if (placed_cycle_ == cycle_) placed_[node.name] += j.pod_requests.times(-1);  // now bound
   CachedPod& c = pod_cache_.at(p.uid);
   c.view.node = node.name;

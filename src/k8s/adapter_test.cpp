@@ -302,6 +302,21 @@ TEST(K8sPods, QuantitiesAsTheApiWritesThem) {
   EXPECT_EQ(room_refusal({64000, 64LL << 30, 110}, {63000, 0, 1}, {2000, 0, 1}),
             "pods there request 63000m of its 64000m CPU, this start 2000m");
   EXPECT_EQ(room_refusal({0, 0, 0}, {63000, 0, 1}, {2000, 0, 1}), "") << "unknown: no limit";
+  // Host ports: protocol TCP and IP 0.0.0.0 unless written; they conflict on the same
+  // protocol and port when the IPs are equal or either is 0.0.0.0.
+  const json ports = {
+      {"containers",
+       json::array(
+           {{{"name", "a"},
+             {"ports",
+              json::array({{{"containerPort", 80}},
+                           {{"hostPort", 8080}},
+                           {{"hostPort", 53}, {"protocol", "UDP"}, {"hostIP", "10.0.0.1"}}})}}})}};
+  EXPECT_EQ(host_ports(ports), (std::vector<std::string>{"TCP/0.0.0.0/8080", "UDP/10.0.0.1/53"}));
+  EXPECT_EQ(port_conflict({"TCP/10.0.0.2/8080"}, {"TCP/0.0.0.0/8080"}), "TCP/0.0.0.0/8080");
+  EXPECT_EQ(port_conflict({"UDP/10.0.0.2/53"}, {"UDP/10.0.0.1/53"}), "") << "other IPs";
+  EXPECT_EQ(port_conflict({"TCP/0.0.0.0/53"}, {"UDP/10.0.0.1/53"}), "") << "another protocol";
+  EXPECT_EQ(port_conflict({"TCP/0.0.0.0/8081"}, {"TCP/0.0.0.0/8080"}), "");
 }
 
 // The kubelet admits a pod only where its CPU and memory requests fit the node's allocatable
@@ -333,6 +348,32 @@ TEST(K8sAdapter, StartsGoWhereTheKubeletHasRoom) {
   // Handed over where the API shows no room (decided elsewhere): the binding waits.
   h.adapter->decided(beside, 0, false);
   EXPECT_EQ(h.adapter->hand_over(n), driver::Actuator::Handover::NotYet);
+}
+
+// A host port is the node's once a pod binds it: a pod asking the same port goes to another
+// node, and the pods of a gang that bind one run one per node (the kubelet refuses a second).
+TEST(K8sAdapter, PodsThatBindAHostPortRunOnePerNode) {
+  Harness h;
+  const auto port = [](json p) {
+    p["spec"]["containers"][0]["ports"] =
+        json::array({{{"containerPort", 8080}, {"hostPort", 8080}}});
+    return p;
+  };
+  json member = port(pod("g0", "a", 1)), other = port(pod("g1", "a", 1));
+  for (json* m : {&member, &other}) {
+    (*m)["metadata"]["labels"][kGangLabel] = "web";
+    (*m)["metadata"]["annotations"][kGangSizeAnnotation] = "2";
+  }
+  h.fold(
+      {port(bound(pod("holder", "a", 1), "gpu-node-1")), port(pod("solo", "a", 1)), member, other});
+  const JobId solo = *h.core->book().find("solo");
+  const StartJob beside{solo, Placement{NodeAlloc{NodeId(0), 0b0010}}, false, false};
+  EXPECT_EQ(h.adapter->place(beside), (Placement{NodeAlloc{NodeId(1), 0b0001}}))
+      << "gpu-node-1's port 8080 is holder's";
+  const JobId gang = *h.core->book().find("gang:a/web");
+  const StartJob packed{gang, Placement{NodeAlloc{NodeId(1), 0b0110}}, false, false};
+  EXPECT_FALSE(h.adapter->place(packed))
+      << "one pod per node, and gpu-node-1's port is taken: no room for the second";
 }
 
 TEST(K8sAdapter, GpuNodesInNaturalOrder) {

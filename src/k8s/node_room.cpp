@@ -2,6 +2,7 @@
 #include "k8s/node_room.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 
@@ -79,7 +80,8 @@ Requests pod_requests(const json& spec) {
     }
   const json& overhead = member(spec, "overhead");
   sum.cpu_milli += std::max<std::int64_t>(0, quantity_milli(member(overhead, "cpu")));
-  sum.memory_bytes += (std::max<std::int64_t>(0, quantity_milli(member(overhead, "memory"))) + 999) / 1000;
+  sum.memory_bytes +=
+      (std::max<std::int64_t>(0, quantity_milli(member(overhead, "memory"))) + 999) / 1000;
   sum.pods = 1;
   return sum;
 }
@@ -98,8 +100,8 @@ std::string room_refusal(const Requests& alloc, const Requests& held, const Requ
   };
   if (over(alloc.cpu_milli, held.cpu_milli, need.cpu_milli))
     return "pods there request " + std::to_string(held.cpu_milli) + "m of its " +
-           std::to_string(alloc.cpu_milli) + "m CPU, this start " +
-           std::to_string(need.cpu_milli) + "m";
+           std::to_string(alloc.cpu_milli) + "m CPU, this start " + std::to_string(need.cpu_milli) +
+           "m";
   if (over(alloc.memory_bytes, held.memory_bytes, need.memory_bytes))
     return "pods there request " + std::to_string(held.memory_bytes >> 20) + " of its " +
            std::to_string(alloc.memory_bytes >> 20) + " MiB of memory, this start " +
@@ -107,6 +109,43 @@ std::string room_refusal(const Requests& alloc, const Requests& held, const Requ
   if (over(alloc.pods, held.pods, need.pods))
     return "it runs " + std::to_string(held.pods) + " of its " + std::to_string(alloc.pods) +
            " pods";
+  return "";
+}
+
+std::vector<std::string> host_ports(const json& spec) {
+  std::vector<std::string> out;
+  for (const char* list : {"initContainers", "containers"}) {
+    const json& cs = member(spec, list);
+    if (!cs.is_array()) continue;
+    for (const auto& c : cs) {
+      const json& ports = member(c, "ports");
+      if (!ports.is_array()) continue;
+      for (const auto& p : ports) {
+        const json& port = member(p, "hostPort");
+        if (!port.is_number_integer() || port.get<std::int64_t>() <= 0) continue;
+        std::string protocol = member_str(p, "protocol"), ip = member_str(p, "hostIP");
+        out.push_back((protocol.empty() ? "TCP" : protocol) + "/" + (ip.empty() ? "0.0.0.0" : ip) +
+                      "/" + std::to_string(port.get<std::int64_t>()));
+      }
+    }
+  }
+  return out;
+}
+
+std::string port_conflict(const std::vector<std::string>& used,
+                          const std::vector<std::string>& want) {
+  const auto split = [](const std::string& s) {
+    const auto a = s.find('/'), b = s.rfind('/');
+    return std::array<std::string, 3>{s.substr(0, a), s.substr(a + 1, b - a - 1), s.substr(b + 1)};
+  };
+  for (const auto& w : want) {
+    const auto x = split(w);
+    for (const auto& u : used) {
+      const auto y = split(u);
+      if (x[0] == y[0] && x[2] == y[2] && (x[1] == y[1] || x[1] == "0.0.0.0" || y[1] == "0.0.0.0"))
+        return w;
+    }
+  }
   return "";
 }
 

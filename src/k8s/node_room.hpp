@@ -6,12 +6,14 @@
 // pkg/kubelet/lifecycle/predicate.go and the scheduler framework's noderesources fit, which
 // it reuses, in k8s.io/kubernetes v1.37). Its Job then makes a replacement, which would be
 // bound to the same node again. So the scheduler counts, per node, the requests of the pods
-// bound there and of starts it has decided but not bound yet, against the node's allocatable.
+// bound there and of starts it has decided but not bound yet, against the node's allocatable,
+// and the host ports they bind (the kubelet refuses a pod whose hostPort is taken there).
 #pragma once
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace ds::k8s {
 
@@ -48,5 +50,14 @@ Requests node_allocatable(const json& node_status);
 
 // Why `need` does not fit a node that allocates `alloc` beside `held` ("" when it does).
 std::string room_refusal(const Requests& alloc, const Requests& held, const Requests& need);
+
+// The host ports a pod's containers bind on its node ("TCP/0.0.0.0/8080": protocol, host IP,
+// port; TCP and 0.0.0.0 when not written), as the kubelet's admission and the scheduler's
+// NodePorts plugin read spec.containers[].ports[].hostPort.
+std::vector<std::string> host_ports(const json& pod_spec);
+// The first of `want` that one of `used` (ports already bound on a node) conflicts with: the
+// same protocol and port, on the same host IP or either on 0.0.0.0; "" when none does.
+std::string port_conflict(const std::vector<std::string>& used,
+                          const std::vector<std::string>& want);
 
 }  // namespace ds::k8s

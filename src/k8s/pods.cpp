@@ -107,6 +107,7 @@ std::optional<PodView> pod_view(const json& pod) {
   if (containers.is_array())
     for (const auto& c : containers) p.gpus += container_gpus(c);
   p.requests = pod_requests(spec);
+  p.host_ports = host_ports(spec);
   if (const json& g = member(spec, "terminationGracePeriodSeconds"); g.is_number_integer())
     p.grace_s = std::max<std::int64_t>(0, g.get<std::int64_t>());
   p.created_s = rfc3339_seconds(member_str(meta, "creationTimestamp"));

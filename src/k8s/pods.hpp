@@ -58,6 +58,7 @@ struct PodView {
   std::string phase;      // status.phase
   int gpus = 0;           // nvidia.com/gpu asked for (whole GPUs)
   Requests requests;      // CPU, memory (and 1 pod) as the kubelet counts them (node_room.hpp)
+  std::vector<std::string> host_ports;  // the host ports it binds (node_room.hpp)
   bool terminating = false;
   bool gated = false;           // spec.schedulingGates not empty
   bool controlled = false;      // has a controller owner (a Job): recreated if evicted

@@ -26,7 +26,8 @@
 #     twice), and the second completion is a new item (~1, #1: one start each).
 #  8. nodes of 64Gi (NODE_MEMORY): two bare pods of 2 GPUs and 40Gi each fit one node's GPUs but
 #     not its memory: they run at the same time on two nodes; a pod of 100Gi is refused (told
-#     why in its condition), never bound.
+#     why in its condition), never bound; beside them two 1-GPU pods binding host port 8080
+#     run on two nodes.
 # Checks, from the API's own record of every pod (a kubectl watch): no node ever over its
 # nvidia.com/gpu, every DeepShare pod bound with its decision, and each decision of the gang
 # carried by both its pods (bound from one decision, not one at a time); the same for `pair`.
@@ -35,7 +36,8 @@
 # fails: lonely-0 is bound; with step 1 left out, step 2 fails: a pod of `train` is bound
 # beside `blocker`. With the Jobs ignored (no pod joins its Job's gang) step 6 fails: a pod of
 # `pair` is bound beside `blocker2`. With the room check left out (K8sAdapter::room_refusal_on)
-# step 8 fails: mem-1 and mem-2 bound to one node. With each replacement a job of its own (the slot not taken
+# step 8 fails: mem-1 and mem-2 bound to one node (and with the host port check left out,
+# port-1 and port-2 on one node). With each replacement a job of its own (the slot not taken
 # over) step 7 fails: a/job:slots~0 started once.
 # Skips (77) without jq. DS_TEST_OUT=DIR keeps the logs in DIR.
 set -uo pipefail
@@ -208,6 +210,17 @@ huge_told() {
 wait_for 30 huge_told || fail "mem-huge not told why: $(kubectl get pod mem-huge -n a -o json | jq -c .status.conditions)"
 [ -z "$(node_of mem-huge)" ] || fail "mem-huge (100Gi) was bound to $(node_of mem-huge)"
 echo "mem-1 on $(node_of mem-1), mem-2 on $(node_of mem-2); mem-huge refused"
+# Beside them (2 GPUs free on each node): two 1-GPU pods binding host port 8080 run on two nodes.
+for p in port-1 port-2; do
+  mem_pod "$p" 1Gi | jq '.spec.containers[0].resources.limits["nvidia.com/gpu"] = "1"
+    | .spec.containers[0].ports = [{"containerPort": 8080, "hostPort": 8080}]' |
+    kubectl create -f - >/dev/null || fail "pod $p"
+done
+ports_run() { [ "$(kubectl get pods -n a port-1 port-2 -o jsonpath='{.items[*].status.phase}')" = "Running Running" ]; }
+wait_for 60 ports_run || fail "port-1 and port-2 do not run together: $(kubectl get pods -n a -o wide | grep port-)"
+[ "$(node_of port-1)" != "$(node_of port-2)" ] ||
+  fail "port-1 and port-2 were bound to one node ($(node_of port-1)): host port 8080 twice"
+echo "port-1 on $(node_of port-1), port-2 on $(node_of port-2)"
 kill -0 "$SCHED_PID" 2>/dev/null || fail "the scheduler exited: $(tail -3 "$BASE/check/scheduler.log")"
 sleep 1  # the last changes reach the watch
 kill "$WATCH_PID"
