@@ -66,11 +66,11 @@ bool in_partition(const JobInfo& j, const std::string& part) {
   return false;
 }
 
+}  // namespace
+
 bool parked(const JobInfo& j) {
   return j.eligible_s >= kParkedSince;
 }
-
-}  // namespace
 
 // Held by DeepShare's own preemption (requeue-hold at restart count p), not by its user: the
 // gate parks a job its user holds (or releases), and DeepShare's requeue-hold leaves the job's
@@ -476,6 +476,7 @@ void SlurmAdapter::observed(JobId id, const driver::EngineJob& e) {
   const GresRequest fixed = parse_gres_request(j.tres_per_node);
   if (fixed.kind == GresKind::Whole || fixed.kind == GresKind::Slot) sj.fixed = fixed;
   sj.ref = e.ref;
+  if (j.state == JobState::Running) sj.refused_nodes.clear();  // it ran: nothing learned stands
   if (!sj.requeued_from.empty() && sj.pending_again_wall == 0 && j.state == JobState::Pending &&
       !j.completing)
     sj.pending_again_wall = wall_;

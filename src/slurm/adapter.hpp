@@ -44,6 +44,8 @@ namespace ds::slurm {
 // Whether a held job is held by DeepShare's own preemption (requeue-hold), not by its user or
 // an administrator (adapter.cpp).
 bool our_hold(const JobInfo& j, const Record& r);
+// Parked by DeepShare (BeginTime far ahead: the gate's or the controller's); not handed over.
+bool parked(const JobInfo& j);
 
 struct AdapterCounters {
   std::uint64_t untrusted_pins = 0;
@@ -134,6 +136,9 @@ class SlurmAdapter final : public driver::Actuator {
     std::int64_t pending_again_wall = 0;
     bool start_deferred = false;
     bool held_deferred = false;  // a start deferred for what other jobs hold on its node
+    // Nodes where Slurm did not start a start it was handed (rolled back), since the job last
+    // ran: later starts go elsewhere while another node can take them.
+    std::vector<std::string> refused_nodes;
     // Between place() and decided() of a start: how Slurm holds it, and its partner.
     Expressed proposal;
     std::string partner_ref;

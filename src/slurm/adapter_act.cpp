@@ -122,20 +122,41 @@ std::optional<Placement> SlurmAdapter::place(const StartJob& s) {
   Placement real = placement_of(e->gpus);
   std::sort(real.begin(), real.end(),
             [](const NodeAlloc& a, const NodeAlloc& b) { return a.node < b.node; });
-  // What the jobs already on its nodes hold there (headroom.hpp): moved, or deferred.
-  if (const std::string why = held_refusal_of(s.job, real); !why.empty()) {
+  // What the jobs already on its nodes hold there (headroom.hpp), and nodes where Slurm did
+  // not start the job's last starts: moved to another node; deferred when the first has no
+  // other node (a learned refusal alone keeps its node then).
+  const std::string why = held_refusal_of(s.job, real);
+  const auto refused = [&](const Node& n) {
+    return std::find(sj.refused_nodes.begin(), sj.refused_nodes.end(), n.name) !=
+           sj.refused_nodes.end();
+  };
+  const bool learned = real.size() == 1 && refused(cluster_.nodes[real.front().node.index()]);
+  if (!why.empty() || learned) {
     std::optional<Placement> other;
-    if (!s.shared && real.size() == 1 && sj.fixed.kind == GresKind::None) {
-      other =
-          another_node(state(), s.job, state().spec(s.job).gpus, real.front().node, share(s.job),
-                       limits_, consumable_, [this](JobId id) { return share(id); });
+    std::optional<Expressed> moved_e;
+    if (!s.shared && real.size() == 1 && sj.fixed.kind != GresKind::Slot) {
+      const NodeId from = real.front().node;
+      other = another_node(
+          state(), s.job, state().spec(s.job).gpus,
+          sj.fixed.kind == GresKind::Whole ? sj.fixed.mask : std::uint64_t{0},
+          [&](const Node& n) { return n.id == from || refused(n); }, share(s.job), limits_,
+          consumable_, [this](JobId id) { return share(id); });
       if (other) {
         StartJob moved = s;
         moved.placement = *other;
-        e = express(moved, sj);
+        moved_e = express(moved, sj);
       }
     }
-    if (!other || !e) {
+    if (other && moved_e) {
+      const std::string& from = cluster_.nodes[real.front().node.index()].name;
+      log_.info("start_moved", who(s.job),
+                {{"job", sj.ref},
+                 {"from", from},
+                 {"to", cluster_.nodes[other->front().node.index()].name},
+                 {"reason", !why.empty() ? why : "Slurm did not start its last start on " + from}});
+      e = std::move(moved_e);
+      real = placement_of(e->gpus);
+    } else if (!why.empty()) {
       if (!sj.held_deferred) {  // logged once per wait
         log_.warn("start_deferred", who(s.job), {{"job", sj.ref}, {"reason", why}});
         journal_.line("defer " + sj.ref);
@@ -143,12 +164,6 @@ std::optional<Placement> SlurmAdapter::place(const StartJob& s) {
       sj.held_deferred = true;
       return std::nullopt;
     }
-    log_.info("start_moved", who(s.job),
-              {{"job", sj.ref},
-               {"from", cluster_.nodes[real.front().node.index()].name},
-               {"to", cluster_.nodes[other->front().node.index()].name},
-               {"reason", why}});
-    real = placement_of(e->gpus);
   }
   sj.held_deferred = false;
   sj.proposal = std::move(*e);
@@ -301,7 +316,16 @@ void SlurmAdapter::park_again(const SlurmJob& sj) {
 }
 
 void SlurmAdapter::take_back(JobId id) {
-  park_again(jobs_[id.index()]);
+  SlurmJob& sj = jobs_[id.index()];
+  // Handed over (released: its GPUs were free in Slurm) and not started: Slurm refuses its
+  // nodes for a reason DeepShare does not read. A user's hold is no refusal.
+  if (const View* v = view(sj.ref);
+      v && v->j->state == JobState::Pending && !v->j->held && !parked(*v->j))
+    for (const auto& [node, mask] : sj.pin.gpus)
+      if (std::find(sj.refused_nodes.begin(), sj.refused_nodes.end(), node) ==
+          sj.refused_nodes.end())
+        sj.refused_nodes.push_back(node);
+  park_again(sj);
 }
 
 driver::Log::Fields SlurmAdapter::start_details(JobId id) const {

@@ -149,6 +149,26 @@ TEST_P(Feasible, StartsLeaveRoomForWhatOtherJobsHold) {
   EXPECT_EQ(ctl->counters().invalid_decisions, 0u);
 }
 
+// A requirement DeepShare does not read keeps Slurm from starting a job on node1 only
+// (hidden_requirement: reason BadConstraints). The start placed there is rolled back once;
+// the adapter learns the node (take_back) and the next start goes to another node: the job
+// runs, never on node1, after at most one rollback. Checked to fail:
+// with refused_nodes never filled, the job waited out rollbacks and backoffs on node1 for
+// every policy that places it there first (deepshare, fifo-isolated, fifo-pooled, kueue,
+// lucid, qssf, tiresias).
+TEST_P(Feasible, AStartSlurmRefusedOnANodeGoesElsewhereNext) {
+  FakeHarness h;
+  h.cfg = fake_config(GetParam());
+  auto ctl = h.start();
+  const auto id = h.fc.submit("alpha", 2, 10000);
+  h.fc.hidden_requirement(id, {0});
+  h.run(*ctl, 400000);
+  EXPECT_TRUE(h.fc.stats(id).completed) << h.fc.describe(id);
+  EXPECT_TRUE(only_on(h.fc.stats(id).ran_on, {"node2", "node3", "node4"})) << h.fc.describe(id);
+  EXPECT_LE(ctl->counters().rollbacks, 1u);
+  for (const auto& why : h.unsound()) ADD_FAILURE() << why;
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryOnlinePolicy, Feasible, ::testing::ValuesIn(online_policies()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string n = info.param;

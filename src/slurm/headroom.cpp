@@ -32,21 +32,32 @@ NodeShare held_on(const ClusterState& state, const Node& n,
   return sum;
 }
 
-std::optional<Placement> another_node(const ClusterState& state, JobId job, int gpus, NodeId not_on,
-                                      NodeShare need, const std::vector<NodeLimits>& limits,
-                                      Consumable c, const std::function<NodeShare(JobId)>& share) {
+std::optional<Placement> another_node(const ClusterState& state, JobId job, int gpus,
+                                      std::uint64_t fixed,
+                                      const std::function<bool(const Node&)>& avoid, NodeShare need,
+                                      const std::vector<NodeLimits>& limits, Consumable c,
+                                      const std::function<NodeShare(JobId)>& share) {
   const JobSpec& spec = state.spec(job);
   std::optional<Placement> best;
   int best_free = 0;
   for (const Node& n : state.cluster().nodes) {
-    if (n.id == not_on || !state.node_usable(n.id) || !accepts_node(spec, n.id, n.gpu_type))
-      continue;
+    if (avoid(n) || !state.node_usable(n.id) || !accepts_node(spec, n.id, n.gpu_type)) continue;
     std::uint64_t mask = 0;
     int free = 0;
     for (int g = 0; g < n.gpus; ++g) {
       const auto flat = static_cast<std::size_t>(n.first_gpu + g);
       if (!state.gpu_available(flat) || !state.jobs_on_gpu(flat).empty()) continue;
       if (free++ < gpus) mask |= std::uint64_t{1} << g;
+    }
+    if (fixed != 0) {  // exactly those indices, each free
+      std::uint64_t idle = 0;
+      for (int g = 0; g < n.gpus; ++g) {
+        const auto flat = static_cast<std::size_t>(n.first_gpu + g);
+        if (state.gpu_available(flat) && state.jobs_on_gpu(flat).empty())
+          idle |= std::uint64_t{1} << g;
+      }
+      if ((idle & fixed) != fixed) continue;
+      mask = fixed;
     }
     if (free < gpus || (best && free >= best_free)) continue;
     static const NodeLimits kUnknown;

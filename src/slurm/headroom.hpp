@@ -51,11 +51,15 @@ std::string held_refusal(NodeShare need, const NodeLimits& l, NodeShare held, Co
 NodeShare held_on(const ClusterState& state, const Node& n,
                   const std::function<NodeShare(JobId)>& share);
 
-// A node for a start of `job` (`gpus` whole GPUs on one node) other than `not_on`: one its
-// spec accepts, usable, with `gpus` GPUs no job uses, and whose limits hold `need` beside what
-// is held there; the fullest such node (best fit), its lowest free GPUs. nullopt: none.
-std::optional<Placement> another_node(const ClusterState& state, JobId job, int gpus, NodeId not_on,
-                                      NodeShare need, const std::vector<NodeLimits>& limits,
-                                      Consumable c, const std::function<NodeShare(JobId)>& share);
+// A node for a start of `job` (`gpus` whole GPUs on one node) that `avoid` does not name:
+// one its spec accepts, usable, with `gpus` GPUs no job uses, and whose limits hold `need`
+// beside what is held there; the fullest such node (best fit), its lowest free GPUs, or the
+// GPUs of `fixed` when not 0 (a job whose GRES request names its GPU indices for good).
+// nullopt: none.
+std::optional<Placement> another_node(const ClusterState& state, JobId job, int gpus,
+                                      std::uint64_t fixed,
+                                      const std::function<bool(const Node&)>& avoid, NodeShare need,
+                                      const std::vector<NodeLimits>& limits, Consumable c,
+                                      const std::function<NodeShare(JobId)>& share);
 
 }  // namespace ds::slurm
