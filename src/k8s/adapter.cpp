@@ -268,7 +268,8 @@ bool K8sAdapter::admit(const PodGroup& g, std::vector<std::uint8_t>& allowed) {
   const NodeRules& rules = g.members.front()->rules;
   allowed = allowed_nodes(rules);
   int largest = 0, fits = 0;  // the largest node; pods of the job the nodes hold
-  std::string no_room;        // why no node allocates a pod's CPU and memory (node_room.hpp)
+  std::string no_room;        // why the first node cannot allocate a pod's CPU and memory
+  bool roomy = false;         // a node can (node_room.hpp)
   const Requests& req = g.members.front()->requests;
   for (const auto& n : cluster_.nodes) {
     if (!allowed.empty() && !allowed[n.id.index()]) continue;
@@ -279,7 +280,7 @@ bool K8sAdapter::admit(const PodGroup& g, std::vector<std::uint8_t>& allowed) {
       if (no_room.empty()) no_room = n.name + ": " + why;
       continue;
     }
-    no_room = "-";  // a node has room
+    roomy = true;
     largest = std::max(largest, n.gpus);
     // Pods that bind host ports run one per node (node_room.hpp).
     if (g.pod_gpus > 0)
@@ -294,7 +295,7 @@ bool K8sAdapter::admit(const PodGroup& g, std::vector<std::uint8_t>& allowed) {
     why = what + " for no nvidia.com/gpu: DeepShare schedules GPU pods only";
   else if (!rules.invalid.empty())
     why = "DeepShare cannot read the pod's node affinity: " + rules.invalid;
-  else if (!no_room.empty() && no_room != "-")
+  else if (!roomy && !no_room.empty())
     why = "the pod requests more CPU or memory than any GPU node allocates (" + no_room + ")";
   else if (!allowed.empty() && largest == 0)
     why = "no GPU node matches the pod's nodeSelector and required node affinity";

@@ -3,8 +3,9 @@
 // that a node still has room for a pod's CPU and memory requests; the kubelet does, at
 // admission: a pod whose requests do not fit the node's allocatable beside the pods already
 // there fails at once (status Failed, reason OutOfcpu / OutOfmemory / OutOfpods:
-// pkg/kubelet/lifecycle/predicate.go and the scheduler framework's noderesources fit, which
-// it reuses, in k8s.io/kubernetes v1.37). Its Job then makes a replacement, which would be
+// pkg/kubelet/lifecycle/predicate.go, generalFilter -> AdmissionCheck in
+// pkg/scheduler/eventhandlers.go: noderesources.Fits and nodeports.Fits, k8s.io/kubernetes
+// v1.37.2). Its Job then makes a replacement, which would be
 // bound to the same node again. So the scheduler counts, per node, the requests of the pods
 // bound there and of starts it has decided but not bound yet, against the node's allocatable,
 // and the host ports they bind (the kubelet refuses a pod whose hostPort is taken there).
