@@ -424,13 +424,19 @@ void SlurmAdapter::park(const View& v) {
 
 // GPUs Slurm has allocated to jobs the model does not run: other partitions, ungated jobs,
 // and DeepShare's own jobs that are ending or being requeued (they hold their GPUs until
-// their processes are gone).
+// their processes are gone); and what all of them hold of each node's CPUs and memory
+// (outside_, headroom.hpp), CPU-only jobs included.
 void SlurmAdapter::sync_held(const std::vector<JobInfo>& jobs) {
   std::vector<std::size_t> held;
+  outside_.assign(cluster_.nodes.size(), NodeShare{});
   for (const auto& j : jobs) {
-    if (j.alloc.empty() || (!j.running() && !j.completing)) continue;
+    if (!j.running() && !j.completing) continue;
     auto id = core_->book().find(j.ref());
     if (id && state().runtime(*id).status == JobStatus::Running) continue;
+    // Its CPUs and memory on each of its nodes (with or without GPUs): Slurm counts them.
+    for (const std::string& name : j.nodes)
+      if (auto n = node_index_.find(name); n != node_index_.end())
+        outside_[n->second] = outside_[n->second] + share_of(j);
     for (const auto& [name, a] : j.alloc) {
       auto n = node_index_.find(name);
       if (n == node_index_.end()) continue;

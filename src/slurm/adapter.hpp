@@ -159,6 +159,8 @@ class SlurmAdapter final : public driver::Actuator {
   [[nodiscard]] bool fixed_gpus_free(const SlurmJob& sj) const;
   // adapter_act.cpp: what jobs hold on nodes besides their GPUs (headroom.hpp)
   [[nodiscard]] NodeShare share(JobId id) const;
+  // What is held on node `n`: the model's jobs there and outside_.
+  [[nodiscard]] NodeShare held_at(const Node& n) const;
   [[nodiscard]] std::string held_refusal_of(JobId id, const Placement& placement) const;
   void count_array_room();
   void refuse(const View& v, const std::string& why);
@@ -189,6 +191,9 @@ class SlurmAdapter final : public driver::Actuator {
   driver::Core* core_ = nullptr;
   Cluster cluster_;
   std::vector<NodeLimits> limits_;  // per node: CPUs and memory (feasible.hpp)
+  // Per node: the CPUs and memory of the jobs Slurm runs there that the model does not (other
+  // partitions, CPU-only jobs, DeepShare's own ending jobs), as of the last sync_held.
+  std::vector<NodeShare> outside_;
   // The longest time limit of the pending jobs at the last observation (reservations.hpp).
   std::int64_t lead_s_ = kNoTimeLimit;
   std::unordered_map<std::string, std::size_t> node_index_;

@@ -140,7 +140,7 @@ std::optional<Placement> SlurmAdapter::place(const StartJob& s) {
           state(), s.job, state().spec(s.job).gpus,
           sj.fixed.kind == GresKind::Whole ? sj.fixed.mask : std::uint64_t{0},
           [&](const Node& n) { return n.id == from || refused(n); }, share(s.job), limits_,
-          consumable_, [this](JobId id) { return share(id); });
+          consumable_, [this](const Node& n) { return held_at(n); });
       if (other) {
         StartJob moved = s;
         moved.placement = *other;
@@ -176,6 +176,11 @@ NodeShare SlurmAdapter::share(JobId id) const {
   return v ? share_of(*v->j) : NodeShare{};
 }
 
+NodeShare SlurmAdapter::held_at(const Node& n) const {
+  const NodeShare outside = n.id.index() < outside_.size() ? outside_[n.id.index()] : NodeShare{};
+  return held_on(state(), n, [this](JobId o) { return share(o); }) + outside;
+}
+
 // Why the jobs already on a node of `placement` leave too little of its CPUs or memory for
 // job `id` ("" when every node has room).
 std::string SlurmAdapter::held_refusal_of(JobId id, const Placement& placement) const {
@@ -185,8 +190,7 @@ std::string SlurmAdapter::held_refusal_of(JobId id, const Placement& placement) 
     const Node& n = cluster_.nodes[a.node.index()];
     static const NodeLimits kUnknown;
     const NodeLimits& l = a.node.index() < limits_.size() ? limits_[a.node.index()] : kUnknown;
-    const std::string why = held_refusal(
-        need, l, held_on(state(), n, [this](JobId o) { return share(o); }), consumable_);
+    const std::string why = held_refusal(need, l, held_at(n), consumable_);
     if (!why.empty()) return n.name + ": " + why;
   }
   return "";

@@ -83,6 +83,31 @@ std::uint32_t FakeCluster::submit(const std::string& account, int gpus, std::int
   return id;
 }
 
+std::uint32_t FakeCluster::run_outside(int node, std::uint32_t cpus, std::uint64_t mem_mib,
+                                       std::int64_t run_ms) {
+  const auto id = static_cast<std::uint32_t>(stats_.size() + 1);
+  Job j;
+  JobInfo& i = j.info;
+  i.id = id;
+  i.name = "outside" + std::to_string(id);
+  i.account = "other";
+  i.user = "u_other";
+  i.uid = 1001;
+  i.partition = o_.partition + "-cpu";
+  i.state = JobState::Running;
+  i.reason = "None";
+  i.submit_s = i.start_s = now_ / 1000;
+  i.nodes = {node_name(node)};
+  i.cpus_per_node = cpus;
+  i.mem_per_node_mib = mem_mib;
+  j.started_ms = now_;
+  j.run_ms = run_ms;
+  jobs_[id] = j;
+  stats_.push_back({"other", 0, 0, 0, 0, false, false, {}, {}});
+  changed();
+  return id;
+}
+
 void FakeCluster::advance(std::int64_t ms) {
   const std::int64_t target = now_ + ms;
   constexpr std::int64_t kQuantum = 50;
@@ -232,13 +257,16 @@ void FakeCluster::schedule() {
   std::map<std::string, NodeUse> use;
   std::map<std::string, std::pair<std::uint64_t, std::uint32_t>> held;  // memory, CPUs
   for (const auto& [id, j] : jobs_)
-    if (j.info.running() || j.info.completing)
+    if (j.info.running() || j.info.completing) {
       for (const auto& [node, a] : j.info.alloc) {
         use[node].gpus |= a.gpus;
         use[node].slots |= a.slots;
+      }
+      for (const auto& node : j.info.nodes) {  // with or without GPUs there
         held[node].first += j.info.mem_per_node_mib;
         held[node].second += j.info.cpus_per_node;
       }
+    }
   // What the jobs running on `node` leave of its CPUs and memory for `i` (consumable).
   const auto room = [&](const JobInfo& i, const std::string& node) {
     if (!o_.consumable) return true;

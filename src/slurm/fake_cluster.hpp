@@ -129,6 +129,10 @@ class FakeCluster final : public ClusterSource, public Actuator, public driver::
   // DeepShare first reads it.
   void require(std::uint32_t id, std::vector<std::string> excluded, std::uint32_t cpus_per_node,
                std::uint64_t mem_per_node_mib, std::uint64_t tmp_per_node_mib = 0);
+  // A CPU-only job of another partition that Slurm runs on node `node` (node1 = 0) from now
+  // for `run_ms`, holding `cpus` CPUs and `mem_mib` of memory there; returns its id.
+  std::uint32_t run_outside(int node, std::uint32_t cpus, std::uint64_t mem_mib,
+                            std::int64_t run_ms);
   // A requirement DeepShare does not read (a licence, a node setting): Slurm never starts
   // the job on `nodes` (node1 = 0), its reason BadConstraints; empty: lifted.
   void hidden_requirement(std::uint32_t id, std::vector<int> nodes);

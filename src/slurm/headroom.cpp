@@ -36,7 +36,7 @@ std::optional<Placement> another_node(const ClusterState& state, JobId job, int 
                                       std::uint64_t fixed,
                                       const std::function<bool(const Node&)>& avoid, NodeShare need,
                                       const std::vector<NodeLimits>& limits, Consumable c,
-                                      const std::function<NodeShare(JobId)>& share) {
+                                      const std::function<NodeShare(const Node&)>& held) {
   const JobSpec& spec = state.spec(job);
   std::optional<Placement> best;
   int best_free = 0;
@@ -62,7 +62,7 @@ std::optional<Placement> another_node(const ClusterState& state, JobId job, int 
     if (free < gpus || (best && free >= best_free)) continue;
     static const NodeLimits kUnknown;
     const NodeLimits& l = n.id.index() < limits.size() ? limits[n.id.index()] : kUnknown;
-    if (!held_refusal(need, l, held_on(state, n, share), c).empty()) continue;
+    if (!held_refusal(need, l, held(n), c).empty()) continue;
     best = Placement{NodeAlloc{n.id, mask}};
     best_free = free;
   }

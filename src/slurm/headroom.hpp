@@ -6,11 +6,12 @@
 // starts the first and leaves the second pending ("Resources") on GPUs DeepShare counts as
 // its own, until the start times out and is rolled back.
 // So before a start is handed over the controller checks each of its nodes against what the
-// model's jobs there ask (their --mem and CPUs per node, starts of the same cycle included; a
-// victim being preempted frees its share with its GPUs). A start that does not fit moves to
-// another node where its GPUs are free and Slurm can start it (one-node starts that are not
-// colocated and whose GRES request is not fixed), or is deferred to a later cycle.
-// Pure functions of the model and the jobs' requirements; no I/O.
+// jobs there ask (the model's, and those it does not run: other partitions' and CPU-only
+// jobs on the same nodes, DeepShare's own ending ones) (their --mem and CPUs per node, starts of
+// the same cycle included; a victim being preempted frees its share with its GPUs). A start that
+// does not fit moves to another node where its GPUs are free and Slurm can start it (one-node
+// starts that are not colocated and whose GRES request is not fixed), or is deferred to a later
+// cycle. Pure functions of the model and the jobs' requirements; no I/O.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +38,10 @@ struct NodeShare {
   std::uint32_t cpus = 0;
 };
 
+inline NodeShare operator+(NodeShare a, NodeShare b) {
+  return {a.memory_mib + b.memory_mib, a.cpus + b.cpus};
+}
+
 // A job's share on each node it runs on.
 inline NodeShare share_of(const JobInfo& j) {
   return {j.mem_per_node_mib, j.cpus_per_node};
@@ -53,13 +58,13 @@ NodeShare held_on(const ClusterState& state, const Node& n,
 
 // A node for a start of `job` (`gpus` whole GPUs on one node) that `avoid` does not name:
 // one its spec accepts, usable, with `gpus` GPUs no job uses, and whose limits hold `need`
-// beside what is held there; the fullest such node (best fit), its lowest free GPUs, or the
-// GPUs of `fixed` when not 0 (a job whose GRES request names its GPU indices for good).
-// nullopt: none.
+// beside what `held` says is held there; the fullest such node (best fit), its lowest free
+// GPUs, or the GPUs of `fixed` when not 0 (a job whose GRES request names its GPU indices for
+// good). nullopt: none.
 std::optional<Placement> another_node(const ClusterState& state, JobId job, int gpus,
                                       std::uint64_t fixed,
                                       const std::function<bool(const Node&)>& avoid, NodeShare need,
                                       const std::vector<NodeLimits>& limits, Consumable c,
-                                      const std::function<NodeShare(JobId)>& share);
+                                      const std::function<NodeShare(const Node&)>& held);
 
 }  // namespace ds::slurm
