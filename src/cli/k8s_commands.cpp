@@ -71,6 +71,7 @@ int cmd_k8s_replay() {
 
 struct RunArgs {
   std::string kubeconfig, config, tenants, policy, scheduler_name = "deepshare";
+  k8s::DraConfig dra;
   double time_scale = 0;  // 0: the configuration's (1 without one)
   std::int64_t cycles = 0;
   bool once = false;
@@ -115,6 +116,7 @@ k8s::SchedulerConfig run_config() {
   k8s::SchedulerConfig cfg;
   cfg.kubeconfig = kubeconfig_path(g_run.kubeconfig);
   cfg.scheduler_name = g_run.scheduler_name;
+  cfg.dra = g_run.dra;
   if (!g_run.config.empty()) {
     const slurm::ControllerConfig c = slurm::load_controller_config(g_run.config);
     if (c.tenant_source != slurm::TenantSource::Config)
@@ -247,6 +249,14 @@ void register_k8s_commands(CLI::App& app,
                   "configuration's, else 1)");
   run->add_option("--scheduler-name", g_run.scheduler_name, "The spec.schedulerName it serves")
       ->capture_default_str();
+  run->add_option("--dra-driver", g_run.dra.driver,
+                  "DRA: the driver whose ResourceSlice devices are GPUs (a node without "
+                  "nvidia.com/gpu has as many GPUs as it publishes devices of this driver)")
+      ->capture_default_str();
+  run->add_option("--dra-class", g_run.dra.device_class,
+                  "DRA: the DeviceClass of GPUs; a claim's request of this class for a count of "
+                  "devices is allocated by DeepShare, any other request refused")
+      ->capture_default_str();
   run->add_option("--cycles", g_run.cycles, "Stop after this many cycles (0: at SIGTERM/SIGINT)")
       ->capture_default_str();
   run->add_flag("--once", g_run.once, "One cycle, then exit (same as --cycles 1)");
@@ -271,7 +281,9 @@ void register_k8s_commands(CLI::App& app,
       "Example:\n  deepshare k8s run --kubeconfig admin.kubeconfig --tenants team-a=8,team-b=8\n"
       "Gangs: the pods of a namespace labelled deepshare.io/gang=NAME, annotated\n"
       "deepshare.io/gang-size=N, are one job placed all-or-nothing (docs/kubernetes.md §8).\n"
-      "Not yet (issue #23): DRA/MPS sharing. Install (RBAC, the admission policy that "
+      "GPUs as DRA devices: pods whose ResourceClaims ask for a count of --dra-class devices\n"
+      "get the GPUs DeepShare chose written into the claims (docs/kubernetes.md §8).\n"
+      "Not yet (issue #23): MPS sharing. Install (RBAC, the admission policy that "
       "makes GPU pods use it): docs/kubernetes.md §10.");
   add_action(run, cmd_k8s_run);
 }

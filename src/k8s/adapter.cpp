@@ -43,9 +43,14 @@ void K8sAdapter::set_nodes(const std::vector<NodeView>& nodes) {
   node_views_ = nodes;
   node_alloc_.clear();
   node_allocatable_.clear();
+  std::optional<bool> kind;  // of the GPU nodes: DRA devices or nvidia.com/gpu
+  mixed_kinds_ = false;
   for (const auto& v : nodes) {
     node_alloc_[v.name] = v.gpus;
     node_allocatable_[v.name] = v.allocatable;
+    if (!node_index_.count(v.name)) continue;
+    mixed_kinds_ = mixed_kinds_ || (kind && *kind != v.dra);
+    kind = v.dra;
   }
 }
 
@@ -130,7 +135,13 @@ void K8sAdapter::set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
         c->derived = true;
       }
     }
-    if (p.holds_gpus()) api_used_[p.node] += p.gpus;
+    if (!p.claims.empty()) {
+      read_claims(p);
+      c->derived = true;
+    }
+    // A pod DeepShare started shared (an MPS pair's second, DRA) sits on its partner's GPUs.
+    const bool on_partner = p.decision_shared && !p.claims.empty() && p.decision_node == p.node;
+    if (p.holds_gpus() && !on_partner) api_used_[p.node] += p.gpus;
     if (p.bound() && !p.ended()) {
       api_requests_[p.node] += p.requests;
       if (!p.host_ports.empty()) {
@@ -146,6 +157,7 @@ void K8sAdapter::set_cycle(const std::vector<std::shared_ptr<const json>>& pods,
   for (CachedPod* c : pods_) {
     PodView& p = c->view;
     if (p.scheduler != scheduler_) continue;
+    if (p.claims_pending && !p.bound()) continue;  // placed once its claims are listed
     const bool was_gang = !p.gang.empty();
     bool slotted = false;
     if (!join_job(p, slotted)) continue;
@@ -250,15 +262,112 @@ int K8sAdapter::api_free(const std::string& node) const {
 }
 
 // The model's nodes where pods with `rules` may run (node_rules.hpp): empty when every node.
-std::vector<std::uint8_t> K8sAdapter::allowed_nodes(const NodeRules& rules) const {
+std::vector<std::uint8_t> K8sAdapter::allowed_nodes(const NodeRules& rules, bool dra) const {
   static const Labels kNoLabels;
-  if (rules.empty()) return {};
+  const bool mixed = mixed_kinds_;
+  if (rules.empty() && !mixed) return {};
   std::vector<std::uint8_t> mask(cluster_.nodes.size(), 0);
   for (const NodeView& v : node_views_)
     if (auto it = node_index_.find(v.name); it != node_index_.end())
-      mask[it->second] = rules.admit(v.name, v.labels ? *v.labels : kNoLabels) ? 1 : 0;
+      mask[it->second] =
+          (!mixed || v.dra == dra) && rules.admit(v.name, v.labels ? *v.labels : kNoLabels) ? 1 : 0;
   return mask;
 }
+
+void K8sAdapter::read_claims(PodView& p) const {
+  p.claim_refusal.clear();
+  p.claims_pending = false;
+  if (!claims_index_) {
+    p.claim_refusal =
+        "the pod has resource claims and the API serves no resource.k8s.io/v1 (DRA) to DeepShare";
+    return;
+  }
+  if (p.gpus > 0) {
+    p.claim_refusal =
+        "the pod asks for nvidia.com/gpu and has resource claims: DeepShare places one or the "
+        "other";
+    return;
+  }
+  int gpus = 0;
+  for (const PodClaim& c : p.claims) {
+    const ClaimAsk* a = c.claim.empty() ? nullptr : claims_index_->find(p.ns, c.claim);
+    if (!a) {  // the resource-claim controller has not made it yet, or the cache lags
+      p.claims_pending = true;
+      continue;
+    }
+    if (!a->refusal.empty()) {
+      p.claim_refusal = "resourceclaim " + c.claim + ": " + a->refusal;
+      return;
+    }
+    for (const std::string& uid : a->reserved_for)
+      if (uid != p.uid) {
+        p.claim_refusal = "resourceclaim " + c.claim +
+                          " is reserved for another pod: DeepShare does not share a claim "
+                          "between pods";
+        return;
+      }
+    gpus += a->gpus;
+  }
+  p.gpus = gpus;
+  // A bound pod whose claim is gone from the cache holds what DeepShare decided for it.
+  if (p.claims_pending && p.bound()) p.gpus = static_cast<int>(p.decision_gpus.size());
+}
+
+std::vector<int> K8sAdapter::claimed_gpus(const PodView& p) const {
+  std::vector<int> out;
+  const auto d = devices_ ? devices_->find(p.node) : NodeDeviceMap::const_iterator{};
+  if (!devices_ || d == devices_->end()) return out;
+  for (const PodClaim& c : p.claims) {
+    const ClaimAsk* a = c.claim.empty() ? nullptr : claims_index_->find(p.ns, c.claim);
+    if (!a) return {};
+    for (const std::string& dev : a->devices) {
+      const int i = d->second.index_of(dev);
+      if (i < 0) return {};
+      out.push_back(i);
+    }
+  }
+  return out;
+}
+
+std::vector<ClaimWrite> K8sAdapter::claim_writes(const PodView& p, const std::string& node,
+                                                 const std::vector<int>& gpus,
+                                                 std::string& error) const {
+  std::vector<ClaimWrite> out;
+  const auto d = devices_ ? devices_->find(node) : NodeDeviceMap::const_iterator{};
+  if (!devices_ || d == devices_->end()) {
+    error = "node " + node + " publishes no device of driver " + dra_.driver;
+    return out;
+  }
+  std::size_t next = 0;
+  for (const PodClaim& c : p.claims) {
+    const ClaimAsk* a = c.claim.empty() ? nullptr : claims_index_->find(p.ns, c.claim);
+    if (!a || next + static_cast<std::size_t>(a->gpus) > gpus.size()) {
+      error = "resourceclaim " + (c.claim.empty() ? c.name : c.claim) + " is not listed";
+      return {};
+    }
+    std::vector<int> mine(gpus.begin() + static_cast<std::ptrdiff_t>(next),
+                          gpus.begin() + static_cast<std::ptrdiff_t>(next + a->gpus));
+    next += static_cast<std::size_t>(a->gpus);
+    for (int g : mine)
+      if (g < 0 || static_cast<std::size_t>(g) >= d->second.devices.size()) {
+        error = "node " + node + " publishes no device for GPU " + std::to_string(g);
+        return {};
+      }
+    out.push_back({c.claim, claim_allocation(*a, dra_.driver, d->second, node, mine)});
+  }
+  return out;
+}
+
+namespace {
+
+// The first pod of `g` whose claims DeepShare cannot allocate.
+const PodView* claim_refused(const PodGroup& g) {
+  for (const PodView* p : g.members)
+    if (!p->claim_refusal.empty()) return p;
+  return nullptr;
+}
+
+}  // namespace
 
 bool K8sAdapter::admit(const PodGroup& g, std::vector<std::uint8_t>& allowed) {
   const GroupCount c = count(g);
@@ -266,7 +375,7 @@ bool K8sAdapter::admit(const PodGroup& g, std::vector<std::uint8_t>& allowed) {
   std::string why;
   // Where its pods may run by their own rules (a gang's: its first pod's).
   const NodeRules& rules = g.members.front()->rules;
-  allowed = allowed_nodes(rules);
+  allowed = allowed_nodes(rules, !g.members.front()->claims.empty());
   int largest = 0, fits = 0;  // the largest node; pods of the job the nodes hold
   std::string no_room;        // why the first node cannot allocate a pod's CPU and memory
   bool roomy = false;         // a node can (node_room.hpp)
@@ -291,6 +400,8 @@ bool K8sAdapter::admit(const PodGroup& g, std::vector<std::uint8_t>& allowed) {
     why = "namespace " + g.ns() + " has no DeepShare quota (it is not a tenant)";
   else if (!g.invalid.empty())
     why = "gang " + g.name() + ": " + g.invalid;
+  else if (const PodView* c = claim_refused(g))
+    why = c->claim_refusal;
   else if (g.pod_gpus <= 0)
     why = what + " for no nvidia.com/gpu: DeepShare schedules GPU pods only";
   else if (!rules.invalid.empty())
@@ -352,6 +463,11 @@ Placement K8sAdapter::placement_of(const PodView& p) {
              state().runtime(*id).placement[0].node == node.id) {
     mask = state().runtime(*id).placement[0].gpu_mask;
   }
+  if (std::popcount(mask) != p.gpus && !p.claims.empty()) {
+    mask = 0;  // its claims name its GPUs
+    for (int g : claimed_gpus(p))
+      if (g < node.gpus) mask |= std::uint64_t{1} << g;
+  }
   if (std::popcount(mask) != p.gpus) {
     // Bound by someone else (or a stale annotation): GPUs of the node nobody listed holds.
     mask = 0;
@@ -400,7 +516,7 @@ driver::EngineJob K8sAdapter::engine_job(const PodGroup& g) {
   } else {
     e.state = std::string("gang ") + driver::to_string(e.phase);
   }
-  bool all_decided = true, borrowed = false, all_controlled = true;
+  bool all_decided = true, borrowed = false, shared = false, all_controlled = true;
   Time decided = kNever;
   std::int64_t started_s = -1, created_s = -1;
   for (const PodView* p : g.members) {
@@ -413,6 +529,7 @@ driver::EngineJob K8sAdapter::engine_job(const PodGroup& g) {
     const bool decision = p->decision_node == p->node;
     all_decided = all_decided && decision;
     borrowed = borrowed || (decision && p->decision_borrowed);
+    shared = shared || (decision && p->decision_shared);
     if (decision && p->decision_ms >= 0) decided = std::min(decided, Time{p->decision_ms});
     if (p->started_s >= 0 && (started_s < 0 || p->started_s < started_s)) started_s = p->started_s;
   }
@@ -423,7 +540,7 @@ driver::EngineJob K8sAdapter::engine_job(const PodGroup& g) {
   if (e.phase == driver::Phase::Running)
     e.run_start = started_s >= 0 ? clock_.at(started_s * 1000) : now_;
   if (all_decided && !e.placement.empty())
-    e.decision = driver::EngineDecision{borrowed, false, e.placement, decided};
+    e.decision = driver::EngineDecision{borrowed, shared, e.placement, decided};
   e.user = g.ns();
   auto t = ns_tenants_.find(g.ns());
   e.spec.name = g.ref();
@@ -435,7 +552,23 @@ driver::EngineJob K8sAdapter::engine_job(const PodGroup& g) {
   // is ever placed on borrowed GPUs, and the decision annotation is DeepShare's alone (the
   // admission policy).
   e.spec.preemptible = all_controlled || borrowed;
-  e.spec.colocatable = false;  // whole GPUs only (no MPS yet)
+  // MPS pairs: a job of one pod at a time (a pod, a Job of one pod, a work item) whose GPUs
+  // are DRA claims, with its GPU memory declared (the policy pairs only jobs whose memory it
+  // knows; its utilization, when declared, is what the interference model predicts from), on
+  // nodes whose devices allow two claims (nodes(): the others are marked unshareable). Read
+  // from its live pod (a gang may be listed without pods for a while).
+  const PodView* one = nullptr;
+  if (g.size == 1)
+    for (const PodView* p : g.members)
+      if (!one || (!p->ended() && !p->terminating)) one = p;
+  if (one) {
+    const PodView& pod = *one;
+    e.spec.colocatable = !pod.claims.empty() && pod.gpu_memory_mib > 0;
+    e.spec.gpu_memory_mib = static_cast<double>(pod.gpu_memory_mib);
+    if (pod.gpu_util > 0) e.spec.gpu_util = static_cast<double>(pod.gpu_util);  // else unknown
+  } else {
+    e.spec.colocatable = false;
+  }
   // The API keeps whole seconds; the first sighting refines it within that second.
   const std::int64_t created_ms = created_s >= 0 ? created_s * 1000 : wall_;
   e.spec.submit = clock_.at(std::clamp(wall_, created_ms, created_ms + 999));
@@ -490,8 +623,9 @@ std::optional<std::vector<driver::EngineNode>> K8sAdapter::nodes() {
   std::vector<driver::EngineNode> out;
   for (const NodeView& v : node_views_) {
     if (!node_index_.count(v.name)) continue;
-    out.push_back(
-        {v.name, v.usable(), false, v.cordoned ? "cordoned" : (v.ready ? "ready" : "not-ready")});
+    // Colocation (MPS pairs) only where DRA devices allow two claims on one GPU.
+    out.push_back({v.name, v.usable(), !(v.dra && v.shareable),
+                   v.cordoned ? "cordoned" : (v.ready ? "ready" : "not-ready")});
   }
   return out;
 }
@@ -500,6 +634,7 @@ std::optional<std::vector<driver::EngineNode>> K8sAdapter::nodes() {
 // model leaves free (Kubernetes does not say which device a pod got).
 void K8sAdapter::sync_held() {
   std::unordered_map<std::string, int> outside;
+  std::vector<std::size_t> held;
   for (const CachedPod* c : pods_) {
     const PodView& p = c->view;
     if (!p.holds_gpus()) continue;
@@ -508,9 +643,18 @@ void K8sAdapter::sync_held() {
               : p.gang.empty()          ? core_->book().find(p.uid)
                                         : core_->book().find(group_key(p));
     if (id && !p.terminating && state().runtime(*id).status == JobStatus::Running) continue;
+    auto n = node_index_.find(p.node);
+    // A DRA pod's claims name its GPUs: those exactly (another scheduler chose the devices).
+    if (const std::vector<int> exact =
+            p.claims.empty() || n == node_index_.end() ? std::vector<int>{} : claimed_gpus(p);
+        !exact.empty()) {
+      const Node& node = cluster_.nodes[n->second];
+      for (int g : exact)
+        if (g < node.gpus) held.push_back(static_cast<std::size_t>(node.first_gpu + g));
+      continue;
+    }
     outside[p.node] += p.gpus;
   }
-  std::vector<std::size_t> held;
   for (const auto& [name, count] : outside) {
     auto n = node_index_.find(name);
     if (n == node_index_.end()) continue;
@@ -518,7 +662,9 @@ void K8sAdapter::sync_held() {
     int left = count;
     for (int g = node.gpus - 1; g >= 0 && left > 0; --g) {
       const auto flat = static_cast<std::size_t>(node.first_gpu + g);
-      if (!state().jobs_on_gpu(flat).empty()) continue;
+      if (!state().jobs_on_gpu(flat).empty() ||
+          std::find(held.begin(), held.end(), flat) != held.end())
+        continue;
       held.push_back(flat);
       --left;
     }

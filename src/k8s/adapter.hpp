@@ -7,11 +7,11 @@
 //    "gang:NS/NAME", a Job's "job:UID": jobs.hpp), ref = NS/NAME, tenant = the namespace (a
 //    namespace without a tenant, a pod asking for no nvidia.com/gpu or for more than any node has,
 //    a gang the cluster cannot hold or whose pods disagree: refused, see below), GPUs = the pods'
-//    nvidia.com/gpu; phase: unbound -> waiting, bound -> running, terminating and bound -> ending
-//    (it holds its GPUs until it is gone), Succeeded/Failed -> ended (a gang's: groups.hpp); the
-//    placement from DeepShare's annotations (pods.hpp) or, for a pod bound by someone else, GPUs of
-//    its node the model leaves free. A job is preemptible when a controller (a Job) owns its pods:
-//    an evicted bare pod would be lost;
+//    nvidia.com/gpu or their DRA claims' GPUs (read_claims); phase: unbound -> waiting, bound ->
+//    running, terminating and bound -> ending (it holds its GPUs until it is gone),
+//    Succeeded/Failed -> ended (a gang's: groups.hpp); the placement from DeepShare's annotations
+//    (pods.hpp) or, for a pod bound by someone else, GPUs of its node the model leaves free. A job
+//    is preemptible when a controller (a Job) owns its pods: an evicted bare pod would be lost;
 //  - nodes(): Node objects with allocatable nvidia.com/gpu; usable = Ready and not cordoned;
 //  - sync_held(): the GPUs that pods the model does not run hold on each node (other
 //    schedulers' pods, DeepShare's own ending ones), as kube-scheduler counts them;
@@ -32,7 +32,8 @@
 // Every write to the API (annotate, bind, evict, Event, condition) goes through the leader
 // fence (driver/fence.hpp, a Lease: leader.hpp) and the decision carries its epoch; a bound
 // pod whose decision has a newer epoch than ours means another leader acts: this one stops.
-// Whole GPUs only (no MPS, no DRA): docs/kubernetes.md §8.
+// GPUs as nvidia.com/gpu or as DRA devices (dra.hpp: a pod's claims give its GPUs; bind()
+// writes their allocation first). Whole GPUs only (no MPS): docs/kubernetes.md §8.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +54,7 @@
 #include "driver/prometheus.hpp"
 #include "k8s/binder.hpp"
 #include "k8s/client.hpp"
+#include "k8s/dra.hpp"
 #include "k8s/grace.hpp"
 #include "k8s/groups.hpp"
 #include "k8s/jobs.hpp"
@@ -98,6 +100,14 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   // it outlives the adapter) and their outcomes are read at the next set_cycle; none: each is
   // sent in the call that decides it.
   void use_binder(Binder* binder) { binder_ = binder; }
+  // GPUs as DRA devices (dra.hpp): this cycle's claims and the nodes' devices, updated by the
+  // scheduler before each set_cycle (both outlive the adapter). Without them a pod with
+  // resource claims is refused (the API serves no resource.k8s.io/v1).
+  void use_dra(const ClaimIndex& claims, const NodeDeviceMap& devices, DraConfig config) {
+    claims_index_ = &claims;
+    devices_ = &devices;
+    dra_ = std::move(config);
+  }
   // The outcomes of the bindings the binder sent since the last call (set_cycle calls it): a
   // refused one is shown unbound again (its hand-over is retried or rolled back by the core).
   void collect_binds();
@@ -173,7 +183,19 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   // A job seen the first time: true when admitted, with the nodes its pods' rules allow in
   // `allowed` (empty: every node); else told why once.
   bool admit(const PodGroup& g, std::vector<std::uint8_t>& allowed);
-  [[nodiscard]] std::vector<std::uint8_t> allowed_nodes(const NodeRules& rules) const;
+  // The nodes a pod may run on by its rules and, where some GPU nodes publish their GPUs as DRA
+  // devices and others as nvidia.com/gpu, by how it asks for GPUs (`dra`: by claims); empty:
+  // every node.
+  [[nodiscard]] std::vector<std::uint8_t> allowed_nodes(const NodeRules& rules, bool dra) const;
+  // A pod's DRA claims -> its GPUs, or why DeepShare cannot allocate them, or that one is not
+  // listed yet (PodView::claim_refusal, claims_pending).
+  void read_claims(PodView& p) const;
+  // The GPUs of its node that `p`'s allocated claims name (empty: none, or not all known).
+  [[nodiscard]] std::vector<int> claimed_gpus(const PodView& p) const;
+  // The allocations of `p`'s claims for GPUs `gpus` of `node` (error: why there are none).
+  [[nodiscard]] std::vector<ClaimWrite> claim_writes(const PodView& p, const std::string& node,
+                                                     const std::vector<int>& gpus,
+                                                     std::string& error) const;
   void refuse(const PodGroup& g, const std::string& why);
   driver::EngineJob engine_job(const PodGroup& g);
   // A bound pod's GPUs: DeepShare's annotation, our own decision, else GPUs of its node that
@@ -232,11 +254,15 @@ class K8sAdapter final : public driver::ClusterSource, public driver::Actuator {
   const JobIndex* jobs_index_ = nullptr;
   WorkSlots slots_;  // NonIndexed Jobs' work items
   Binder* binder_ = nullptr;
+  const ClaimIndex* claims_index_ = nullptr;  // use_dra()
+  const NodeDeviceMap* devices_ = nullptr;
+  DraConfig dra_;
   // Gangs listed without pods, since (wall ms): keep_absent_gangs().
   std::unordered_map<std::string, std::int64_t> absent_;
   static constexpr std::int64_t kGangAbsenceMs = 30'000;
   std::vector<NodeView> node_views_;                 // this cycle's
   std::unordered_map<std::string, int> node_alloc_;  // allocatable nvidia.com/gpu
+  bool mixed_kinds_ = false;  // some GPU nodes' GPUs are DRA devices, others nvidia.com/gpu
   void set_nodes(const std::vector<NodeView>& nodes);
   std::unordered_map<std::string, int> api_used_;  // node -> GPUs the API shows held
   // Room on a node besides GPUs (node_room.hpp): what its bound pods request (as the API

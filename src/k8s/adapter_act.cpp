@@ -175,6 +175,13 @@ std::optional<Placement> K8sAdapter::place(const StartJob& d) {
       why = room_refusal_on(j, cluster_.nodes[a.node.index()].name, gpus / unit, false);
   }
   if (whole && why.empty()) return d.placement;
+  if (d.shared) {  // on its partner's GPUs: nowhere else
+    log_.info("start_deferred", core_->who(d.job),
+              {{"job", j.ref()},
+               {"reason", why.empty() ? "its pods are not whole on its partner's GPUs"
+                                      : "the kubelet would refuse its pod: " + why}});
+    return std::nullopt;
+  }
   std::vector<NodeId> order;
   for (const auto& a : d.placement) order.push_back(a.node);
   for (const Node& n : cluster_.nodes)
@@ -277,9 +284,10 @@ void K8sAdapter::decided(const StartJob& s, Time queued_since, bool moved) {
              {"node", nodes},
              {"gpu_count", j.size * j.pod_gpus},
              {"borrowed", s.borrowed},
+             {"shared", s.shared},
              {"moved", moved},
              {"queued_s", static_cast<double>(now_ - queued_since) / 1000.0}});
-  journal_.line("start " + j.ref());
+  journal_.line("start " + j.ref() + (s.shared ? " shared" : ""));
 }
 
 bool K8sAdapter::bind(const PodJob& j, const PodView& p, const Node& node,
@@ -289,7 +297,17 @@ bool K8sAdapter::bind(const PodJob& j, const PodView& p, const Node& node,
   const std::map<std::string, std::string> ann = {
       {kGpusAnnotation, gpus_annotation(node.name, gpus)},
       {kDecisionAnnotation,
-       decision_annotation(j.start->borrowed, j.start->shared, now_, fence_.epoch())}};
+       decision_annotation(j.start->borrowed, j.start->shared, now_, fence_.epoch(),
+                           j.start->mps_thread_percent, j.start->mps_memory_limit_mib)}};
+  std::vector<ClaimWrite> claims;  // DRA: the claims name the GPUs (dra.hpp)
+  if (!p.claims.empty()) {
+    std::string error;
+    claims = claim_writes(p, node.name, gpus, error);
+    if (!error.empty()) {
+      log_.warn("claim_unallocated", {{"pod", p.ref()}, {"node", node.name}, {"reason", error}});
+      return false;
+    }
+  }
   if (!fence_.may_send()) return false;
   const std::string note = "Successfully assigned " + p.ref() + " to " + node.name +
                            " (DeepShare: GPUs " + gpus_annotation(node.name, gpus) +
@@ -297,8 +315,13 @@ bool K8sAdapter::bind(const PodJob& j, const PodView& p, const Node& node,
                            (j.gang ? ", gang " + j.name : "") + ")";
   if (binder_) {  // sent beside the loop; taken as accepted until its outcome says otherwise
     binder_->submit(BindRequest{p.uid, p.ns, p.name, node.name, ann,
-                                event_spec(p, "Normal", "Scheduled", "Binding", note), send_by()});
+                                event_spec(p, "Normal", "Scheduled", "Binding", note), send_by(),
+                                std::move(claims)});
   } else {
+    if (auto a = allocate_claims(client_, p.ns, p.name, p.uid, claims); !a) {
+      api_failed("claim_failed", p.ref(), a.error());
+      return false;
+    }
     if (auto r = bind_pod(client_, p.ns, p.name, node.name, ann); !r) {
       api_failed("bind_failed", p.ref(), r.error());
       return false;
@@ -307,7 +330,7 @@ bool K8sAdapter::bind(const PodJob& j, const PodView& p, const Node& node,
     event(p, "Normal", "Scheduled", "Binding", note);
   }
   assumed_[p.uid] = Assumed{node.name, p.gpus, wall_};
-  api_used_[node.name] += p.gpus;
+  if (!j.start->shared) api_used_[node.name] += p.gpus;
   api_requests_[node.name] += p.requests;
   auto& ports = api_ports_[node.name];
   ports.insert(ports.end(), p.host_ports.begin(), p.host_ports.end());
@@ -371,7 +394,8 @@ driver::Actuator::Handover K8sAdapter::hand_over(JobId id) {
   std::map<std::string, int> need;
   for (const Slot* s : open) need[s->node->name] += unit;
   for (const auto& [node, gpus] : need)
-    if (api_free(node) < gpus || !room_refusal_on(j, node, gpus / unit, true).empty()) {
+    if ((!j.start->shared && api_free(node) < gpus) ||  // a shared start: its partner's GPUs
+        !room_refusal_on(j, node, gpus / unit, true).empty()) {
       ++counters_.waits_for_gpus;  // the kubelet would refuse the pods (node_room.hpp)
       return Handover::NotYet;
     }

@@ -123,7 +123,8 @@ Kubeconfig unreachable() {
 }
 
 struct Harness {
-  Harness() : client(unreachable()) {
+  // `dra`: a third GPU node, "dra-node", publishes 4 GPUs as DRA devices (no nvidia.com/gpu).
+  explicit Harness(bool dra = false) : client(unreachable()) {
     for (int t = 0; t < 2; ++t) {
       Tenant x;
       x.id = TenantId(static_cast<std::uint32_t>(t));
@@ -135,7 +136,12 @@ struct Harness {
         client, log, journal, fence,
         std::map<std::string, TenantId>{{"a", tenants[0].id}, {"b", tenants[1].id}});
     nodes = {node("gpu-node-2", 4), node("gpu-node-1", 4), node("cpu-node", 0)};
-    adapter->load_nodes(node_views(nodes), kDefaultGpuMemoryMib);
+    if (dra) {
+      nodes.push_back(node("dra-node", 0));
+      devices["dra-node"] = NodeDevices{"dra-node", {"gpu-0", "gpu-1", "gpu-2", "gpu-3"}};
+      adapter->use_dra(claims, devices, DraConfig{});
+    }
+    adapter->load_nodes(views(), kDefaultGpuMemoryMib);
     core = std::make_unique<driver::Core>(adapter->cluster(), tenants, *adapter, log, journal,
                                           driver::Timing{});
     const PolicyContext ctx{adapter->cluster(), tenants, options};
@@ -152,7 +158,7 @@ struct Harness {
   driver::Observation fold_objects(const std::vector<std::shared_ptr<const json>>& pods) {
     wall += 1000;
     core->set_time(wall, wall);
-    adapter->set_cycle(pods, node_views(nodes), wall, wall, clock);
+    adapter->set_cycle(pods, views(), wall, wall, clock);
     core->observe_nodes(*adapter->nodes());
     obs = *adapter->observe();
     core->fold(obs);
@@ -169,6 +175,11 @@ struct Harness {
     adapter->decided(StartJob{id, Placement{NodeAlloc{NodeId(0), 0b1111}}, false, false}, 0, false);
     EXPECT_EQ(adapter->hand_over(id), driver::Actuator::Handover::Sent);
     return object;
+  }
+  std::vector<NodeView> views() const {
+    std::vector<NodeView> v = node_views(nodes);
+    add_dra_gpus(v, devices);
+    return v;
   }
   const driver::EngineJob* job(const std::string& uid) const {
     for (const auto& j : obs.jobs)
@@ -189,6 +200,8 @@ struct Harness {
   driver::DriverClock clock;
   driver::Observation obs;
   std::int64_t wall = 1'800'000'000'000;
+  ClaimIndex claims;  // Harness(true): the claims the adapter reads
+  NodeDeviceMap devices;
 };
 
 // A pod's nodeSelector and required node affinity, as the API defines them (node_rules.hpp).
@@ -374,6 +387,248 @@ TEST(K8sAdapter, PodsThatBindAHostPortRunOnePerNode) {
   const StartJob packed{gang, Placement{NodeAlloc{NodeId(1), 0b0110}}, false, false};
   EXPECT_FALSE(h.adapter->place(packed))
       << "one pod per node, and gpu-node-1's port is taken: no room for the second";
+}
+
+// A pod that asks for GPUs through DRA claims (dra.hpp) asks for their count, runs only on
+// nodes that publish GPUs as devices (here one of three: nvidia.com/gpu pods stay off it), waits
+// while its claim is not made yet, and is refused with the reason when DeepShare cannot
+// allocate its claim (another DeviceClass, a claim reserved for another pod, both ways at once).
+TEST(K8sAdapter, PodsAskForGpusThroughDraClaims) {
+  Harness h(true);
+  ASSERT_EQ(h.adapter->cluster().nodes.size(), 3u);
+  EXPECT_EQ(h.adapter->cluster().nodes[0].name, "dra-node");
+  EXPECT_EQ(h.adapter->cluster().nodes[0].gpus, 4);
+  const auto with_claim = [](const std::string& uid, const std::string& claim) {
+    json p = pod(uid, "a", 0);
+    p["spec"]["containers"][0]["resources"]["limits"].erase("nvidia.com/gpu");
+    p["spec"]["resourceClaims"] =
+        json::array({{{"name", "gpus"}, {"resourceClaimTemplateName", "two-gpus"}}});
+    if (!claim.empty())
+      p["status"]["resourceClaimStatuses"] =
+          json::array({{{"name", "gpus"}, {"resourceClaimName", claim}}});
+    return p;
+  };
+  const auto claim_of = [](const std::string& name, const std::string& cls, int count) {
+    return std::make_shared<const json>(
+        json{{"metadata", {{"namespace", "a"}, {"name", name}, {"uid", "c-" + name}}},
+             {"spec",
+              {{"devices",
+                {{"requests",
+                  json::array({{{"name", "gpu"},
+                                {"exactly", {{"deviceClassName", cls}, {"count", count}}}}})}}}}}});
+  };
+  json reserved = *claim_of("c-held", "gpu.nvidia.com", 1);
+  reserved["status"] = {
+      {"allocation", {{"devices", {{"results", json::array()}}}}},
+      {"reservedFor", json::array({{{"resource", "pods"}, {"name", "x"}, {"uid", "other"}}})}};
+  h.claims.update({claim_of("c-two", "gpu.nvidia.com", 2), claim_of("c-fpga", "fpga.x", 1),
+                   std::make_shared<const json>(reserved)},
+                  DraConfig{});
+  json both = with_claim("both", "c-two");
+  both["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "1";
+  h.fold({with_claim("d1", "c-two"), with_claim("later", ""), with_claim("fpga", "c-fpga"),
+          with_claim("held", "c-held"), both, pod("n1", "a", 1)});
+  ASSERT_TRUE(h.job("d1"));
+  EXPECT_EQ(h.job("d1")->spec.gpus, 2) << "the claim's count";
+  const auto mask = [&](const char* uid) {
+    return h.core->state().spec(*h.core->book().find(uid)).allowed_nodes;
+  };
+  EXPECT_EQ(mask("d1"), (std::vector<std::uint8_t>{1, 0, 0})) << "the DRA node only";
+  EXPECT_EQ(mask("n1"), (std::vector<std::uint8_t>{0, 1, 1})) << "the nvidia.com/gpu nodes";
+  EXPECT_FALSE(h.job("later")) << "its claim is not made yet: it waits, unrefused";
+  EXPECT_FALSE(h.job("fpga"));
+  EXPECT_FALSE(h.job("held"));
+  EXPECT_FALSE(h.job("both"));
+  EXPECT_EQ(h.adapter->counters().refused, 3u) << "fpga, held, both";
+  // Once its claim is listed the waiting pod is a job too.
+  h.claims.update(
+      {claim_of("c-two", "gpu.nvidia.com", 2), claim_of("c-later", "gpu.nvidia.com", 3)},
+      DraConfig{});
+  h.fold({with_claim("d1", "c-two"), with_claim("later", "c-later"), pod("n1", "a", 1)});
+  ASSERT_TRUE(h.job("later"));
+  EXPECT_EQ(h.job("later")->spec.gpus, 3);
+  // A bound DRA pod holds its claim's GPUs of its node, as the API counts them.
+  h.fold({bound(with_claim("d1", "c-two"), "dra-node"), with_claim("later", "c-later")});
+  ASSERT_TRUE(h.job("d1"));
+  EXPECT_EQ(h.job("d1")->spec.gpus, 2);
+}
+
+// A DRA pod another scheduler placed holds the devices its claims name: those GPUs of its node
+// exactly, not any free ones (DeepShare must not allocate them again); one of DeepShare's own
+// pods without its decision annotation is adopted on its claims' GPUs.
+TEST(K8sAdapter, ClaimsOfPodsOutsideTheModelHoldTheirDevices) {
+  Harness h(true);
+  const auto allocated = [](const std::string& name, const std::vector<std::string>& devices) {
+    json results = json::array();
+    for (const auto& d : devices)
+      results.push_back(
+          {{"request", "gpu"}, {"driver", "gpu.nvidia.com"}, {"pool", "dra-node"}, {"device", d}});
+    return std::make_shared<const json>(
+        json{{"metadata", {{"namespace", "a"}, {"name", name}, {"uid", "c-" + name}}},
+             {"spec",
+              {{"devices",
+                {{"requests", json::array({{{"name", "gpu"},
+                                            {"exactly",
+                                             {{"deviceClassName", "gpu.nvidia.com"},
+                                              {"count", static_cast<int>(devices.size())}}}}})}}}}},
+             {"status", {{"allocation", {{"devices", {{"results", results}}}}}}}});
+  };
+  const auto on_dra = [](const std::string& uid, const std::string& claim,
+                         const std::string& scheduler) {
+    json p = bound(pod(uid, "a", 0, scheduler), "dra-node");
+    p["spec"]["containers"][0]["resources"]["limits"].erase("nvidia.com/gpu");
+    p["spec"]["resourceClaims"] = json::array({{{"name", "gpus"}, {"resourceClaimName", claim}}});
+    return p;
+  };
+  h.claims.update({allocated("theirs", {"gpu-1", "gpu-2"}), allocated("ours", {"gpu-3"})},
+                  DraConfig{});
+  h.fold({on_dra("other", "theirs", "default-scheduler"), on_dra("mine", "ours", "deepshare")});
+  const std::size_t first = h.adapter->cluster().nodes[0].first_gpu;  // dra-node
+  EXPECT_TRUE(h.core->state().gpu_available(first + 0));
+  EXPECT_FALSE(h.core->state().gpu_available(first + 1)) << "gpu-1: the other scheduler's claim";
+  EXPECT_FALSE(h.core->state().gpu_available(first + 2)) << "gpu-2";
+  const JobId mine = *h.core->book().find("mine");
+  ASSERT_EQ(h.core->state().runtime(mine).placement.size(), 1u);
+  EXPECT_EQ(h.core->state().runtime(mine).placement[0].gpu_mask, 0b1000u) << "gpu-3, its claim's";
+}
+
+// MPS pairs on DRA devices: a node whose devices allow several allocations may colocate
+// (nodes() marks every other node unshareable), a DRA pod that declares its GPU memory is
+// colocatable with that memory, and a shared start on its partner's GPU is neither moved nor
+// held back by the partner's GPUs on a full node; once bound, the shared pod is not counted on
+// top of its partner in the API's count of the node's GPUs (it sits on its partner's).
+TEST(K8sAdapter, MpsPairsOnShareableDevices) {
+  Harness h(true);
+  h.devices["dra-node"].shareable = true;
+  const auto claim_of = [](const std::string& name, int count) {
+    return std::make_shared<const json>(json{
+        {"metadata", {{"namespace", "a"}, {"name", name}, {"uid", "c-" + name}}},
+        {"spec",
+         {{"devices",
+           {{"requests",
+             json::array(
+                 {{{"name", "gpu"},
+                   {"exactly", {{"deviceClassName", "gpu.nvidia.com"}, {"count", count}}}}})}}}}}});
+  };
+  const auto dra_pod = [](const std::string& uid, const std::string& claim, const char* memory) {
+    json p = pod(uid, "a", 0);
+    p["spec"]["containers"][0]["resources"]["limits"].erase("nvidia.com/gpu");
+    p["spec"]["resourceClaims"] = json::array({{{"name", "gpus"}, {"resourceClaimName", claim}}});
+    p["metadata"]["annotations"] = {{kGpuMemoryAnnotation, memory}};
+    return p;
+  };
+  const auto on = [](json p, const std::string& gpus, bool shared = false) {
+    p = bound(std::move(p), "dra-node");
+    p["metadata"]["annotations"][kGpusAnnotation] = "dra-node:" + gpus;
+    p["metadata"]["annotations"][kDecisionAnnotation] =
+        std::string("borrowed=0,shared=") + (shared ? "1" : "0") + ",decided=1000,epoch=0";
+    return p;
+  };
+  h.claims.update(
+      {claim_of("c-part", 1), claim_of("c-big", 3), claim_of("c-pair", 1), claim_of("c-three", 3)},
+      DraConfig{});
+  const json partner = on(dra_pod("part", "c-part", "4000"), "0");
+  json big = on(dra_pod("big", "c-big", "4000"), "1,2,3");
+  h.fold({partner, big, dra_pod("pair", "c-pair", "2000"), dra_pod("three", "c-three", "bad")});
+  const auto nodes = h.adapter->nodes();
+  ASSERT_TRUE(nodes);
+  for (const auto& n : *nodes)
+    EXPECT_EQ(n.shared, n.name != "dra-node") << n.name << ": colocation only on shareable devices";
+  ASSERT_TRUE(h.job("pair") && h.job("three"));
+  EXPECT_TRUE(h.job("pair")->spec.colocatable);
+  EXPECT_EQ(h.job("pair")->spec.gpu_memory_mib, 2000);
+  EXPECT_FALSE(h.job("three")->spec.colocatable) << "its memory is not a number of MiB";
+  Binder binder(unreachable(), 1);
+  h.adapter->use_binder(&binder);
+  const JobId pair = *h.core->book().find("pair");
+  StartJob shared{pair, Placement{NodeAlloc{NodeId(0), 0b0001}}, false, true};
+  shared.mps_thread_percent = 60;
+  shared.mps_memory_limit_mib = 2000;
+  EXPECT_EQ(h.adapter->place(shared), shared.placement) << "on its partner's GPU, not moved";
+  h.adapter->decided(shared, 0, false);
+  EXPECT_EQ(h.adapter->hand_over(pair), driver::Actuator::Handover::Sent)
+      << "the node is full, but the pair sits on its partner's GPU";
+  // The next cycle: big ended, the pair bound beside its partner.
+  big["status"]["phase"] = "Succeeded";
+  h.fold({partner, big, on(dra_pod("pair", "c-pair", "2000"), "0", true),
+          dra_pod("three", "c-three", "bad")});
+  const JobId three = *h.core->book().find("three");
+  h.adapter->decided(StartJob{three, Placement{NodeAlloc{NodeId(0), 0b1110}}, false, false}, 0,
+                     false);
+  EXPECT_EQ(h.adapter->hand_over(three), driver::Actuator::Handover::Sent)
+      << "GPUs 1-3 are free: the shared pod is not counted on top of its partner";
+  binder.wait_done(10000);
+}
+
+// The deepshare policy itself pairs a best-effort DRA pod with a running one on a shareable
+// device once no DRA GPU is free (tenant b: quota 0; the options of tests/k8s/mps.yaml), and
+// only with the utilization and memory the pods declare: without deepshare.io/gpu-util the
+// built-in interference model predicts a slowdown of 1.63 (speed 0.61 at an unknown
+// utilization), beyond the default budget of 1.5, and the pod waits.
+TEST(K8sAdapter, TheDeepSharePolicyPairsADeclaredBestEffortPod) {
+  for (const bool declared : {true, false}) {
+    Harness h(true);
+    h.devices["dra-node"] = NodeDevices{"dra-node", {"gpu-0", "gpu-1"}, true};
+    h.tenants[1].quota_gpus = 0;
+    h.adapter = std::make_unique<K8sAdapter>(
+        h.client, h.log, h.journal, h.fence,
+        std::map<std::string, TenantId>{{"a", h.tenants[0].id}, {"b", h.tenants[1].id}});
+    h.adapter->use_dra(h.claims, h.devices, DraConfig{});
+    h.adapter->load_nodes(h.views(), 24576);
+    h.core = std::make_unique<driver::Core>(h.adapter->cluster(), h.tenants, *h.adapter, h.log,
+                                            h.journal, driver::Timing{});
+    PolicyOptions o({{"min_runtime_s", "0"},
+                     {"lend_backoff_s", "0"},
+                     {"assurance_refresh_s", "1"},
+                     {"sharing_min_assurance", "0"},
+                     {"probation", "off"}});
+    h.core->set_policy(make_policy("deepshare", PolicyContext{h.adapter->cluster(), h.tenants, o}),
+                       false);
+    h.adapter->attach(*h.core);
+    const auto claim_of = [](const std::string& ns, const std::string& name) {
+      return std::make_shared<const json>(json{
+          {"metadata", {{"namespace", ns}, {"name", name}, {"uid", "c-" + name}}},
+          {"spec",
+           {{"devices",
+             {{"requests",
+               json::array(
+                   {{{"name", "gpu"},
+                     {"exactly", {{"deviceClassName", "gpu.nvidia.com"}, {"count", 1}}}}})}}}}}});
+    };
+    const auto dra_pod = [&](const std::string& uid, const std::string& ns,
+                             const std::string& claim, const char* memory) {
+      json p = pod(uid, ns, 0);
+      p["spec"]["containers"][0]["resources"]["limits"].erase("nvidia.com/gpu");
+      p["spec"]["resourceClaims"] = json::array({{{"name", "gpus"}, {"resourceClaimName", claim}}});
+      p["metadata"]["annotations"] = {{kGpuMemoryAnnotation, memory}};
+      if (declared) p["metadata"]["annotations"][kGpuUtilAnnotation] = "30";
+      return p;
+    };
+    const auto running_on = [&](json p, int gpu) {
+      p = bound(std::move(p), "dra-node");
+      p["metadata"]["annotations"][kGpusAnnotation] = "dra-node:" + std::to_string(gpu);
+      p["metadata"]["annotations"][kDecisionAnnotation] =
+          "borrowed=0,shared=0,decided=1000,epoch=0";
+      return p;
+    };
+    h.claims.update({claim_of("a", "c1"), claim_of("a", "c2"), claim_of("b", "c3")}, DraConfig{});
+    h.fold({running_on(dra_pod("p1", "a", "c1", "4000"), 0),
+            running_on(dra_pod("p2", "a", "c2", "4000"), 1), dra_pod("s1", "b", "c3", "2000")});
+    const Decisions d = h.core->decide();
+    if (!declared) {
+      EXPECT_TRUE(d.start.empty()) << "no pair without the utilization";
+      continue;
+    }
+    ASSERT_EQ(d.start.size(), 1u);
+    const StartJob& s = d.start.front();
+    EXPECT_EQ(s.job, *h.core->book().find("s1"));
+    EXPECT_TRUE(s.shared);
+    ASSERT_EQ(s.placement.size(), 1u);
+    EXPECT_EQ(h.adapter->cluster().nodes[s.placement[0].node.index()].name, "dra-node");
+    EXPECT_EQ(std::popcount(s.placement[0].gpu_mask), 1) << "on a partner's GPU";
+    EXPECT_GT(s.mps_thread_percent, 0);
+    EXPECT_EQ(s.mps_memory_limit_mib, 2000);
+  }
 }
 
 TEST(K8sAdapter, GpuNodesInNaturalOrder) {

@@ -127,6 +127,8 @@ void Binder::work(const Kubeconfig& config, std::stop_token stop) {
     BindOutcome o{r.uid, r.ns + "/" + r.name, std::nullopt};
     if (std::chrono::steady_clock::now() >= r.send_by) {
       o.late = true;
+    } else if (auto a = allocate_claims(client, r.ns, r.name, r.uid, r.claims); !a) {
+      o.bind_error = a.error();  // not bound: the claims first, as kube-scheduler's PreBind
     } else if (auto b = bind_pod(client, r.ns, r.name, r.node, r.annotations); !b) {
       o.bind_error = b.error();
     }

@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "k8s/dra.hpp"
 #include "k8s/errors.hpp"
 #include "k8s/kubeconfig.hpp"
 #include "k8s/objects.hpp"
@@ -41,6 +42,7 @@ struct BindRequest {
   // Not sent from then on (the leader fence's window when it was handed over: the Lease may be
   // someone else's after it).
   SendBy send_by = kNoDeadline;
+  std::vector<ClaimWrite> claims = {};                // DRA claims allocated first (dra.hpp)
   std::chrono::steady_clock::time_point handed = {};  // set by submit()
 };
 

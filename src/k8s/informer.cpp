@@ -84,6 +84,11 @@ std::vector<json> Informer::items(std::uint64_t* changes) const {
   return out;
 }
 
+std::uint64_t Informer::changes() const {
+  const std::lock_guard lock(mu_);
+  return changes_;
+}
+
 std::vector<Informer::Object> Informer::snapshot() const {
   const std::lock_guard lock(mu_);
   std::vector<Object> out;

@@ -37,6 +37,8 @@ class Informer {
   std::vector<json> items(std::uint64_t* changes = nullptr) const;
   // The objects as they are now, in key order, without copying them.
   std::vector<Object> snapshot() const;
+  // How many changes the cache has taken so far (the count items() gives).
+  [[nodiscard]] std::uint64_t changes() const;
   [[nodiscard]] ListWatchStats stats() const { return watcher_.stats(); }
 
  private:

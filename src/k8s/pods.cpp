@@ -107,6 +107,7 @@ std::optional<PodView> pod_view(const json& pod) {
   if (containers.is_array())
     for (const auto& c : containers) p.gpus += container_gpus(c);
   p.requests = pod_requests(spec);
+  p.claims = pod_claims(pod);
   p.host_ports = host_ports(spec);
   if (const json& g = member(spec, "terminationGracePeriodSeconds"); g.is_number_integer())
     p.grace_s = std::max<std::int64_t>(0, g.get<std::int64_t>());
@@ -127,6 +128,18 @@ std::optional<PodView> pod_view(const json& pod) {
     const int i = index.is_string() ? gpu_quantity(index) : -1;  // a plain whole number
     p.completion_index = i;
   }
+  // Whole numbers, as a Slurm record's mem= and u= (anything else: not given).
+  const auto whole = [&](const char* key, std::int64_t most) -> std::int64_t {
+    const json& m = member(ann, key);
+    if (!m.is_string()) return 0;
+    const std::string& t = m.get_ref<const std::string&>();
+    if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos)
+      return 0;
+    const std::int64_t v = std::stoll(t);
+    return v <= most ? v : 0;
+  };
+  p.gpu_memory_mib = whole(kGpuMemoryAnnotation, 100'000'000);
+  p.gpu_util = static_cast<int>(whole(kGpuUtilAnnotation, 100));
   if (!parse_gpus(member_str(ann, kGpusAnnotation), p.decision_node, p.decision_gpus)) {
     p.decision_node.clear();
     p.decision_gpus.clear();
@@ -166,6 +179,16 @@ std::vector<NodeView> node_views(const std::vector<json>& nodes) {
   return out;
 }
 
+void add_dra_gpus(std::vector<NodeView>& nodes, const NodeDeviceMap& devices) {
+  if (devices.empty()) return;
+  for (NodeView& n : nodes)
+    if (auto d = devices.find(n.name); n.gpus == 0 && d != devices.end()) {
+      n.gpus = static_cast<int>(d->second.devices.size());
+      n.dra = true;
+      n.shareable = d->second.shareable;
+    }
+}
+
 const std::vector<NodeView>& NodeReader::read(
     const std::vector<std::shared_ptr<const json>>& nodes) {
   ++cycle_;
@@ -191,9 +214,13 @@ std::string gpus_annotation(const std::string& node, const std::vector<int>& gpu
 }
 
 std::string decision_annotation(bool borrowed, bool shared, std::int64_t decided_ms,
-                                std::uint64_t epoch) {
-  return std::string("borrowed=") + (borrowed ? "1" : "0") + ",shared=" + (shared ? "1" : "0") +
-         ",decided=" + std::to_string(decided_ms) + ",epoch=" + std::to_string(epoch);
+                                std::uint64_t epoch, int mps_percent, std::int64_t mem_limit_mib) {
+  std::string out = std::string("borrowed=") + (borrowed ? "1" : "0") +
+                    ",shared=" + (shared ? "1" : "0") + ",decided=" + std::to_string(decided_ms) +
+                    ",epoch=" + std::to_string(epoch);
+  if (shared && mps_percent > 0)
+    out += ",mps=" + std::to_string(mps_percent) + ",memlimit=" + std::to_string(mem_limit_mib);
+  return out;
 }
 
 }  // namespace ds::k8s

@@ -4,7 +4,8 @@
 //
 //  - a pod's GPUs: the sum over its containers of limits["nvidia.com/gpu"] (requests when no
 //    limit: the API requires them equal for extended resources); init containers are not
-//    counted (whole-GPU placement only: a pod holds its GPUs for its whole life);
+//    counted (whole-GPU placement only: a pod holds its GPUs for its whole life); a pod that
+//    asks for GPUs through DRA claims (dra.hpp) has their count added by the adapter;
 //  - its state: bound (spec.nodeName set), terminating (metadata.deletionTimestamp), ended
 //    (status.phase Succeeded or Failed), scheduling gates (spec.schedulingGates);
 //  - DeepShare's decision of its current placement, written by the scheduler before it binds
@@ -32,6 +33,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "k8s/dra.hpp"
 #include "k8s/node_room.hpp"
 #include "k8s/node_rules.hpp"
 
@@ -42,6 +44,12 @@ using nlohmann::json;
 inline constexpr const char* kGpuResource = "nvidia.com/gpu";
 inline constexpr const char* kGpusAnnotation = "deepshare.io/gpus";
 inline constexpr const char* kDecisionAnnotation = "deepshare.io/decision";
+// The GPU memory (MiB per GPU) a pod declares it uses: what MPS pairing checks (as the
+// memory field of a Slurm job's DeepShare record); the user's to write.
+inline constexpr const char* kGpuMemoryAnnotation = "deepshare.io/gpu-memory";
+// Its GPU utilization (percent, 1-100) alone: what the interference model predicts a pair's
+// slowdown from (the util field of a Slurm job's record); the user's to write.
+inline constexpr const char* kGpuUtilAnnotation = "deepshare.io/gpu-util";
 inline constexpr const char* kGangLabel = "deepshare.io/gang";
 inline constexpr const char* kGangSizeAnnotation = "deepshare.io/gang-size";
 inline constexpr int kMaxGangSize = 1024;
@@ -70,6 +78,8 @@ struct PodView {
   std::vector<int> decision_gpus;  // GPU indices on decision_node
   bool decision_borrowed = false;  // from deepshare.io/decision
   bool decision_shared = false;
+  std::int64_t gpu_memory_mib = 0;   // deepshare.io/gpu-memory (0: not given or malformed)
+  int gpu_util = 0;                  // deepshare.io/gpu-util (0: not given or malformed)
   std::int64_t decision_ms = -1;     // driver time of the decision (-1: unknown)
   std::uint64_t decision_epoch = 0;  // the epoch of the leader that decided (0: no lease)
   std::string gang;                  // label deepshare.io/gang ("" = a job of its own)
@@ -82,6 +92,12 @@ struct PodView {
   // whole Job), appended to the gang's name and key (set by the adapter).
   std::string job_item;
   NodeRules rules;  // nodeSelector, required node affinity
+  // Its DRA claims (dra.hpp: spec.resourceClaims, resolved through status.resourceClaimStatuses).
+  // The adapter adds their GPUs to `gpus`, or says why it cannot allocate them
+  // (claim_refusal), or that a claim is not created yet (claims_pending).
+  std::vector<PodClaim> claims;
+  std::string claim_refusal;
+  bool claims_pending = false;
   // The annotation that gives the gang's size.
   [[nodiscard]] const char* gang_size_key() const {
     if (job_gang) return "spec.parallelism";
@@ -107,9 +123,11 @@ std::optional<PodView> pod_view(const json& pod);
 
 struct NodeView {
   std::string name;
-  int gpus = 0;          // allocatable nvidia.com/gpu
-  Requests allocatable;  // cpu, memory, pods (node_room.hpp; 0: unknown)
-  bool ready = false;    // condition Ready=True
+  int gpus = 0;            // allocatable nvidia.com/gpu, or else its GPUs as DRA devices
+  bool dra = false;        // its GPUs are DRA devices (dra.hpp; set by the scheduler)
+  bool shareable = false;  // DRA devices that allow several allocations (MPS pairs)
+  Requests allocatable;    // cpu, memory, pods (node_room.hpp; 0: unknown)
+  bool ready = false;      // condition Ready=True
   bool cordoned = false;
   // metadata.labels (shared: the views are copied every cycle, the labels only when read)
   std::shared_ptr<const Labels> labels;
@@ -118,6 +136,8 @@ struct NodeView {
 std::optional<NodeView> node_view(const json& node);
 // The views of the Node objects that have a name.
 std::vector<NodeView> node_views(const std::vector<json>& nodes);
+// A node without nvidia.com/gpu that publishes GPU devices (dra.hpp) has those as its GPUs.
+void add_dra_gpus(std::vector<NodeView>& nodes, const NodeDeviceMap& devices);
 
 // The views of the informer's Node objects (shared, immutable: a changed node is a new object),
 // each object read once: a cycle costs a pointer lookup per node, not a copy of its JSON.
@@ -141,7 +161,10 @@ int gpu_quantity(const json& value);
 
 // The annotations of a decision: deepshare.io/gpus and deepshare.io/decision.
 std::string gpus_annotation(const std::string& node, const std::vector<int>& gpus);
+// A shared start's (an MPS pair's) also carries the limits the policy chose for it:
+// mps=THREAD_PERCENT,memlimit=MIB (what the Slurm face passes to the job's MPS client).
 std::string decision_annotation(bool borrowed, bool shared, std::int64_t decided_ms,
-                                std::uint64_t epoch);
+                                std::uint64_t epoch, int mps_percent = 0,
+                                std::int64_t mem_limit_mib = 0);
 
 }  // namespace ds::k8s

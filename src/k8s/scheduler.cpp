@@ -64,7 +64,35 @@ void PodScheduler::connect() {
         "no list of pods, nodes and jobs from " + client_->config().server +
         " within 60 s (is the API server up? the kubeconfig's user allowed to "
         "list and watch pods, nodes and batch/v1 jobs? deploy/k8s/scheduler-rbac.yaml)");
+  if (client_->get(std::string("/apis/") + kDraGroup + "/" + kDraVersion)) {  // DRA is served
+    claims_ = std::make_unique<Informer>(
+        *client_, resource_path(kDraGroup, kDraVersion, "resourceclaims", "", ""), log_);
+    slices_ = std::make_unique<Informer>(
+        *client_, resource_path(kDraGroup, kDraVersion, "resourceslices", "", ""), log_);
+    claims_->start();
+    slices_->start();
+    if (!claims_->wait_synced(60) || !slices_->wait_synced(60))
+      throw InputError(
+          "no list of resource.k8s.io/v1 resourceclaims and resourceslices within 60 s (may "
+          "the scheduler's user list and watch them? deploy/k8s/scheduler-rbac.yaml)");
+    log_.info("dra", {{"driver", cfg_.dra.driver},
+                      {"device_class", cfg_.dra.device_class},
+                      {"detail", "GPUs as DRA devices: claims of the class are allocated"}});
+  }
   if (cfg_.live_tenants) watch_tenants();
+}
+
+std::vector<NodeView> PodScheduler::read_nodes() {
+  std::vector<NodeView> nodes = node_reader_.read(nodes_->snapshot());
+  if (!slices_) return nodes;
+  if (slices_->changes() != slice_changes_)  // slices change rarely: read only then
+    devices_ = read_slices(slices_->items(&slice_changes_), cfg_.dra.driver);
+  if (const std::uint64_t c = claims_->changes(); c != claim_changes_) {
+    claim_changes_ = c;  // (a change after this count is read again at the next cycle)
+    claim_index_.update(claims_->snapshot(), cfg_.dra);
+  }
+  add_dra_gpus(nodes, devices_);
+  return nodes;
 }
 
 void PodScheduler::watch_tenants() {
@@ -210,7 +238,8 @@ void PodScheduler::init() {
 void PodScheduler::build_model() {
   auto adapter = std::make_unique<K8sAdapter>(*client_, log_, journal_, fence_, tenants_->active(),
                                               cfg_.scheduler_name);
-  adapter->load_nodes(node_reader_.read(nodes_->snapshot()), cfg_.gpu_memory_mib);
+  adapter->load_nodes(read_nodes(), cfg_.gpu_memory_mib);
+  if (claims_) adapter->use_dra(claim_index_, devices_, cfg_.dra);
   adapter->set_grace(cfg_.grace);
   adapter->use_jobs(job_index_);
   adapter->use_binder(binder_.get());
@@ -238,7 +267,7 @@ void PodScheduler::step() {
   if (!fence_.acting()) return;  // deposed: nothing more from this one
   const std::int64_t wall = driver::wall_now_ms();
   last_observe_ms_ = wall;
-  const std::vector<NodeView> nodes = node_reader_.read(nodes_->snapshot());
+  const std::vector<NodeView> nodes = read_nodes();
   if (const auto added = adapter_->new_gpu_nodes(nodes); !added.empty()) {
     // The model's cluster is fixed (ClusterState): a new GPU node rebuilds it, as a restart
     // would, keeping the bindings the cache does not show yet.

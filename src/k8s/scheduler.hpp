@@ -23,7 +23,9 @@
 // Nodes: the GPU nodes listed at start; a GPU node added later rebuilds the model (adapter,
 // core, policy) at the next cycle, as a restart would (running pods adopted from their
 // annotations), keeping the bindings the cache does not show yet.
-// Not yet: DRA / MPS (issue #23).
+// GPUs as DRA devices (dra.hpp): when the API serves resource.k8s.io/v1, ResourceClaims and
+// ResourceSlices are watched too; a node without nvidia.com/gpu has the GPU driver's devices.
+// Not yet: MPS pairs (issue #23).
 #pragma once
 
 #include <atomic>
@@ -51,6 +53,7 @@ namespace ds::k8s {
 struct SchedulerConfig {
   std::string kubeconfig;
   std::string scheduler_name = "deepshare";
+  DraConfig dra;  // GPUs as DRA devices (dra.hpp), read when the API serves resource.k8s.io/v1
   std::string policy = "deepshare";
   std::map<std::string, std::string> options;  // the policy's --set keys
   std::vector<Tenant> tenants;                 // ids = positions (given tenants)
@@ -116,6 +119,14 @@ class PodScheduler {
   std::unique_ptr<Informer> pods_, nodes_, jobs_;
   NodeReader node_reader_;  // the Node objects' views (pods.hpp)
   JobIndex job_index_;      // the Jobs of this cycle (gangs of Indexed Jobs: jobs.hpp)
+  // DRA (dra.hpp), when the API serves resource.k8s.io/v1: ResourceClaims and ResourceSlices,
+  // the claims of this cycle, the nodes' GPU devices (re-read when a slice changed).
+  std::unique_ptr<Informer> claims_, slices_;
+  ClaimIndex claim_index_;
+  NodeDeviceMap devices_;
+  std::uint64_t slice_changes_ = ~std::uint64_t{0}, claim_changes_ = ~std::uint64_t{0};
+  // The Node objects' views, a node without nvidia.com/gpu given its DRA GPU devices.
+  std::vector<NodeView> read_nodes();
   driver::Journal journal_;
   driver::Fence fence_;
   std::unique_ptr<LeaderElector> leader_;

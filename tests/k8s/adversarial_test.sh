@@ -2,12 +2,14 @@
 # Adversarial: users who try to get around DeepShare on a REAL Kubernetes control plane, with
 # the operator's manifests applied (deploy/k8s/: the scheduler's RBAC, the admission policy,
 # the tenant Role; docs/kubernetes.md §10-§13). A cluster of its own: 2 KWOK nodes x 4
-# nvidia.com/gpu and kube-scheduler (so that a pod slipping past DeepShare would really be
-# placed). `deepshare k8s run` runs as its own ServiceAccount (deepshare-system/deepshare, a
-# token from the TokenRequest API), not as an admin, with tenants team-a and team-b (4 GPUs
-# each). The users are client certificates (scripts/k8s/add-user.sh), bound only to the
-# example tenant Role: alice (team-a), bob (team-b), carol (team-c: a managed namespace with
-# no DeepShare quota). Each case prints PASS or FAIL:
+# nvidia.com/gpu, a third whose 4 GPUs a GPU driver publishes as DRA devices (a ResourceSlice
+# of driver gpu.nvidia.com and its DeviceClass, written here as the driver would), and
+# kube-scheduler (so that a pod slipping past DeepShare would really be placed, DRA claims
+# allocated by it included). `deepshare k8s run` runs as its own ServiceAccount
+# (deepshare-system/deepshare, a token from the TokenRequest API), not as an admin, with
+# tenants team-a (8 GPUs) and team-b (4). The users are client certificates
+# (scripts/k8s/add-user.sh), bound only to the example tenant Role: alice (team-a), bob
+# (team-b), carol (team-c: a managed namespace with no DeepShare quota). Each case prints PASS or FAIL:
 #  - allowed: GPU pods and Jobs that name DeepShare run; a pod without GPUs runs under any
 #    scheduler; a GPU pod of an unmanaged namespace is kube-scheduler's (coexistence);
 #  - refused by admission, with the policy's sentence shown to the user: a GPU pod with a
@@ -19,7 +21,13 @@
 #  - 403 (RBAC): a Binding, an Eviction, a PodDisruptionBudget, unlabelling the namespace,
 #    another team's pods;
 #  - a GPU pod in a managed namespace with no quota: left unbound, told why (FailedScheduling
-#    Event + PodScheduled=False), which its user can read.
+#    Event + PodScheduled=False), which its user can read;
+#  - DRA: two pods whose claims (from alice's ResourceClaimTemplate) ask for 2 GPUs each run on
+#    the DRA node, each claim allocated by DeepShare to the devices of its decision annotation,
+#    reserved for its pod, no device twice; refused: a DRA pod naming another scheduler
+#    (admission), alice writing a claim's status or publishing a ResourceSlice (403); left
+#    unbound and told why: a claim for every device (allocationMode All), a pod naming a claim
+#    reserved for another pod; the claims are deleted with their pods.
 # Then, from the API's own records: a watch of every pod replayed in order never shows a node
 # over its allocatable nvidia.com/gpu, nor a GPU pod of a managed namespace bound by anyone but
 # DeepShare, nor a DeepShare pod without its decision (gpu_watch_lib.sh); nothing lost (every
@@ -35,6 +43,7 @@ DEPLOY=$SRC/deploy/k8s
 POLICY=${POLICY:-$DEPLOY/admission-policy.yaml}
 command -v jq >/dev/null || { echo "SKIP: jq not installed (scripts/setup-k8s.sh)"; exit 77; }
 source "$SRC/tests/k8s/gpu_watch_lib.sh"
+source "$SRC/tests/k8s/dra_lib.sh"
 die() { echo "FAIL: $*"; exit 1; }
 export BASE
 BASE=$(mktemp -d /tmp/dskadv.XXXX)
@@ -105,6 +114,9 @@ kubectl apply -f "$DEPLOY/scheduler-rbac.yaml" -f "$POLICY" -f "$DEPLOY/tenant-r
 for t in team-a team-b team-c; do
   sed "s/team-a/$t/g" "$DEPLOY/example-tenant.yaml" | kubectl apply -f - >/dev/null || die "tenant $t"
 done
+# GPUs as DRA devices (docs/kubernetes.md §8): a node without nvidia.com/gpu whose 4 GPUs a GPU
+# driver publishes in a ResourceSlice (written here as the driver would), and their DeviceClass.
+dra_node dra-node-1 4 && gpu_device_class || die "the DRA node, its ResourceSlice, the DeviceClass"
 kubectl create namespace legacy >/dev/null || die "namespace legacy" # unmanaged: kube-scheduler's
 for ns in team-a team-b team-c legacy; do
   for _ in $(seq 1 100); do kubectl get sa default -n "$ns" >/dev/null 2>&1 && break; sleep 0.2; done
@@ -151,7 +163,7 @@ done
   fail "the scheduler's rights: $can (create/delete pods, get secrets, patch nodes, bind, evict, lease elsewhere, own lease)"
 kubectl get pods -A --watch --output-watch-events -o json >"$BASE/check/pods.watch" 2>"$BASE/check/watch.err" &
 WATCH_PID=$!
-"$BIN/deepshare" k8s run --kubeconfig "$BASE/check/scheduler.kubeconfig" --tenants team-a=4,team-b=4 \
+"$BIN/deepshare" k8s run --kubeconfig "$BASE/check/scheduler.kubeconfig" --tenants team-a=8,team-b=4 \
   >"$BASE/check/scheduler.log" 2>&1 &
 SCHED_PID=$!
 for _ in $(seq 1 300); do grep -q '"event":"scheduler_ready"' "$BASE/check/scheduler.log" && break; sleep 0.2; done
@@ -269,9 +281,85 @@ else
   fail "carol's pod: condition '$msg', Event '$ev', node '$(kubectl get pod c-gpu -n team-c -o jsonpath='{.spec.nodeName}')'"
 fi
 
-echo "== from the API's own records"
 kubectl wait --for=condition=Complete -n team-b job/b-job --timeout=60s >/dev/null &&
   pass "bob's Job completed under DeepShare" || fail "bob's Job b-job did not complete: $(kubectl get pods -A -o wide)"
+
+echo "== GPUs as DRA devices: claims DeepShare allocates, and what a user may not do with them"
+# A pod of alice's asking for GPUs through a claim made from TEMPLATE: NAME TEMPLATE [SCHEDULER]
+dra_pod() {
+  pod "$1" team-a "${3:-deepshare}" 0 '{"resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": "'"$2"'"}]}'
+}
+template() { # NAME COUNT [MODE]
+  jq -n --arg n "$1" --argjson c "$2" --arg m "${3:-ExactCount}" '{apiVersion: "resource.k8s.io/v1",
+    kind: "ResourceClaimTemplate", metadata: {name: $n, namespace: "team-a"},
+    spec: {spec: {devices: {requests: [{name: "gpu", exactly: ({deviceClassName: "gpu.nvidia.com",
+      allocationMode: $m} + (if $m == "All" then {} else {count: $c} end))}]}}}}'
+}
+template two-gpus 2 | as alice create -f - >/dev/null && template every-gpu 0 All | as alice create -f - >/dev/null ||
+  fail "alice's ResourceClaimTemplates"
+dra_pod a-dra two-gpus | as alice create -f - >/dev/null && dra_pod a-dra-b two-gpus | as alice create -f - >/dev/null ||
+  fail "alice's DRA pods"
+claim_of() { kubectl get pod "$1" -n team-a -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}'; }
+if wait_phase team-a a-dra Running && wait_phase team-a a-dra-b Running; then
+  ok=1 devices=
+  for p in a-dra a-dra-b; do
+    c=$(claim_of $p)
+    node=$(kubectl get pod $p -n team-a -o jsonpath='{.spec.nodeName}')
+    gpus=$(kubectl get pod $p -n team-a -o jsonpath='{.metadata.annotations.deepshare\.io/gpus}')
+    got=$(kubectl get resourceclaim "$c" -n team-a -o json | jq -r '[.status.allocation.devices.results[].device] | join(",")')
+    reserved=$(kubectl get resourceclaim "$c" -n team-a -o jsonpath='{.status.reservedFor[0].name}')
+    want=$(sed 's/^[^:]*://; s/\([0-9][0-9]*\)/gpu-\1/g' <<<"$gpus")
+    echo "      $p on $node, decision $gpus, claim $c: devices $got, reserved for $reserved"
+    [ "$node" = dra-node-1 ] && [ "$got" = "$want" ] && [ "$reserved" = "$p" ] || ok=0
+    devices="$devices,$got"
+  done
+  distinct=$(tr ',' '\n' <<<"$devices" | grep -c . )
+  unique=$(tr ',' '\n' <<<"$devices" | grep . | sort -u | wc -l)
+  [ "$ok" = 1 ] && [ "$distinct" = 4 ] && [ "$unique" = 4 ] &&
+    pass "two DRA pods run on the DRA node; each claim names the GPUs of its decision, none twice" ||
+    fail "DRA claims: see above (devices$devices)"
+else
+  fail "alice's DRA pods did not run: $(kubectl get pods -n team-a -o wide | grep dra); $(grep -E 'claim|dra' "$BASE/check/scheduler.log" | tail -3)"
+fi
+refused "a DRA pod for another scheduler" "must set spec.schedulerName: deepshare" \
+  alice create -f - < <(dra_pod a-dra-other two-gpus default-scheduler)
+refused "write a claim's allocation (resourceclaims/status)" 'resource "resourceclaims/status"' \
+  alice patch resourceclaim "$(claim_of a-dra)" -n team-a --subresource=status --type=merge \
+  -p '{"status": {"reservedFor": [{"resource": "pods", "name": "a-dra-b", "uid": "x"}]}}'
+refused "publish devices (a ResourceSlice)" 'cannot create resource "resourceslices"' alice create -f - \
+  < <(kubectl get resourceslice dra-node-1-gpus -o json | jq '.metadata = {name: "mine"} | .spec.nodeName = "gpu-node-1"')
+# Told why, never bound: a claim for every device (allocationMode All), and a second pod naming
+# a claim that is reserved for a running pod.
+dra_pod a-dra-all every-gpu | as alice create -f - >/dev/null || fail "alice's pod a-dra-all"
+pod a-dra-share team-a deepshare 0 '{"resourceClaims": [{"name": "gpus", "resourceClaimName": "'"$(claim_of a-dra)"'"}]}' |
+  as alice create -f - >/dev/null || fail "alice's pod a-dra-share"
+for case in a-dra-all:"allocationMode All" a-dra-share:"reserved for another pod"; do
+  name=${case%%:*} text=${case#*:} msg=
+  for _ in $(seq 1 100); do
+    msg=$(as alice get pod "$name" -n team-a -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')
+    [ -n "$msg" ] && break
+    sleep 0.2
+  done
+  if [[ $msg == *"$text"* ]] && [ -z "$(kubectl get pod "$name" -n team-a -o jsonpath='{.spec.nodeName}')" ]; then
+    pass "$name is left unbound and alice reads why"
+    echo "      the user read: $msg"
+  else
+    fail "$name: condition '$msg', node '$(kubectl get pod "$name" -n team-a -o jsonpath='{.spec.nodeName}')'"
+  fi
+done
+# Nothing left behind: once the pods are gone the resource-claim controller deletes their claims.
+claims="$(claim_of a-dra) $(claim_of a-dra-b)"
+as alice delete pod a-dra a-dra-b a-dra-all a-dra-share -n team-a --wait=false >/dev/null
+gone=0
+for _ in $(seq 1 150); do
+  # shellcheck disable=SC2086 # the claims' names
+  [ -z "$(kubectl get resourceclaim $claims -n team-a -o name --ignore-not-found)" ] && { gone=1; break; }
+  sleep 0.2
+done
+[ "$gone" = 1 ] && pass "the DRA pods' claims are deleted with them" ||
+  fail "claims left: $(kubectl get resourceclaims -n team-a -o wide)"
+
+echo "== from the API's own records"
 as alice delete pod a-good a-cpu a-cpu2 a-wait -n team-a --wait=false >/dev/null
 kubectl delete pod old -n legacy --wait=false >/dev/null
 as carol delete pod c-gpu -n team-c --wait=false >/dev/null
@@ -293,7 +381,7 @@ else
 fi
 sed 's/^/      /' "$BASE/check/watch.txt"
 bound=$(sed -n 's/^pods bound by DeepShare: \([0-9]*\),.*/\1/p' "$BASE/check/watch.txt")
-[ "${bound:-0}" -ge 3 ] && pass "$bound pods bound by DeepShare (a-good and b-job's 2)" ||
-  fail "DeepShare bound ${bound:-0} pods, not the 3 it was given"
+[ "${bound:-0}" -ge 5 ] && pass "$bound pods bound by DeepShare (a-good, b-job's 2, a-dra, a-dra-b)" ||
+  fail "DeepShare bound ${bound:-0} pods, not the 5 it was given"
 [ "$FAILED" = 0 ] || die "$FAILED case(s) failed"
 echo "PASS: nobody got around DeepShare"

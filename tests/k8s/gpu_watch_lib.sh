@@ -12,7 +12,8 @@
 #   pods bound by DeepShare: N, evicted through the Eviction API: M
 #   OVER NODE: SUM > ALLOCATABLE at NS/NAME EVENT    a node over its nvidia.com/gpu
 #   UNDECIDED NS/NAME      bound by DeepShare without its decision (deepshare.io/gpus) for that node
-#   BYPASS NS/NAME SCHED   a GPU pod of a MANAGED namespace bound by another scheduler (or preset)
+#   BYPASS NS/NAME SCHED   a GPU pod (nvidia.com/gpu or DRA claims) of a MANAGED namespace bound
+#                          by another scheduler (or preset)
 # and returns 1 when any OVER, UNDECIDED or BYPASS line was printed.
 gpu_watch_check() {
   local watch=$1 nodes=$2 managed=${3:-} report
@@ -33,7 +34,8 @@ gpu_watch_check() {
           | (if (($p.metadata.annotations["deepshare.io/gpus"] // "") | startswith($n + ":")) then .
              else .undecided[$u] = ($p.metadata.namespace + "/" + $p.metadata.name) end)
         else . end
-      | if $n != "" and $g > 0 and ($p.spec.schedulerName != "deepshare")
+      | if $n != "" and ($g > 0 or (($p.spec.resourceClaims // []) | length) > 0)
+           and ($p.spec.schedulerName != "deepshare")
            and ($managed | index($p.metadata.namespace)) != null
         then .bypass[$u] = ($p.metadata.namespace + "/" + $p.metadata.name + " " + $p.spec.schedulerName)
         else . end
