@@ -17,6 +17,8 @@
 #  2b. what jobs on a node hold: two 2-GPU --mem=40G jobs and two 2-GPU --cpus-per-task=40
 #     jobs (each pair fits a big node's 4 GPUs but not its 64 GB or 64 CPUs) each run side by
 #     side, one on node3 and one on node4, started within 5 s;
+#  2c. what jobs outside DeepShare's partition hold: a CPU-only job of partition `other` on
+#     node3 with --mem=40G; two 2-GPU --mem=40G jobs then both complete on node4;
 #  3. a maintenance reservation on node1-2 starting in a minute: jobs without a time limit
 #     complete on node3-4 only, a job naming the reservation is refused by the gate;
 #  4. the gate refuses --exclusive=user and --nodelist at submit, and the owner's later memory,
@@ -33,7 +35,10 @@
 # node1/node2 again and again: 16 start_timeout rollbacks in a minute, 3 checks failed.
 # With the held-share check left out (headroom.hpp, SlurmAdapter::held_refusal_of), each pair
 # of 2b ran one after the other on one node (node3 18:57:49 and node3 18:58:00) and two starts
-# per policy were rolled back: 6 checks failed.
+# per policy were rolled back: 6 checks failed. With the share of jobs outside the model left
+# out (SlurmAdapter::held_at), a --mem=40G job of 2c was pinned to node3 beside partition
+# other's job, Slurm left it pending and it was rolled back (start_timeout: 1, 1 check failed;
+# it then ran on node4, the node learned).
 # Exit 77 (CTest: skipped) only when not root or the Slurm packages are missing.
 # Usage: tests/slurm/feasible_test.sh BUILD_BIN_DIR
 set -uo pipefail
@@ -52,7 +57,7 @@ cleanup() {
   for u in $USERS; do userdel "$u" 2>/dev/null; done
 }
 trap cleanup EXIT
-NODES=4 GPUS=4 NODE_CPUS="8 8 64 64" NODE_MEMORY="16000 16000 64000 64000" \
+NODES=4 GPUS=4 NODE_CPUS="8 8 64 64" NODE_MEMORY="16000 16000 64000 64000" OTHER_PARTITION=other \
   NODE_TMP="50000 50000 400000 400000" NODE_FEATURES="fast slow fast,bigmem bigmem" \
   "$SRC/scripts/slurm/start-cluster.sh" > "$BASE/start-cluster.log" 2>&1 ||
   { echo "FAIL: cluster did not start"; tail -20 "$BASE/start-cluster.log"; exit 1; }
@@ -168,6 +173,20 @@ for P in $POLICIES; do
     apart "${mem[0]}" "${mem[1]}"
   check "$P: two --cpus-per-task=40 jobs ran side by side on node3 and node4 ($(field "${cpus[0]}" NodeList) $(field "${cpus[0]}" StartTime), $(field "${cpus[1]}" NodeList) $(field "${cpus[1]}" StartTime))" \
     apart "${cpus[0]}" "${cpus[1]}"
+  # What jobs outside DeepShare's partition hold: a CPU-only job of partition `other` (the
+  # same nodes) holds 40 GB of node3 while two 2-GPU --mem=40G jobs come: node3's GPUs are
+  # free but its memory is not, so both run on node4, one after the other.
+  outside=$(cd "$O" && runuser -u "$alice" -- env SLURM_CONF="$SLURM_CONF" \
+    sbatch --parsable -p other -A alpha -o /dev/null -w node3 --mem=40G "$O/job.sh" 25)
+  running() { [ "$(field "$1" JobState)" = RUNNING ]; }
+  wait_for 50 running "$outside"
+  twin=(); for _ in 1 2; do twin+=("$(sub 4 --gres=gpu:2 --mem=40G)"); done
+  wait_for 300 all_gone
+  for j in "${twin[@]}"; do
+    check "$P: --mem=40G job $j ran on node4, beside partition other's 40 GB job on node3 ($(field "$j" NodeList))" \
+      ran_on "$j" node4
+  done
+  scancel "$outside" 2>/dev/null
   # A maintenance reservation on node1-2 from a minute from now: jobs without a time limit
   # (MaxTime=INFINITE) would reach it, so Slurm would not start them there; DeepShare keeps
   # them on node3-4. A job naming the reservation is refused by the gate.
