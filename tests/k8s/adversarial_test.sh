@@ -25,7 +25,8 @@
 #  - DRA: two pods whose claims (from alice's ResourceClaimTemplate) ask for 2 GPUs each run on
 #    the DRA node, each claim allocated by DeepShare to the devices of its decision annotation,
 #    reserved for its pod, no device twice; refused: a DRA pod naming another scheduler
-#    (admission), alice writing a claim's status or publishing a ResourceSlice (403); left
+#    (admission), alice writing a claim's status, updating a claim or publishing a
+#    ResourceSlice (403); a claim she creates with an allocation is stored without it; left
 #    unbound and told why: a claim for every device (allocationMode All), a pod naming a claim
 #    reserved for another pod; the claims are deleted with their pods.
 # Then, from the API's own records: a watch of every pod replayed in order never shows a node
@@ -328,6 +329,18 @@ refused "write a claim's allocation (resourceclaims/status)" 'resource "resource
   -p '{"status": {"reservedFor": [{"resource": "pods", "name": "a-dra-b", "uid": "x"}]}}'
 refused "publish devices (a ResourceSlice)" 'cannot create resource "resourceslices"' alice create -f - \
   < <(kubectl get resourceslice dra-node-1-gpus -o json | jq '.metadata = {name: "mine"} | .spec.nodeName = "gpu-node-1"')
+# A claim created with an allocation of its own: the API drops the status on create, so the
+# forged allocation is not there (and DeepShare writes its own when a pod uses the claim).
+jq -n '{apiVersion: "resource.k8s.io/v1", kind: "ResourceClaim", metadata: {name: "forged", namespace: "team-a"},
+  spec: {devices: {requests: [{name: "gpu", exactly: {deviceClassName: "gpu.nvidia.com", count: 1}}]}},
+  status: {allocation: {devices: {results: [{request: "gpu", driver: "gpu.nvidia.com",
+    pool: "dra-node-1", device: "gpu-3"}]}}}}' | as alice create -f - >/dev/null &&
+  [ -z "$(kubectl get resourceclaim forged -n team-a -o jsonpath='{.status.allocation}')" ] &&
+  pass "a claim created with a forged allocation is stored without it" ||
+  fail "alice's forged claim: $(kubectl get resourceclaim forged -n team-a -o jsonpath='{.status}')"
+refused "update a claim (e.g. its finalizer)" 'cannot patch resource "resourceclaims"' \
+  alice patch resourceclaim forged -n team-a --type=merge -p '{"metadata": {"finalizers": []}}'
+as alice delete resourceclaim forged -n team-a --wait=false >/dev/null
 # Told why, never bound: a claim for every device (allocationMode All), and a second pod naming
 # a claim that is reserved for a running pod.
 dra_pod a-dra-all every-gpu | as alice create -f - >/dev/null || fail "alice's pod a-dra-all"
