@@ -15,7 +15,7 @@
 #     its partner's, with its own shareID;
 #  3. everything completes and the claims are deleted with their pods.
 # Checks from the API's own records (the claims, the pods' annotations); the scheduler's log
-# names the shared start. About 60 s once the tools are built.
+# names the shared start. About 45 s once the tools are built.
 # Broken on purpose (colocation left off for DRA pods: colocatable = false) step 2 fails: the
 # scav pod waits until a GPU is free.
 # Skips (77) without jq. DS_TEST_OUT=DIR keeps the logs in DIR.
@@ -60,7 +60,7 @@ claim_of() { # NS JOB: its pod's claim, as JSON
 
 echo "== 1. two pods of tenant a fill dra-node-1"
 template a | kubectl create -f - >/dev/null && template scav | kubectl create -f - >/dev/null || fail "templates"
-dra_job a a1 40s 4000 | kubectl create -f - >/dev/null && dra_job a a2 40s 4000 | kubectl create -f - >/dev/null ||
+dra_job a a1 20s 4000 | kubectl create -f - >/dev/null && dra_job a a2 20s 4000 | kubectl create -f - >/dev/null ||
   fail "a's Jobs"
 wait_for 30 running a a1 && wait_for 30 running a a2 ||
   fail "a's pods do not run: $(kubectl get pods -n a -o wide); $(tail -3 "$BASE/check/scheduler.log")"
@@ -77,7 +77,7 @@ done
 echo "a1 and a2 hold$devices, each claim with its shareID and the class's MPS configuration"
 
 echo "== 2. scav's pod is paired with one of them (MPS)"
-dra_job scav s1 20s 2000 | kubectl create -f - >/dev/null || fail "scav's Job"
+dra_job scav s1 8s 2000 | kubectl create -f - >/dev/null || fail "scav's Job"
 wait_for 30 running scav s1 ||
   fail "scav's pod was not paired: $(pod_of scav s1 | jq -r '.status.conditions[]? | select(.type == "PodScheduled") | .message'); $(kubectl get pods -A -o wide | grep -v kube-system)"
 decision=$(pod_of scav s1 | jq -r '.metadata.annotations["deepshare.io/decision"]')
