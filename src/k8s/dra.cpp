@@ -18,7 +18,9 @@ std::int64_t int_or(const json& v, std::int64_t fallback) {
   return v.is_number_integer() ? v.get<std::int64_t>() : fallback;
 }
 
-bool non_empty(const json& v) { return !v.is_null() && !v.empty(); }
+bool non_empty(const json& v) {
+  return !v.is_null() && !v.empty();
+}
 
 // Why DeepShare cannot allocate request `r` ("" when it can), and its count.
 std::string read_request(const json& r, const DraConfig& config, int& count) {
@@ -89,8 +91,7 @@ NodeDeviceMap read_slices(const std::vector<json>& slices, const std::string& dr
       if (name.empty()) continue;
       if (member(d, "allowMultipleAllocations") != json(true)) single[node] = true;
       const json& index = member(member(member(d, "attributes"), "index"), "int");
-      found[node].push_back(
-          {int_or(index, std::numeric_limits<std::int64_t>::max()), name});
+      found[node].push_back({int_or(index, std::numeric_limits<std::int64_t>::max()), name});
     }
   }
   NodeDeviceMap out;
@@ -179,12 +180,13 @@ json claim_allocation(const ClaimAsk& ask, const std::string& driver, const Node
       if (devices.shareable && !ask.uid.empty()) result["shareID"] = ask.uid;
       results.push_back(std::move(result));
     }
-  json a = {{"devices", {{"results", std::move(results)}}},
-            {"nodeSelector",
-             {{"nodeSelectorTerms",
-               json::array({{{"matchFields", json::array({{{"key", "metadata.name"},
-                                                           {"operator", "In"},
-                                                           {"values", json::array({node})}}})}}})}}}};
+  json a = {
+      {"devices", {{"results", std::move(results)}}},
+      {"nodeSelector",
+       {{"nodeSelectorTerms",
+         json::array({{{"matchFields", json::array({{{"key", "metadata.name"},
+                                                     {"operator", "In"},
+                                                     {"values", json::array({node})}}})}}})}}}};
   if (!ask.config.empty()) a["devices"]["config"] = ask.config;
   return a;
 }
@@ -232,9 +234,9 @@ json with_class_config(Client& c, const json& claim, const json& allocation) {
   const json& reqs = member(member(member(claim, "spec"), "devices"), "requests");
   if (reqs.is_array())
     for (const json& r : reqs) {
-      json& names = requests.try_emplace(member_str(member(r, "exactly"), "deviceClassName"),
-                                         json::array())
-                        .first->second;
+      json& names =
+          requests.try_emplace(member_str(member(r, "exactly"), "deviceClassName"), json::array())
+              .first->second;
       names.push_back(member_str(r, "name"));
     }
   json config = json::array();
@@ -245,7 +247,8 @@ json with_class_config(Client& c, const json& claim, const json& allocation) {
     const json& cfg = member(member(got.value(), "spec"), "config");
     if (cfg.is_array())
       for (const json& e : cfg)
-        config.push_back({{"source", "FromClass"}, {"requests", names}, {"opaque", member(e, "opaque")}});
+        config.push_back(
+            {{"source", "FromClass"}, {"requests", names}, {"opaque", member(e, "opaque")}});
   }
   if (config.empty()) return allocation;
   json out = allocation;

@@ -66,12 +66,12 @@ struct ClaimAsk {
   };
   std::vector<Request> requests;
   int gpus = 0;
-  std::string uid;               // the claim's (an allocation's shareID on a shareable device)
+  std::string uid;                   // the claim's (an allocation's shareID on a shareable device)
   std::vector<std::string> classes;  // the DeviceClasses its requests name
-  json config = json::array();  // spec.devices.config, as allocation config (source FromClaim)
-  std::string refusal;          // why DeepShare cannot allocate it ("": it can)
-  bool allocated = false;       // status.allocation is set
-  std::vector<std::string> devices;       // its allocation's devices of the GPU driver
+  json config = json::array();       // spec.devices.config, as allocation config (source FromClaim)
+  std::string refusal;               // why DeepShare cannot allocate it ("": it can)
+  bool allocated = false;            // status.allocation is set
+  std::vector<std::string> devices;  // its allocation's devices of the GPU driver
   std::vector<std::string> reserved_for;  // status.reservedFor's UIDs
 };
 ClaimAsk read_claim(const json& claim, const DraConfig& config);

@@ -31,15 +31,14 @@ json claim(const json& requests) {
 }
 
 json gpus(const std::string& name, int count) {
-  return {{"name", name},
-          {"exactly", {{"deviceClassName", "gpu.nvidia.com"}, {"count", count}}}};
+  return {{"name", name}, {"exactly", {{"deviceClassName", "gpu.nvidia.com"}, {"count", count}}}};
 }
 
 TEST(Dra, SlicesGiveEachNodeItsGpusInIndexOrder) {
   const std::vector<json> slices = {
       slice("n1", "gpu.nvidia.com", 2, {{"gpu-b", 1}, {"gpu-a", 0}, {"gpu-c", 2}}),
-      slice("n1", "gpu.nvidia.com", 1, {{"old", 0}}),                 // an older generation
-      slice("n2", "nic.example.com", 1, {{"nic-0", 0}}),              // another driver
+      slice("n1", "gpu.nvidia.com", 1, {{"old", 0}}),                     // an older generation
+      slice("n2", "nic.example.com", 1, {{"nic-0", 0}}),                  // another driver
       slice("n3", "gpu.nvidia.com", 1, {{"gpu-1", -1}, {"gpu-0", -1}})};  // no index: by name
   const NodeDeviceMap m = read_slices(slices, "gpu.nvidia.com");
   ASSERT_EQ(m.size(), 2u);
@@ -97,19 +96,19 @@ TEST(Dra, ClaimsOfGpusByCountAreAllocatableAndOthersRefusedWithTheReason) {
   EXPECT_EQ(read_claim(constrained, cfg).gpus, 0) << "a refused claim counts no GPU";
 
   json held = ok;
-  held["status"] = {{"allocation", {{"devices", {{"results", json::array()}}}}},
-                    {"reservedFor", json::array({{{"resource", "pods"}, {"name", "p"},
-                                                  {"uid", "pu"}}})}};
+  held["status"] = {
+      {"allocation", {{"devices", {{"results", json::array()}}}}},
+      {"reservedFor", json::array({{{"resource", "pods"}, {"name", "p"}, {"uid", "pu"}}})}};
   const ClaimAsk h = read_claim(held, cfg);
   EXPECT_TRUE(h.allocated);
   EXPECT_EQ(h.reserved_for, (std::vector<std::string>{"pu"}));
 }
 
 TEST(Dra, APodsClaimsResolveThroughItsStatus) {
-  json pod = {{"spec",
-               {{"resourceClaims",
-                 json::array({{{"name", "gpus"}, {"resourceClaimTemplateName", "two"}},
-                              {{"name", "shared"}, {"resourceClaimName", "mine"}}})}}}};
+  json pod = {
+      {"spec",
+       {{"resourceClaims", json::array({{{"name", "gpus"}, {"resourceClaimTemplateName", "two"}},
+                                        {{"name", "shared"}, {"resourceClaimName", "mine"}}})}}}};
   auto c = pod_claims(pod);
   ASSERT_EQ(c.size(), 2u);
   EXPECT_TRUE(c[0].templated);
@@ -128,7 +127,9 @@ TEST(Dra, TheAllocationNamesTheChosenGpusDevicesAndTheNode) {
   const json alloc = claim_allocation(a, "gpu.nvidia.com", d, "n1", {3, 1, 2});
   const json& r = alloc["devices"]["results"];
   ASSERT_EQ(r.size(), 3u);
-  EXPECT_EQ(r[0], (json{{"request", "train"}, {"driver", "gpu.nvidia.com"}, {"pool", "pool-n1"},
+  EXPECT_EQ(r[0], (json{{"request", "train"},
+                        {"driver", "gpu.nvidia.com"},
+                        {"pool", "pool-n1"},
                         {"device", "gpu-3"}}));
   EXPECT_EQ(r[1]["device"], "gpu-1");
   EXPECT_EQ(r[2]["request"], "eval");
