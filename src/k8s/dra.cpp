@@ -123,9 +123,6 @@ ClaimAsk read_claim(const json& claim, const DraConfig& config) {
       }
       a.requests.push_back({member_str(r, "name"), n});
       a.gpus += n;
-      const std::string cls = member_str(member(r, "exactly"), "deviceClassName");
-      if (std::find(a.classes.begin(), a.classes.end(), cls) == a.classes.end())
-        a.classes.push_back(cls);
     }
   }
   if (a.refusal.empty() && non_empty(member(devices, "constraints")))
@@ -284,10 +281,8 @@ Result<json> allocate_claim(Client& c, const std::string& ns, const std::string&
     }
   if (status.contains("allocation") && !status["allocation"].is_null()) {
     if (ours && status["allocation"] == allocation) return claim;  // done in an earlier attempt
-    if (!ours && !reserved.is_null() && !reserved.empty())
-      return conflict(path, "resourceclaim " + ns + "/" + name + " is allocated elsewhere");
-    // Ours from an attempt whose binding did not take, or nobody's: cleared first (an
-    // allocation is immutable once set).
+    // (Reserved for another pod: refused above.) Ours from an attempt whose binding did not take,
+    // or nobody's: cleared first (an allocation is immutable once set).
     status.erase("allocation");
     status.erase("reservedFor");
     auto cleared = c.put(path + "/status", claim);

@@ -67,7 +67,6 @@ struct ClaimAsk {
   std::vector<Request> requests;
   int gpus = 0;
   std::string uid;                   // the claim's (an allocation's shareID on a shareable device)
-  std::vector<std::string> classes;  // the DeviceClasses its requests name
   json config = json::array();       // spec.devices.config, as allocation config (source FromClaim)
   std::string refusal;               // why DeepShare cannot allocate it ("": it can)
   bool allocated = false;            // status.allocation is set

@@ -16,8 +16,8 @@
 #  3. everything completes and the claims are deleted with their pods.
 # Checks from the API's own records (the claims, the pods' annotations); the scheduler's log
 # names the shared start. About 45 s once the tools are built.
-# Broken on purpose (colocation left off for DRA pods: colocatable = false) step 2 fails: the
-# scav pod waits until a GPU is free.
+# Broken (as first written: a Job's pod, a gang of one, was never colocatable) step 2 failed:
+# "scav's pod was not paired: DeepShare: waiting (fragmented)".
 # Skips (77) without jq. DS_TEST_OUT=DIR keeps the logs in DIR.
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
